@@ -1,0 +1,38 @@
+// Owns instance construction: generate a task's inputs for (shape, precision, seed), round them
+// to their device types, and compute the FP64 reference. Shared by the runner and the CPU tests.
+#pragma once
+
+#include <cstdint>
+
+#include "mskb/task.hpp"
+
+namespace mskb {
+
+// The seed actually fed to the Rng: mixes the user's seed with the task name and the shape, so
+// every (task, shape, seed) draws different data and the same triple always draws the same.
+uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed);
+
+// Inputs generated and rounded; outputs sized (out/accumulate zero, inplace = input).
+Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed);
+// Copy of `inputs` with the reference outputs filled in (CPU FP64 reference).
+Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const Args& inputs);
+
+struct CompareResult {
+  bool ok = true;
+  std::size_t checked = 0;
+  std::size_t mismatches = 0;
+  std::size_t nans = 0;
+  std::size_t unwritten = 0;  // still the poison pattern
+  double max_abs_err = 0.0;
+  double max_rel_err = 0.0;   // |out-ref| / (atol + rtol*|ref|), >1 fails
+  std::string param;          // first failing parameter
+  std::vector<std::size_t> first_bad;  // up to 8 indices
+  std::vector<double> first_bad_got, first_bad_want;
+};
+
+// Compares one output buffer; `unwritten_mask[i]` marks elements still holding the poison bits.
+void compare_buffer(const std::string& param, const std::vector<double>& got,
+                    const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
+                    Tolerance tol, bool exact, CompareResult& r);
+
+}  // namespace mskb

@@ -1,0 +1,135 @@
+// Owns the task model: what a MSKernelBench task is (entry-point parameters and their roles,
+// shapes and sweeps, seeded input generation, the FP64 reference, tolerances, complexity and the
+// speed-of-light cost). Host-only: no CUDA headers. One TaskSpec per tasks/<category>/<task>/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mskb {
+
+enum class Precision { fp32, bf16 };
+const char* to_string(Precision p);
+Precision parse_precision(const std::string& s);  // throws std::invalid_argument
+inline std::size_t real_bytes(Precision p) { return p == Precision::fp32 ? 4 : 2; }
+
+// Element type of a device buffer. `real` follows the precision (float / __nv_bfloat16);
+// `f32` stays float in both precisions (e.g. dot_product's loss); `i32` is an index array.
+enum class Elem { real, f32, i32 };
+// Scalar parameter passed by value. `real` is float in FP32 and __nv_bfloat16 in BF16.
+enum class ScalarType { i32, f32, real };
+// in: read only (checksummed after the call). out: overwritten (poisoned before each call, every
+// element checked). accumulate: the harness zeroes it before each call. inplace: input restored
+// before each call and the result checked.
+enum class Role { in, out, accumulate, inplace };
+const char* to_string(Role r);
+
+struct Param {
+  std::string name;
+  bool is_buffer = true;
+  Elem elem = Elem::real;
+  Role role = Role::in;
+  ScalarType scalar = ScalarType::i32;
+};
+
+// Parameter builders, in the order of the entry point's C signature.
+Param in(std::string name, Elem e = Elem::real);
+Param out(std::string name, Elem e = Elem::real);
+Param accumulate(std::string name, Elem e = Elem::real);
+Param inplace(std::string name, Elem e = Elem::real);
+Param int_arg(std::string name);
+Param float_arg(std::string name);
+Param real_arg(std::string name);
+
+// A named, ordered set of dimensions: {"M", 1024}, {"N", 2048}.
+struct Shape {
+  std::vector<std::pair<std::string, int64_t>> dims;
+  Shape() = default;
+  Shape(std::initializer_list<std::pair<std::string, int64_t>> d) : dims(d) {}
+  int64_t operator[](const std::string& name) const;  // throws std::out_of_range
+  bool has(const std::string& name) const;
+  std::string str() const;  // "M=1024,N=2048"
+  bool operator==(const Shape& o) const { return dims == o.dims; }
+};
+
+// Values of every parameter for one instance: buffers in `data` (FP64 on the host; ints exact),
+// scalars in `value`. Indexed like TaskSpec::params.
+struct Arg {
+  std::vector<double> data;
+  double value = 0.0;
+};
+using Args = std::vector<Arg>;
+
+struct Tolerance {
+  double atol = 0.0;
+  double rtol = 0.0;
+};
+
+// Minimum DRAM traffic and arithmetic per call, for the roofline. `tensor` selects the tensor
+// core peak for BF16 (GEMM-like tasks); otherwise FLOPs are charged at the FP32 CUDA-core peak.
+struct Cost {
+  double bytes = 0.0;
+  double flops = 0.0;
+  bool tensor = false;
+};
+
+// Deterministic generator: xoshiro256** seeded by splitmix64(seed ^ hash(task, shape)).
+class Rng {
+ public:
+  explicit Rng(uint64_t seed);
+  uint64_t next();
+  double uniform(double lo, double hi);  // [lo, hi)
+  int64_t uniform_int(int64_t lo, int64_t hi);  // [lo, hi]
+  double normal(double mean = 0.0, double stddev = 1.0);
+  void fill_uniform(std::vector<double>& v, double lo, double hi);
+
+ private:
+  uint64_t s_[4];
+};
+
+struct TaskSpec {
+  // Set from the folder by the registry.
+  std::string name;
+  std::string category;
+  std::string folder;  // relative to the source root, e.g. "tasks/algebra/vector_add"
+
+  // Set by the task's spec.cpp.
+  std::string semantics;  // what the entry point computes, for humans and prompts
+  std::string vendor;     // the vendor contender ("cuBLAS cublasSaxpy"), empty if none
+  std::vector<Param> params;
+  std::vector<Shape> paper, heldout, large;
+  int seeds = 3;  // correctness seeds per paper/held-out shape (the large sweep uses one)
+
+  // Fill every input buffer and scalar of `a` (already sized to params) and resize every output
+  // buffer. Values need not be rounded: the harness rounds inputs to the parameter's type.
+  std::function<void(const Shape&, Precision, Rng&, Args&)> generate;
+  // FP64 reference: read the inputs of `a`, write every out/accumulate/inplace buffer
+  // (accumulate outputs start at zero, inplace buffers hold the input).
+  std::function<void(const Shape&, Precision, Args&)> reference;
+  std::function<Tolerance(const Shape&, Precision)> tolerance;
+  std::function<uint64_t(const Shape&)> complexity;
+  std::function<Cost(const Shape&, Precision)> cost;
+  // Entry points may launch work whose time grows with the problem; the runner's per-call
+  // watchdog is this many seconds (plus a constant) for the largest shape.
+  double call_timeout_s = 10.0;
+
+  std::string symbol(Precision p) const { return p == Precision::fp32 ? name : name + "_bf16"; }
+  // The C signature of the entry point for `p`, e.g. "void vector_add(const float* A, ...)".
+  std::string signature(Precision p) const;
+  const std::vector<Shape>& sweep(const std::string& which) const;  // paper|heldout|large
+};
+
+// Helpers for spec authors.
+double round_to(Precision p, double x);       // round to float or bfloat16 (nearest even)
+double round_elem(Elem e, Precision p, double x);
+uint16_t bf16_bits(float x);                  // round-to-nearest-even float -> bf16 bits
+float bf16_to_float(uint16_t bits);
+std::size_t elem_bytes(Elem e, Precision p);
+
+}  // namespace mskb
+
+// Defines a task in tasks/<category>/<task>/spec.cpp; the registry is generated by CMake.
+#define MSKB_TASK(task) void mskb_define_task_##task(::mskb::TaskSpec& spec)

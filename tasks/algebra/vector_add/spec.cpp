@@ -1,0 +1,33 @@
+// vector_add: C = A + B, elementwise.
+#include "mskb/task.hpp"
+
+MSKB_TASK(vector_add) {
+  using namespace mskb;
+  spec.semantics = "C[i] = A[i] + B[i] for i in [0, N). A, B, C are device arrays of N elements.";
+  spec.vendor = "cuBLAS: cudaMemcpyAsync + cublasSaxpy (fp32), cublasAxpyEx with FP32 compute (bf16)";
+  spec.params = {in("A"), in("B"), out("C"), int_arg("N")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    rng.fill_uniform(a[0].data, -1.0, 1.0);
+    rng.fill_uniform(a[1].data, -1.0, 1.0);
+    a[2].data.resize(n);
+    a[3].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    for (std::size_t i = 0; i < a[2].data.size(); ++i) a[2].data[i] = a[0].data[i] + a[1].data[i];
+  };
+  // One rounding of the exact sum to the output type.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-7, 2e-7} : Tolerance{1e-3, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{3.0 * n * static_cast<double>(real_bytes(p)), n};
+  };
+}
