@@ -1,0 +1,3 @@
+#include "mskb/cli.hpp"
+
+int main(int argc, char** argv) { return mskb::mskb_main(argc, argv); }

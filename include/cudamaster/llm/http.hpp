@@ -1,0 +1,54 @@
+// Owns the HTTP seam: a minimal request/response pair and the transport interface the providers
+// send through. The production transport is libcurl (TLS, proxies from http_proxy/https_proxy/
+// no_proxy); tests may substitute their own. Transport failures come back as typed LlmErrors.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cudamaster/llm/error.hpp"
+
+namespace cudamaster::llm {
+
+using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpOptions {
+  std::chrono::milliseconds connect_timeout{10'000};
+  // The longest we wait for the whole (non-streamed) reply once connected. Reasoning models can
+  // think for minutes, hence the generous default.
+  std::chrono::milliseconds read_timeout{600'000};
+};
+
+struct HttpRequest {
+  std::string url;
+  HttpHeaders headers;
+  std::string body;  // always POSTed as given
+};
+
+struct HttpResponse {
+  int status = 0;
+  HttpHeaders headers;  // names lower-cased
+  std::string body;
+  std::chrono::milliseconds latency{0};
+
+  // First header with this (case-insensitive) name, or "".
+  std::string header(const std::string& name) const;
+};
+
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  // Returns any HTTP response (including 4xx/5xx) or a transport-level error (Connection, Tls,
+  // Timeout, TruncatedResponse, InvalidArgument for a malformed URL). `provider` names the
+  // caller in error messages. Must be safe to call from several threads at once.
+  virtual Result<HttpResponse> post(const HttpRequest& request, const HttpOptions& options,
+                                    const std::string& provider) = 0;
+};
+
+// libcurl transport; Unsupported errors from every call when built without libcurl.
+std::shared_ptr<HttpTransport> make_curl_transport();
+
+}  // namespace cudamaster::llm

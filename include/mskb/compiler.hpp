@@ -1,0 +1,53 @@
+// Owns building kernel files: nvcc -> shared object, cached by content hash (source, local
+// includes, flags, libraries, compiler version), with compile errors returned as structured
+// diagnostics. Candidates link only the CUDA runtime unless libraries are allowed; a file asks
+// for libraries with a line `// mskb-link: cublas cusparse` (whitelist: cublas, cublasLt,
+// cusparse, cufft, cudnn, curand).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mskb {
+
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  std::string severity;  // error | warning | note
+  std::string message;
+};
+
+struct CompileOptions {
+  std::string arch = "";               // "90" -> sm_90, "90a" -> sm_90a; empty = build default
+  std::vector<std::string> flags;      // extra nvcc flags, each checked against the whitelist
+  bool lineinfo = false;               // -lineinfo (for profiling)
+  bool allow_libraries = false;        // honour `// mskb-link:` (always true for baseline/vendor)
+  std::string cache_dir;               // empty = default_cache_dir()
+  double timeout_s = 300;
+};
+
+struct CompileResult {
+  bool ok = false;
+  bool cache_hit = false;
+  std::string so_path;
+  std::string key;
+  double seconds = 0;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<std::string> libraries;
+  std::string log;      // nvcc output (warnings on success)
+  std::string error;    // one line, when !ok
+};
+
+CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt);
+
+std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log);
+std::vector<std::string> requested_libraries(const std::string& source);
+// Throws std::invalid_argument for a flag outside the whitelist.
+void check_flag(const std::string& flag);
+
+std::string default_cache_dir();  // $MSKB_CACHE_DIR, else $XDG_CACHE_HOME/mskb, else ~/.cache/mskb
+std::string source_root();        // $MSKB_ROOT, else the source tree this binary was built from
+std::string nvcc_path();          // $MSKB_NVCC, else the configured CUDA compiler
+std::string nvcc_version();       // `nvcc --version`, cached per process
+
+}  // namespace mskb

@@ -1,0 +1,99 @@
+// Owns judging one contender (a built kernel library) for one task and precision: it writes
+// the request, runs mskb-runner in a child process under a watchdog, reads the streamed events,
+// and turns them into dispositions. Host-only; the policy functions are pure and unit-tested.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/protocol.hpp"
+#include "mskb/scoring.hpp"
+#include "mskb/task.hpp"
+
+namespace mskb {
+
+// Every way an evaluation can end (DESIGN.md, extended). Strings are the JSON contract.
+namespace disposition {
+inline constexpr const char* passed = "passed";
+inline constexpr const char* compile_error = "compile_error";
+inline constexpr const char* missing_entry = "missing_entry";
+inline constexpr const char* launch_error = "launch_error";
+inline constexpr const char* out_of_memory = "out_of_memory";
+inline constexpr const char* crashed = "crashed";
+inline constexpr const char* timeout = "timeout";
+inline constexpr const char* wrong_result = "wrong_result";
+inline constexpr const char* unwritten_output = "unwritten_output";
+inline constexpr const char* input_mutated = "input_mutated";
+inline constexpr const char* out_of_bounds = "out_of_bounds";
+inline constexpr const char* unsynced = "unsynced";  // work left running after the entry point returned
+inline constexpr const char* rejected_static = "rejected_static";
+inline constexpr const char* too_fast = "too_fast";
+inline constexpr const char* noisy = "noisy";
+inline constexpr const char* no_device = "no_device";
+inline constexpr const char* harness_error = "harness_error";
+inline constexpr const char* sanitizer_error = "sanitizer_error";  // compute-sanitizer reported an error
+inline constexpr int kSanitizerExitCode = 86;
+inline constexpr const char* not_run = "not_run";
+}  // namespace disposition
+bool is_correct(const std::string& d);  // passed or noisy: the numbers stand, the kernel is right
+
+struct TimingPolicy {
+  double too_fast_fraction = 0.5;   // median below this fraction of the roofline time: impossible
+  double unsynced_gap_us = 200;     // device still busy this long after the entry point returned
+  double unsynced_gap_fraction = 0.25;
+  double max_noise = 0.02;          // relative standard error above this at budget end: noisy
+};
+std::string judge_timing(const TimingStats& t, double roofline_us, const TimingPolicy& p);
+std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
+
+struct ShapeTiming {
+  std::string sweep;
+  Shape shape;
+  uint64_t complexity = 0;
+  double roofline_us = 0;
+  TimingStats time;
+  std::string disposition;
+};
+
+struct EvalOptions {
+  std::vector<std::string> timed_sweeps = {"paper"};  // correctness always covers paper + heldout
+  bool check_only = false;
+  int seeds = 3;
+  TimingConfig timing;
+  TimingPolicy policy;
+  Ceilings ceilings;
+  std::string runner;                       // empty: mskb-runner next to this executable
+  std::string work_dir;                     // request and log files; empty: a temp dir
+  double call_timeout_scale = 1.0;          // multiplies the task's per-call watchdog
+  std::optional<double> call_timeout_s;     // overrides it
+  std::vector<std::string> wrapper;         // e.g. compute-sanitizer --tool memcheck ... (guards off)
+};
+
+struct ContenderResult {
+  std::string task, precision, contender, kernel;
+  std::string disposition = disposition::not_run;
+  std::string message;                 // one line, empty when passed
+  nlohmann::json failure;              // the failing check's detail (shape, seed, mismatches)
+  std::vector<ShapeTiming> timings;
+  int checks_passed = 0, checks_total = 0;
+  double seconds = 0;
+  std::string log_tail;
+};
+
+ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
+                         const std::string& library, const EvalOptions& opt);
+
+std::string runner_path(const std::string& override_path = "");
+std::string make_work_dir(const std::string& hint);
+
+// Runs the runner in "identify" or "device" mode. Throws std::runtime_error with a one-line
+// message (e.g. no CUDA device) on failure.
+nlohmann::json query_device(const std::string& mode, const std::string& runner = "");
+// The device's ceilings, measured once and cached per GPU UUID under the cache dir.
+nlohmann::json device_info(bool refresh, const std::string& runner = "");
+Ceilings ceilings_from(const nlohmann::json& device);
+
+}  // namespace mskb

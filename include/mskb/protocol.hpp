@@ -1,0 +1,74 @@
+// Owns the contract between the parent (mskb, host-only) and the child runner process
+// (mskb-runner, CUDA): the request the parent writes, and the JSON-lines events the child streams
+// back on a pipe. The child measures; the parent judges (dispositions, scores).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/task.hpp"
+
+namespace mskb {
+
+struct TimingConfig {
+  int warmup_calls = 3;        // at least this many untimed calls
+  double warmup_s = 0.02;      // and at least this long
+  int min_samples = 10;
+  int max_samples = 2000;
+  double min_time_s = 0.02;    // sampled time before the noise criterion may stop
+  double max_time_s = 0.25;    // budget per shape (the noise criterion usually stops earlier)
+  double target_noise = 0.005; // relative standard error of the mean
+  bool flush_l2 = true;
+};
+
+struct CheckItem {
+  Shape shape;
+  std::string sweep;
+  std::vector<uint64_t> seeds;
+};
+
+struct TimeItem {
+  Shape shape;
+  std::string sweep;
+  uint64_t seed = 1;
+};
+
+struct RunRequest {
+  std::string mode = "evaluate";  // evaluate | device | reference-selftest
+  std::string task;
+  Precision precision = Precision::fp32;
+  std::string library;  // the built .so
+  std::string symbol;
+  std::vector<CheckItem> checks;
+  std::vector<TimeItem> timings;
+  TimingConfig timing;
+  bool verify_after_timing = true;        // re-check the output of the last timed call
+  double gpu_reference_min_complexity = 1e8;  // use a task's GPU FP64 reference above this
+  std::size_t guard_bytes = 64 * 1024;        // poisoned guard zones around every buffer (0: off)
+};
+
+void to_json(nlohmann::json& j, const Shape& s);
+void from_json(const nlohmann::json& j, Shape& s);
+void to_json(nlohmann::json& j, const TimingConfig& c);
+void from_json(const nlohmann::json& j, TimingConfig& c);
+void to_json(nlohmann::json& j, const RunRequest& r);
+void from_json(const nlohmann::json& j, RunRequest& r);
+
+// Raw timing statistics of one (contender, shape), all in microseconds.
+struct TimingStats {
+  double median_us = 0, min_us = 0, max_us = 0, mean_us = 0, stddev_us = 0;
+  int n = 0;
+  double noise = 0;            // relative standard error of the mean
+  double wall_gap_max_us = 0;  // largest host time spent in cudaDeviceSynchronize after the stop event
+  double wall_median_us = 0;   // host wall-clock per call (start to device idle)
+  double sm_clock_mhz = 0;     // measured after the samples
+};
+void to_json(nlohmann::json& j, const TimingStats& t);
+void from_json(const nlohmann::json& j, TimingStats& t);
+
+TimingStats summarize_samples(std::vector<double> samples_us);
+
+}  // namespace mskb

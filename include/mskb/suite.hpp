@@ -1,0 +1,66 @@
+// Owns a benchmark run over tasks x precisions x contenders (mskb run / mskb check): builds
+// every kernel in a CPU pool while the GPU evaluates, evaluates one contender at a time, scores
+// each against the baseline and vendor measured in the same run, and renders JSON and tables.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/compiler.hpp"
+#include "mskb/evaluator.hpp"
+
+namespace mskb {
+
+struct KernelFile {
+  std::string path;
+  std::string contender;  // "baseline", "vendor", or the file's stem
+  bool trusted = false;   // shipped with the task: may link vendor libraries
+};
+
+struct SuitePlan {
+  std::vector<std::string> tasks;
+  std::vector<Precision> precisions = {Precision::fp32, Precision::bf16};
+  std::vector<std::string> contenders = {"baseline", "vendor"};  // shipped contenders to include
+  std::vector<std::string> kernels;   // user kernel files (single task only)
+  EvalOptions eval;
+  CompileOptions compile;
+  bool memcheck = false;
+  int build_jobs = 0;                 // 0 = hardware threads
+  // A user kernel that exports only some precisions is judged on those (no explicit --precision).
+  bool skip_missing_precisions = false;
+};
+
+struct ContenderRun {
+  ContenderResult result;
+  CompileResult build;
+};
+
+struct SuiteReport {
+  nlohmann::json device;
+  std::vector<ContenderRun> runs;
+  nlohmann::json to_json() const;   // the `mskb run --json` contract
+  std::string table() const;        // human summary
+};
+
+using Progress = std::function<void(const std::string& line, bool final_line)>;
+
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress);
+
+// Symbols a built library exports (nm -D --defined-only); empty on failure.
+std::vector<std::string> exported_symbols(const std::string& so_path);
+
+// The shipped kernel files of a task for a precision (baseline, vendor), that exist.
+std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<std::string>& which);
+
+// `// mskb-expect: <disposition>` and `// mskb-precision: fp32|bf16` headers of wrong/ kernels.
+struct WrongKernel {
+  std::string path;
+  std::string expect;
+  std::vector<Precision> precisions;
+};
+std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec);
+
+}  // namespace mskb

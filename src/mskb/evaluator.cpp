@@ -1,0 +1,300 @@
+#include "mskb/evaluator.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "mskb/compiler.hpp"
+#include "mskb/process.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace mskb {
+
+bool is_correct(const std::string& d) { return d == disposition::passed || d == disposition::noisy; }
+
+std::string judge_timing(const TimingStats& t, double roofline, const TimingPolicy& p) {
+  if (t.wall_gap_max_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return disposition::unsynced;
+  if (roofline > 0 && t.median_us < p.too_fast_fraction * roofline) return disposition::too_fast;
+  if (t.noise > p.max_noise) return disposition::noisy;
+  return disposition::passed;
+}
+
+std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p) {
+  return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? disposition::unsynced : disposition::passed;
+}
+
+std::string runner_path(const std::string& override_path) {
+  if (!override_path.empty()) return override_path;
+  if (const char* e = std::getenv("MSKB_RUNNER"); e && *e) return e;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const fs::path& cand : {self.parent_path() / "mskb-runner", self.parent_path().parent_path() / "apps" / "mskb-runner"})
+      if (fs::exists(cand, ec)) return cand.string();
+  }
+  throw std::runtime_error("cannot find mskb-runner next to " + self.string() + " (set MSKB_RUNNER)");
+}
+
+std::string make_work_dir(const std::string& hint) {
+  const fs::path base = fs::temp_directory_path() / ("mskb-" + std::to_string(::getpid()));
+  const fs::path dir = base / hint;
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+namespace {
+
+const char* signal_name(int s) {
+  switch (s) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    default: return "signal";
+  }
+}
+
+std::string last_log_line(const std::string& log) {
+  std::string t = tail_lines(log, 1);
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  return t.size() > 200 ? t.substr(0, 200) + "..." : t;
+}
+
+}  // namespace
+
+ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
+                         const std::string& library, const EvalOptions& opt) {
+  ContenderResult res;
+  res.task = spec.name;
+  res.precision = to_string(p);
+  res.contender = contender;
+  res.kernel = kernel;
+
+  RunRequest req;
+  req.mode = "evaluate";
+  req.task = spec.name;
+  req.precision = p;
+  req.library = library;
+  req.symbol = spec.symbol(p);
+  req.timing = opt.timing;
+  if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
+  std::vector<uint64_t> seeds;
+  for (int s = 1; s <= opt.seeds; ++s) seeds.push_back(static_cast<uint64_t>(s));
+  auto timed = [&](const std::string& sweep) {
+    if (opt.check_only) return false;
+    for (const auto& t : opt.timed_sweeps)
+      if (t == sweep || t == "all") return true;
+    return false;
+  };
+  for (const char* sweep : {"paper", "heldout", "large"}) {
+    const bool is_timed = timed(sweep);
+    const bool checked = std::string(sweep) != "large" || is_timed;
+    if (!checked) continue;
+    for (const Shape& s : spec.sweep(sweep)) {
+      // Large shapes are checked with one seed: their cost is in the timing, not the seeds.
+      req.checks.push_back({s, sweep, std::string(sweep) == "large" ? std::vector<uint64_t>{1} : seeds});
+      if (is_timed) req.timings.push_back({s, sweep, req.checks.back().seeds.back()});
+    }
+  }
+  for (const auto& c : req.checks) res.checks_total += static_cast<int>(c.seeds.size());
+
+  const std::string dir = opt.work_dir.empty() ? make_work_dir(spec.name + "-" + res.precision + "-" + contender) : opt.work_dir;
+  fs::create_directories(dir);
+  const std::string req_path = dir + "/request.json";
+  std::ofstream(req_path) << json(req).dump(1);
+
+  const double call_timeout = opt.call_timeout_s ? *opt.call_timeout_s : spec.call_timeout_s * opt.call_timeout_scale;
+  SpawnOptions so;
+  so.argv = opt.wrapper;
+  for (const std::string& a : {runner_path(opt.runner), req_path, std::string("3")}) so.argv.push_back(a);
+  so.log_path = dir + "/runner.log";
+  so.initial_timeout_s = 120;
+  so.report_fd = 3;
+
+  std::string phase = "start", phase_shape, fatal_disp, fatal_msg;
+  uint64_t phase_seed = 0;
+  bool done = false;
+  std::vector<json> checks;
+  std::vector<json> timings;
+  const ProcessResult pr = run_process(so, [&](const std::string& line) -> double {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.contains("event")) return 0;  // a candidate wrote to fd 3: ignore
+    const std::string ev = j["event"];
+    if (ev == "phase") {
+      phase = j.value("phase", "");
+      phase_shape = j.value("shape", "");
+      phase_seed = j.value("seed", uint64_t{0});
+      const double t = j.value("timeout_s", 0.0);
+      return phase == "call" ? call_timeout : t;
+    }
+    if (ev == "check") checks.push_back(j);
+    if (ev == "timing") timings.push_back(j);
+    if (ev == "fatal") {
+      fatal_disp = j.value("disposition", disposition::harness_error);
+      fatal_msg = j.value("message", "");
+    }
+    if (ev == "done") done = true;
+    return 0;
+  });
+  res.seconds = pr.seconds;
+  res.log_tail = pr.log_tail;
+  const std::string where = phase_shape.empty() ? "" : " at " + phase_shape + " seed " + std::to_string(phase_seed);
+
+  // The first failing check decides, in the order the checks ran.
+  for (const auto& c : checks) {
+    std::string d = c.value("disposition", disposition::harness_error);
+    if (d == disposition::passed) d = judge_check_gap(c.value("gap_us", 0.0), c.value("call_us", 0.0), opt.policy);
+    if (d == disposition::passed) {
+      ++res.checks_passed;
+      continue;
+    }
+    if (res.disposition == disposition::not_run) {
+      res.disposition = d;
+      res.failure = c;
+      const std::string msg = c.contains("detail") ? c["detail"].value("message", "") : "";
+      res.message = d + " at " + c.value("shape_str", "") + " (" + c.value("sweep", "") + ", seed " +
+                    std::to_string(c.value("seed", 0)) + "): " +
+                    (d == disposition::unsynced ? "the device was still busy " + std::to_string(static_cast<int>(c.value("gap_us", 0.0))) +
+                                                      " us after the entry point returned"
+                                                : msg);
+    }
+  }
+  if (res.disposition == disposition::not_run && !opt.wrapper.empty() && !pr.signaled &&
+      pr.exit_code == disposition::kSanitizerExitCode) {
+    res.disposition = disposition::sanitizer_error;
+    std::string first;
+    std::istringstream log(pr.log_tail);
+    for (std::string l; std::getline(log, l);)
+      if (first.empty() && l.rfind("========= ", 0) == 0 && l.find("ERROR SUMMARY") == std::string::npos) first = l.substr(10);
+    res.message = "sanitizer_error: " + (first.empty() ? std::string("compute-sanitizer reported errors") : first);
+  }
+  if (res.disposition == disposition::not_run) {
+    if (!fatal_disp.empty()) {
+      res.disposition = fatal_disp;
+      res.message = fatal_disp + where + ": " + fatal_msg;
+    } else if (pr.timed_out) {
+      res.disposition = disposition::timeout;
+      res.message = "timeout: no progress for " + std::to_string(static_cast<int>(phase == "call" ? call_timeout : so.initial_timeout_s)) +
+                    " s during " + phase + where + " (killed)";
+    } else if (pr.signaled) {
+      res.disposition = disposition::crashed;
+      res.message = std::string("crashed: ") + signal_name(pr.signal) + " during " + phase + where;
+      const std::string l = last_log_line(pr.log_tail);
+      if (!l.empty()) res.message += " (" + l + ")";
+    } else if (!done) {
+      res.disposition = disposition::crashed;
+      res.message = "crashed: runner exited with code " + std::to_string(pr.exit_code) + " during " + phase + where;
+      const std::string l = last_log_line(pr.log_tail);
+      if (!l.empty()) res.message += " (" + l + ")";
+    }
+  }
+  if (res.disposition != disposition::not_run) return res;
+
+  // Every check passed: judge the timings.
+  res.disposition = disposition::passed;
+  for (const auto& t : timings) {
+    ShapeTiming st;
+    st.sweep = t.value("sweep", "");
+    st.shape = t.at("shape").get<Shape>();
+    // JSON objects are key-sorted; restore the spec's dimension order.
+    for (const Shape& s : spec.sweep(st.sweep)) {
+      Shape sorted = s;
+      std::sort(sorted.dims.begin(), sorted.dims.end());
+      Shape got = st.shape;
+      std::sort(got.dims.begin(), got.dims.end());
+      if (sorted == got) st.shape = s;
+    }
+    st.complexity = spec.complexity(st.shape);
+    const Cost c = spec.cost(st.shape, p);
+    st.roofline_us = roofline_us(c.bytes, c.flops, c.tensor && p == Precision::bf16, opt.ceilings);
+    st.time = t.at("time_us").get<TimingStats>();
+    const std::string after = t.value("after_timing", disposition::passed);
+    // A wrong output after the timed calls means the kernel skips work on repeated calls.
+    st.disposition = after != disposition::passed ? after : judge_timing(st.time, st.roofline_us, opt.policy);
+    const bool worse = res.disposition == disposition::passed ||
+                       (res.disposition == disposition::noisy && st.disposition != disposition::noisy);
+    if (st.disposition != disposition::passed && worse) {
+      res.disposition = st.disposition;
+      res.failure = t;
+      const std::string at = st.disposition + " at " + st.shape.str() + ": ";
+      if (after != disposition::passed)
+        res.message = at + "after repeated timed calls, " + t["after_detail"].value("message", std::string());
+      else if (st.disposition == disposition::too_fast)
+        res.message = at + "median " + std::to_string(st.time.median_us) + " us is below half the roofline time " +
+                      std::to_string(st.roofline_us) + " us";
+      else if (st.disposition == disposition::unsynced)
+        res.message = at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_max_us)) +
+                      " us after the entry point returned";
+      else
+        res.message = at + "relative noise " + std::to_string(st.time.noise) + " after " + std::to_string(st.time.n) + " samples";
+    }
+    res.timings.push_back(st);
+  }
+  return res;
+}
+
+json query_device(const std::string& mode, const std::string& runner) {
+  RunRequest req;
+  req.mode = mode;
+  const std::string dir = make_work_dir("device-" + mode);
+  std::ofstream(dir + "/request.json") << json(req).dump();
+  SpawnOptions so;
+  so.argv = {runner_path(runner), dir + "/request.json", "3"};
+  so.log_path = dir + "/runner.log";
+  so.initial_timeout_s = mode == "device" ? 300 : 60;
+  json device, fatal;
+  const ProcessResult pr = run_process(so, [&](const std::string& line) -> double {
+    const json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) return 0;
+    if (j.value("event", "") == "device") device = j;
+    if (j.value("event", "") == "fatal") fatal = j;
+    return 0;
+  });
+  if (!device.is_null()) return device;
+  std::string why = fatal.is_null() ? last_log_line(pr.log_tail) : fatal.value("message", "");
+  if (why.find("cudaErrorNoDevice") != std::string::npos || why.find("cudaErrorInsufficientDriver") != std::string::npos ||
+      why.find("no CUDA-capable") != std::string::npos || why.find("driver") != std::string::npos)
+    throw std::runtime_error("no usable CUDA device: this command needs an NVIDIA GPU (" + why + ")");
+  throw std::runtime_error("cannot query the GPU: " + (why.empty() ? "runner failed" : why));
+}
+
+json device_info(bool refresh, const std::string& runner) {
+  const json id = query_device("identify", runner);
+  const fs::path cache = fs::path(default_cache_dir()) / ("device-" + id.value("uuid", std::string("unknown")) + ".json");
+  std::error_code ec;
+  if (!refresh && fs::exists(cache, ec)) {
+    std::ifstream f(cache);
+    json j = json::parse(f, nullptr, false);
+    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs")) {
+      j["cached"] = true;
+      return j;
+    }
+  }
+  json d = query_device("device", runner);
+  fs::create_directories(cache.parent_path(), ec);
+  const fs::path tmp = cache.string() + ".tmp" + std::to_string(::getpid());
+  std::ofstream(tmp) << d.dump(2);
+  fs::rename(tmp, cache, ec);
+  d["cached"] = false;
+  return d;
+}
+
+Ceilings ceilings_from(const json& d) {
+  Ceilings c;
+  c.dram_bandwidth_gbs = d.value("dram_bandwidth_gbs", 0.0);
+  c.fp32_tflops = d.value("fp32_tflops", 0.0);
+  c.bf16_tflops = d.value("bf16_tflops", 0.0);
+  return c;
+}
+
+}  // namespace mskb

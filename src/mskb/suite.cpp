@@ -1,0 +1,317 @@
+#include "mskb/suite.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "mskb/process.hpp"
+#include "mskb/registry.hpp"
+#include "mskb/scoring.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace mskb {
+
+namespace {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A fixed pool of build workers; each job is a kernel file, deduplicated by path.
+class BuildPool {
+ public:
+  BuildPool(CompileOptions opt, int jobs) : opt_(std::move(opt)), jobs_(jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency())) {}
+  std::shared_future<CompileResult> submit(const KernelFile& k) {
+    std::lock_guard<std::mutex> lock(m_);
+    auto it = futures_.find(k.path + (k.trusted ? "#t" : ""));
+    if (it != futures_.end()) return it->second;
+    auto p = std::make_shared<std::promise<CompileResult>>();
+    auto f = p->get_future().share();
+    futures_.emplace(k.path + (k.trusted ? "#t" : ""), f);
+    queue_.push_back({k, p});
+    return f;
+  }
+  void start() {
+    for (int i = 0; i < jobs_; ++i)
+      threads_.emplace_back([this] {
+        while (true) {
+          std::pair<KernelFile, std::shared_ptr<std::promise<CompileResult>>> job;
+          {
+            std::lock_guard<std::mutex> lock(m_);
+            if (next_ >= queue_.size()) return;
+            job = queue_[next_++];
+          }
+          CompileOptions o = opt_;
+          o.allow_libraries = o.allow_libraries || job.first.trusted;
+          try {
+            job.second->set_value(compile_kernel(job.first.path, o));
+          } catch (const std::exception& e) {
+            CompileResult r;
+            r.error = std::string("build failed: ") + e.what();
+            job.second->set_value(r);
+          }
+        }
+      });
+  }
+  ~BuildPool() {
+    for (auto& t : threads_) t.join();
+  }
+  BuildPool(const BuildPool&) = delete;
+  BuildPool& operator=(const BuildPool&) = delete;
+
+ private:
+  CompileOptions opt_;
+  int jobs_;
+  std::mutex m_;
+  std::map<std::string, std::shared_future<CompileResult>> futures_;
+  std::vector<std::pair<KernelFile, std::shared_ptr<std::promise<CompileResult>>>> queue_;
+  std::size_t next_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+struct Item {
+  const TaskSpec* spec;
+  Precision precision;
+  KernelFile kernel;
+  std::shared_future<CompileResult> build;
+};
+
+json num_or_null(double x) { return std::isfinite(x) && x > 0 ? json(x) : json(nullptr); }
+
+}  // namespace
+
+std::vector<std::string> exported_symbols(const std::string& so_path) {
+  std::string out;
+  if (run_command({"nm", "-D", "--defined-only", so_path}, out, 30) != 0) return {};
+  std::vector<std::string> syms;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto sp = line.rfind(' ');
+    if (sp != std::string::npos && line.size() > sp + 1 && line[sp - 1] == 'T') syms.push_back(line.substr(sp + 1));
+  }
+  return syms;
+}
+
+std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<std::string>& which) {
+  std::vector<KernelFile> out;
+  const fs::path dir = fs::path(source_root()) / spec.folder;
+  std::error_code ec;
+  for (const auto& w : which) {
+    if (w == "baseline") {
+      const fs::path f = dir / (std::string("baseline_") + to_string(p) + ".cu");
+      if (fs::exists(f, ec)) out.push_back({f.string(), "baseline", true});
+    } else if (w == "vendor") {
+      const fs::path f = dir / "vendor.cu";
+      if (!spec.vendor.empty() && fs::exists(f, ec)) out.push_back({f.string(), "vendor", true});
+    }
+  }
+  return out;
+}
+
+std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec) {
+  std::vector<WrongKernel> out;
+  const fs::path dir = fs::path(source_root()) / spec.folder / "wrong";
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  static const std::regex expect(R"(//\s*mskb-expect:\s*([a-z_]+))");
+  static const std::regex prec(R"(//\s*mskb-precision:\s*([a-z0-9 ,]+))");
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".cu") continue;
+    WrongKernel w;
+    w.path = e.path().string();
+    const std::string src = read_text(w.path);
+    std::smatch m;
+    if (std::regex_search(src, m, expect)) w.expect = m[1];
+    if (std::regex_search(src, m, prec)) {
+      if (m[1].str().find("fp32") != std::string::npos) w.precisions.push_back(Precision::fp32);
+      if (m[1].str().find("bf16") != std::string::npos) w.precisions.push_back(Precision::bf16);
+    } else {
+      w.precisions = {Precision::fp32};
+    }
+    out.push_back(w);
+  }
+  std::sort(out.begin(), out.end(), [](const WrongKernel& a, const WrongKernel& b) { return a.path < b.path; });
+  return out;
+}
+
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
+  SuiteReport report;
+  EvalOptions eval = plan.eval;
+  if (!eval.check_only) {
+    report.device = device_info(false, eval.runner);
+    eval.ceilings = ceilings_from(report.device);
+  } else {
+    report.device = query_device("identify", eval.runner);
+  }
+  BuildPool pool(plan.compile, plan.build_jobs);
+  std::vector<Item> items;
+  for (const auto& name : plan.tasks) {
+    const TaskSpec& spec = get_task(name);
+    for (Precision p : plan.precisions) {
+      for (auto& k : shipped_kernels(spec, p, plan.contenders)) items.push_back({&spec, p, k, pool.submit(k)});
+      for (const auto& path : plan.kernels) {
+        KernelFile k{path, fs::path(path).stem().string(), false};
+        items.push_back({&spec, p, k, pool.submit(k)});
+      }
+    }
+  }
+  pool.start();
+
+  std::size_t idx = 0;
+  for (auto& it : items) {
+    ++idx;
+    const std::string label = fmt::format("[{:>3}/{}] {} {} {}", idx, items.size(), it.spec->name, to_string(it.precision), it.kernel.contender);
+    progress(label + ": building", false);
+    ContenderRun run;
+    run.build = it.build.get();
+    ContenderResult& r = run.result;
+    r.task = it.spec->name;
+    r.precision = to_string(it.precision);
+    r.contender = it.kernel.contender;
+    r.kernel = it.kernel.path;
+    if (!run.build.ok) {
+      const bool missing = run.build.error.rfind("kernel file not found", 0) == 0;
+      const bool refused = run.build.error.find("not allowed") != std::string::npos || run.build.error.find("whitelist") != std::string::npos ||
+                           run.build.error.find("unknown library") != std::string::npos;
+      r.disposition = missing ? disposition::harness_error : refused ? disposition::rejected_static : disposition::compile_error;
+      r.message = run.build.error;
+    } else {
+      const auto syms = exported_symbols(run.build.so_path);
+      const std::string sym = it.spec->symbol(it.precision);
+      auto exports = [&](const std::string& s) { return std::find(syms.begin(), syms.end(), s) != syms.end(); };
+      if (!syms.empty() && !exports(sym) && !it.kernel.trusted && plan.skip_missing_precisions &&
+          (exports(it.spec->symbol(Precision::fp32)) || exports(it.spec->symbol(Precision::bf16)))) {
+        progress(label + ": skipped (exports no " + sym + ")", true);
+        continue;
+      }
+      if (!syms.empty() && !exports(sym)) {
+        r.disposition = disposition::missing_entry;
+        r.message = "missing_entry: " + fs::path(it.kernel.path).filename().string() + " does not export " + it.spec->signature(it.precision);
+      } else {
+        progress(label + ": evaluating", false);
+        EvalOptions e = eval;
+        if (plan.memcheck) {
+          e.check_only = true;
+          e.wrapper = {"compute-sanitizer", "--tool", "memcheck", "--error-exitcode",
+                       std::to_string(disposition::kSanitizerExitCode), "--print-limit", "5"};
+          e.call_timeout_scale *= 20;  // instrumented kernels run far slower
+        }
+        r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
+      }
+    }
+    progress(fmt::format("{}: {}{} ({:.1f} s{})", label, r.disposition, r.message.empty() ? "" : " - " + r.message,
+                         r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
+             true);
+    report.runs.push_back(std::move(run));
+  }
+  return report;
+}
+
+json SuiteReport::to_json() const {
+  json results = json::array(), scores = json::array(), contenders = json::array();
+  // Index timings of baseline and vendor per (task, precision, sweep, shape).
+  std::map<std::string, double> base, vend;
+  auto key = [](const ContenderResult& r, const ShapeTiming& t) { return r.task + "|" + r.precision + "|" + t.sweep + "|" + t.shape.str(); };
+  for (const auto& run : runs) {
+    const auto& r = run.result;
+    if (!is_correct(r.disposition)) continue;
+    for (const auto& t : r.timings) {
+      if (r.contender == "baseline") base[key(r, t)] = t.time.median_us;
+      if (r.contender == "vendor") vend[key(r, t)] = t.time.median_us;
+    }
+  }
+  for (const auto& run : runs) {
+    const auto& r = run.result;
+    contenders.push_back({{"task", r.task},
+                          {"precision", r.precision},
+                          {"contender", r.contender},
+                          {"kernel", r.kernel},
+                          {"disposition", r.disposition},
+                          {"message", r.message},
+                          {"checks_passed", r.checks_passed},
+                          {"checks_total", r.checks_total},
+                          {"failure", r.failure},
+                          {"build", {{"ok", run.build.ok}, {"cache_hit", run.build.cache_hit}, {"seconds", run.build.seconds}, {"key", run.build.key}}},
+                          {"seconds", r.seconds}});
+    std::map<std::string, std::vector<WeightedSample>> weighted;
+    std::map<std::string, std::vector<double>> speedups;
+    for (const auto& t : r.timings) {
+      const auto b = base.find(key(r, t));
+      const auto v = vend.find(key(r, t));
+      const double s = b != base.end() ? speedup(b->second, t.time.median_us) : 0;
+      const double rv = v != vend.end() ? ratio_vs_vendor(v->second, t.time.median_us) : 0;
+      results.push_back({{"task", r.task},
+                         {"precision", r.precision},
+                         {"contender", r.contender},
+                         {"sweep", t.sweep},
+                         {"shape", t.shape},
+                         {"complexity", t.complexity},
+                         {"disposition", is_correct(r.disposition) ? t.disposition : r.disposition},
+                         {"time_us", {{"median", t.time.median_us}, {"min", t.time.min_us}, {"max", t.time.max_us}, {"n", t.time.n},
+                                      {"noise", t.time.noise}, {"wall_median", t.time.wall_median_us}}},
+                         {"sm_clock_mhz", t.time.sm_clock_mhz},
+                         {"roofline_us", num_or_null(t.roofline_us)},
+                         {"speedup_vs_baseline", num_or_null(s)},
+                         {"ratio_vs_vendor", num_or_null(rv)},
+                         {"sol_fraction", num_or_null(t.roofline_us > 0 ? sol_fraction(t.roofline_us, t.time.median_us) : 0)}});
+      if (s > 0 && is_correct(r.disposition)) {
+        weighted[t.sweep].push_back({t.complexity, s});
+        speedups[t.sweep].push_back(s);
+      }
+    }
+    for (const auto& [sweep, w] : weighted) {
+      const auto P = complexity_weighted(w);
+      const auto g = geomean(speedups[sweep]);
+      scores.push_back({{"task", r.task}, {"precision", r.precision}, {"contender", r.contender}, {"sweep", sweep},
+                        {"P", P ? json(*P) : json(nullptr)}, {"geomean", g ? json(*g) : json(nullptr)}});
+    }
+  }
+  return {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
+}
+
+std::string SuiteReport::table() const {
+  const json j = to_json();
+  std::string out = fmt::format("{:<22} {:<5} {:<12} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", "task", "prec", "contender",
+                                "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)");
+  for (const auto& c : j["contenders"]) {
+    std::string P = "-", G = "-", V = "-", S = "-", T = "-";
+    for (const auto& s : j["scores"])
+      if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s["sweep"] == "paper") {
+        if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
+        if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
+      }
+    std::vector<double> vv, sol;
+    double largest = 0;
+    for (const auto& r : j["results"])
+      if (r["task"] == c["task"] && r["precision"] == c["precision"] && r["contender"] == c["contender"]) {
+        if (!r["ratio_vs_vendor"].is_null()) vv.push_back(r["ratio_vs_vendor"]);
+        if (!r["sol_fraction"].is_null()) sol.push_back(r["sol_fraction"]);
+        largest = r["time_us"]["median"];
+      }
+    if (auto g = geomean(vv)) V = fmt::format("{:.2f}", *g);
+    if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
+    if (largest > 0) T = fmt::format("{:.1f}", largest);
+    out += fmt::format("{:<22} {:<5} {:<12} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", c["task"].get<std::string>(),
+                       c["precision"].get<std::string>(), c["contender"].get<std::string>().substr(0, 12),
+                       c["disposition"].get<std::string>(), P, G, V, S, T);
+  }
+  return out;
+}
+
+}  // namespace mskb

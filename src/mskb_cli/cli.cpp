@@ -1,0 +1,266 @@
+// The mskb command line: list | device | run | check | build. Thin: parsing and printing only;
+// the work is in mskb_core (suite.hpp, evaluator.hpp, compiler.hpp).
+#include "mskb/cli.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <sstream>
+#include <thread>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "mskb/registry.hpp"
+#include "mskb/suite.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace mskb {
+
+namespace {
+
+bool stderr_is_tty() { return ::isatty(2) == 1; }
+
+Progress stderr_progress(bool quiet) {
+  return [quiet](const std::string& line, bool final_line) {
+    if (quiet) return;
+    if (stderr_is_tty()) {
+      std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
+    } else if (final_line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::fflush(stderr);
+  };
+}
+
+std::vector<Precision> parse_precisions(const std::string& s) {
+  if (s == "all") return {Precision::fp32, Precision::bf16};
+  return {parse_precision(s)};
+}
+
+void write_json(const json& j, const std::string& path) {
+  if (path == "-") {
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  const fs::path tmp = path + ".tmp";
+  std::ofstream(tmp) << j.dump(2) << "\n";
+  fs::rename(tmp, path);
+}
+
+int cmd_list(const std::string& category, bool as_json) {
+  json out = json::array();
+  for (const auto& t : all_tasks()) {
+    if (!category.empty() && t.category != category) continue;
+    out.push_back({{"name", t.name},
+                   {"category", t.category},
+                   {"precisions", {"fp32", "bf16"}},
+                   {"vendor", t.vendor.empty() ? json(nullptr) : json(t.vendor)},
+                   {"sweeps", {{"paper", t.paper.size()}, {"heldout", t.heldout.size()}, {"large", t.large.size()}}},
+                   {"signature", {{"fp32", t.signature(Precision::fp32)}, {"bf16", t.signature(Precision::bf16)}}}});
+  }
+  if (as_json) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{:<24} {:<11} {:>5} {:>7} {:>5}  {}\n", "task", "category", "paper", "heldout", "large", "vendor");
+  for (const auto& t : out)
+    std::cout << fmt::format("{:<24} {:<11} {:>5} {:>7} {:>5}  {}\n", t["name"].get<std::string>(), t["category"].get<std::string>(),
+                             t["sweeps"]["paper"].get<int>(), t["sweeps"]["heldout"].get<int>(), t["sweeps"]["large"].get<int>(),
+                             t["vendor"].is_null() ? "none" : t["vendor"].get<std::string>());
+  std::cout << out.size() << " tasks x {fp32, bf16}\n";
+  return 0;
+}
+
+int cmd_device(bool as_json, bool refresh) {
+  const json d = device_info(refresh, "");
+  if (as_json) {
+    std::cout << d.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << fmt::format("{} ({}, sm {}, {} SMs)\n", d.value("name", "?"), d.value("uuid", "?"), d.value("compute_capability", "?"),
+                           d.value("sms", 0));
+  std::cout << fmt::format("  DRAM bandwidth  {:>8.0f} GB/s (copy, read+write)\n", d.value("dram_bandwidth_gbs", 0.0));
+  std::cout << fmt::format("  FP32 peak       {:>8.1f} TFLOP/s (cublasSgemm)\n", d.value("fp32_tflops", 0.0));
+  std::cout << fmt::format("  BF16 peak       {:>8.1f} TFLOP/s (cublasGemmEx)\n", d.value("bf16_tflops", 0.0));
+  std::cout << (d.value("cached", false) ? "  (cached; --refresh re-measures)\n" : "  (measured now)\n");
+  return 0;
+}
+
+}  // namespace
+
+int mskb_main(int argc, char** argv) {
+  CLI::App app{"mskb - MSKernelBench: a multi-scenario CUDA kernel benchmark with a harness that cannot be fooled"};
+  app.require_subcommand(1);
+
+  std::string category;
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "List the tasks");
+  list->add_option("--category", category, "algebra | llm | sparse | scientific");
+  list->add_flag("--json", list_json, "JSON output");
+
+  bool dev_json = false, dev_refresh = false;
+  auto* device = app.add_subcommand("device", "Show the GPU and its measured ceilings (DRAM bandwidth, FP32/BF16 peaks)");
+  device->add_flag("--json", dev_json, "JSON output");
+  device->add_flag("--refresh", dev_refresh, "Measure again instead of using the cached ceilings");
+
+  // run and check share most options.
+  std::string task, precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
+  std::vector<std::string> kernels, flags;
+  bool all = false, allow_libraries = false, quiet = false, memcheck = false;
+  int seeds = 3, jobs = 0;
+  double timeout = 0, budget = 0.25;
+  auto add_common = [&](CLI::App* c) {
+    c->add_option("--task", task, "Task name (mskb list)");
+    c->add_option("--kernel", kernels, "Kernel file(s) exporting the MSKernelBench entry point");
+    c->add_option("--precision", precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
+    c->add_option("--seeds", seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
+    c->add_option("--arch", arch, "CUDA arch for kernel builds, e.g. 90 or 90a");
+    c->add_option("--flag", flags, "Extra nvcc flag for kernel builds (whitelisted)");
+    c->add_flag("--allow-libraries", allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
+    c->add_option("--timeout", timeout, "Per-call watchdog in seconds (default: the task's)");
+    c->add_option("--json", json_path, "Write the JSON report to FILE (- for stdout)");
+    c->add_option("-j,--jobs", jobs, "Parallel nvcc builds (default: all cores)");
+    c->add_flag("-q,--quiet", quiet, "No progress on stderr");
+  };
+  auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
+  add_common(run);
+  run->add_flag("--all", all, "Every task");
+  run->add_option("--sweep", sweep, "paper | large | heldout | all (sizes to time)")->check(CLI::IsMember({"paper", "large", "heldout", "all"}));
+  run->add_option("--contenders", contenders, "Shipped contenders to include: baseline,vendor (or none)");
+  run->add_option("--budget", budget, "Timing budget per shape in seconds");
+  auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
+  add_common(check);
+  check->add_flag("--memcheck", memcheck, "Also run under compute-sanitizer memcheck");
+
+  std::string build_task;
+  bool build_all = false;
+  auto* build = app.add_subcommand("build", "Build (and cache) kernels without a GPU: the shipped ones of a task, --all, or --kernel files");
+  build->add_option("--task", build_task, "Task name");
+  build->add_flag("--all", build_all, "Every task's baselines, vendor contenders and wrong/ kernels");
+  build->add_option("--kernel", kernels, "Kernel file(s)");
+  build->add_option("-j,--jobs", jobs, "Parallel nvcc builds");
+  build->add_option("--arch", arch, "CUDA arch");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  try {
+    if (*list) return cmd_list(category, list_json);
+    if (*device) return cmd_device(dev_json, dev_refresh);
+    if (*build) {
+      std::vector<KernelFile> files;
+      std::vector<std::string> names;
+      if (build_all)
+        for (const auto& t : all_tasks()) names.push_back(t.name);
+      else if (!build_task.empty())
+        names.push_back(get_task(build_task).name);
+      for (const auto& n : names) {
+        const TaskSpec& t = get_task(n);
+        for (Precision p : {Precision::fp32, Precision::bf16})
+          for (auto& k : shipped_kernels(t, p, {"baseline", "vendor"})) files.push_back(k);
+        for (const auto& w : wrong_kernels(t)) files.push_back({w.path, "wrong", false});
+      }
+      for (const auto& k : kernels) files.push_back({k, "kernel", false});
+      std::sort(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path < b.path; });
+      files.erase(std::unique(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path == b.path; }), files.end());
+      CompileOptions co;
+      co.arch = arch;
+      std::atomic<std::size_t> next{0};
+      std::vector<CompileResult> results(files.size());
+      std::vector<std::thread> workers;
+      const int n = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      for (int w = 0; w < n; ++w)
+        workers.emplace_back([&] {
+          for (std::size_t i; (i = next++) < files.size();) {
+            CompileOptions o = co;
+            o.allow_libraries = true;  // shipped kernels and wrong/ kernels are ours
+            results[i] = compile_kernel(files[i].path, o);
+          }
+        });
+      for (auto& w : workers) w.join();
+      int failed = 0;
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto& r = results[i];
+        const std::string rel = fs::relative(files[i].path, source_root()).string();
+        if (!r.ok) ++failed;
+        std::cout << fmt::format("{} {} ({:.1f} s{})\n", r.ok ? "ok  " : "FAIL", rel, r.seconds, r.cache_hit ? ", cached" : "");
+        if (!r.ok) std::cout << "     " << r.error << "\n";
+      }
+      std::cout << fmt::format("{} built, {} failed\n", files.size() - static_cast<std::size_t>(failed), failed);
+      return failed ? 1 : 0;
+    }
+
+    SuitePlan plan;
+    plan.precisions = parse_precisions(precision);
+    plan.skip_missing_precisions = precision == "all";
+    plan.kernels = kernels;
+    plan.build_jobs = jobs;
+    plan.compile.arch = arch;
+    plan.compile.flags = flags;
+    plan.compile.allow_libraries = allow_libraries;
+    plan.eval.seeds = seeds;
+    if (timeout > 0) plan.eval.call_timeout_s = timeout;
+    for (const auto& k : kernels)
+      if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
+    if (*check) {
+      if (task.empty()) throw std::invalid_argument("mskb check needs --task");
+      if (kernels.empty()) throw std::invalid_argument("mskb check needs --kernel FILE.cu");
+      plan.tasks = {get_task(task).name};
+      plan.contenders = {};
+      plan.eval.check_only = true;
+      plan.memcheck = memcheck;
+    } else {
+      if (all == !task.empty()) throw std::invalid_argument("mskb run needs exactly one of --task T or --all");
+      if (all && !kernels.empty()) throw std::invalid_argument("--kernel needs a single --task, not --all");
+      if (all)
+        for (const auto& t : all_tasks()) plan.tasks.push_back(t.name);
+      else
+        plan.tasks = {get_task(task).name};
+      plan.contenders.clear();
+      if (contenders != "none") {
+        std::stringstream ss(contenders);
+        for (std::string c; std::getline(ss, c, ',');) {
+          if (c != "baseline" && c != "vendor") throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor or none)");
+          plan.contenders.push_back(c);
+        }
+      }
+      plan.eval.timed_sweeps = {sweep};
+      plan.eval.timing.max_time_s = budget;
+    }
+    // A user kernel that exports only one precision is judged on that precision alone.
+    const SuiteReport report = run_suite(plan, stderr_progress(quiet));
+    int failures = 0;
+    for (const auto& r : report.runs)
+      if (!is_correct(r.result.disposition)) ++failures;
+    if (*check) {
+      for (const auto& r : report.runs) {
+        const auto& c = r.result;
+        if (is_correct(c.disposition))
+          std::cout << fmt::format("PASS {} {} {}: {}/{} checks (paper + held-out, every element)\n", c.task, c.precision,
+                                   fs::path(c.kernel).filename().string(), c.checks_passed, c.checks_total);
+        else
+          std::cout << fmt::format("FAIL {} {} {}: {}\n", c.task, c.precision, fs::path(c.kernel).filename().string(), c.message);
+      }
+    } else {
+      std::cout << report.table();
+    }
+    if (!json_path.empty()) write_json(report.to_json(), json_path);
+    return failures ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::cerr << "mskb: error: " << e.what() << "\n";
+    return 2;
+  }
+}
+
+}  // namespace mskb
