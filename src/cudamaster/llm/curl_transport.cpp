@@ -99,8 +99,8 @@ class CurlTransport final : public HttpTransport {
         std::chrono::steady_clock::now() - start);
     if (code != CURLE_OK) {
       const std::string detail_text = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
-      LlmError e = make_error(kind_of(code), provider,
-                              fmt::format("{} after {} ms ({})", detail_text, latency.count(), request.url));
+      // curl's own text already says how long it waited ("timed out after 300 milliseconds").
+      LlmError e = make_error(kind_of(code), provider, fmt::format("{} ({})", detail_text, request.url));
       long status = 0;
       curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
       e.http_status = static_cast<int>(status);
