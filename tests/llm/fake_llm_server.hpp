@@ -20,6 +20,10 @@
 namespace cmtest {
 
 struct ScriptedReply {
+  ScriptedReply() = default;
+  ScriptedReply(int status_, std::string body_, std::vector<std::pair<std::string, std::string>> headers_ = {},
+                std::chrono::milliseconds delay_ = std::chrono::milliseconds{0}, bool truncate_ = false)
+      : status(status_), body(std::move(body_)), headers(std::move(headers_)), delay(delay_), truncate(truncate_) {}
   int status = 200;
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;

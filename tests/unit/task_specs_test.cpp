@@ -101,8 +101,9 @@ TEST_P(EveryTask, ToleranceSeparatesRightFromWrong) {
     EXPECT_TRUE(exact.ok) << t.name << " " << to_string(p) << " " << s.str()
                           << ": the reference rounded to the output type fails the tolerance (max err/tol " << exact.max_rel_err << ")";
     EXPECT_FALSE(zero.ok) << t.name << " " << to_string(p) << " " << s.str() << ": an all-zero output passes";
-    if (any_real_output)
+    if (any_real_output) {
       EXPECT_FALSE(off.ok) << t.name << " " << to_string(p) << " " << s.str() << ": an output 5% off passes";
+    }
   }
 }
 
@@ -112,9 +113,8 @@ TEST_P(EveryTask, SignatureNamesTheEntryPoint) {
   EXPECT_NE(sig.find("extern \"C\" void " + t.symbol(GetParam().p) + "("), std::string::npos) << sig;
 }
 
-INSTANTIATE_TEST_SUITE_P(Tasks, EveryTask, ::testing::ValuesIn(cases()), [](const auto& info) {
-  return info.param.spec->name + "_" + to_string(info.param.p);
-});
+std::string case_name(const ::testing::TestParamInfo<Case>& c) { return c.param.spec->name + "_" + to_string(c.param.p); }
+INSTANTIATE_TEST_SUITE_P(Tasks, EveryTask, ::testing::ValuesIn(cases()), case_name);
 
 TEST(Registry, UnknownTaskSuggestsTheClosestName) {
   try {

@@ -1,0 +1,137 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "mskb/instance.hpp"
+#include "mskb/process.hpp"
+#include "mskb/protocol.hpp"
+#include "mskb/sha256.hpp"
+
+using namespace mskb;
+namespace fs = std::filesystem;
+
+TEST(Shape, LookupAndString) {
+  Shape s{{"M", 3}, {"N", 5}};
+  EXPECT_EQ(s["N"], 5);
+  EXPECT_TRUE(s.has("M"));
+  EXPECT_FALSE(s.has("K"));
+  EXPECT_THROW((void)s["K"], std::out_of_range);
+  EXPECT_EQ(s.str(), "M=3,N=5");
+}
+
+TEST(Rng, DeterministicAndInRange) {
+  Rng a(42), b(42), c(43);
+  for (int i = 0; i < 1000; ++i) {
+    const double x = a.uniform(-2, 3);
+    EXPECT_EQ(x, b.uniform(-2, 3));
+    EXPECT_GE(x, -2);
+    EXPECT_LT(x, 3);
+    const int64_t k = c.uniform_int(-3, 3);
+    EXPECT_GE(k, -3);
+    EXPECT_LE(k, 3);
+  }
+}
+
+TEST(Bf16, RoundToNearestEven) {
+  EXPECT_EQ(bf16_bits(1.0f), 0x3f80);
+  EXPECT_EQ(bf16_to_float(0x3f80), 1.0f);
+  // 1 + 2^-8 is exactly halfway between bf16 1.0 and 1 + 2^-7: ties to even (1.0).
+  EXPECT_EQ(bf16_bits(1.0f + 0x1p-8f), 0x3f80);
+  // 1 + 3*2^-8 is halfway between 1+2^-7 (odd) and 1+2^-6 (even): rounds up.
+  EXPECT_EQ(bf16_bits(1.0f + 3 * 0x1p-8f), 0x3f82);
+  EXPECT_TRUE(std::isnan(bf16_to_float(bf16_bits(NAN))));
+  EXPECT_EQ(round_to(Precision::bf16, 1.00390625), 1.0);
+  EXPECT_EQ(round_to(Precision::fp32, 0.1), static_cast<double>(0.1f));
+}
+
+TEST(Compare, NanUnwrittenAndTolerance) {
+  CompareResult r;
+  compare_buffer("C", {1.0, 2.0001, NAN, 4.0}, {0, 0, 0, 1}, {1.0, 2.0, 3.0, 4.0}, {0.0, 1e-3}, false, r);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.checked, 4u);
+  EXPECT_EQ(r.nans, 1u);
+  EXPECT_EQ(r.unwritten, 1u);
+  EXPECT_EQ(r.mismatches, 2u);  // the NaN and the unwritten element; 2.0001 is within 1e-3
+  ASSERT_EQ(r.first_bad.size(), 2u);
+  EXPECT_EQ(r.first_bad[0], 2u);
+  CompareResult exact;
+  compare_buffer("idx", {1, 2, 3}, {}, {1, 2, 4}, {1.0, 1.0}, true, exact);
+  EXPECT_FALSE(exact.ok);  // indices are exact whatever the tolerance
+}
+
+TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
+  RunRequest r;
+  r.task = "matrix_mul";
+  r.precision = Precision::bf16;
+  r.checks.push_back({Shape{{"M", 64}, {"N", 2048}, {"K", 4096}}, "paper", {1, 2, 3}});
+  r.timings.push_back({Shape{{"M", 64}, {"N", 2048}, {"K", 4096}}, "paper", 3});
+  r.timing.max_time_s = 0.5;
+  const RunRequest back = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
+  EXPECT_EQ(back.task, "matrix_mul");
+  EXPECT_EQ(back.precision, Precision::bf16);
+  ASSERT_EQ(back.checks.size(), 1u);
+  EXPECT_EQ(back.checks[0].shape.str(), "M=64,N=2048,K=4096");
+  EXPECT_EQ(back.checks[0].seeds, (std::vector<uint64_t>{1, 2, 3}));
+  EXPECT_EQ(back.timings[0].seed, 3u);
+  EXPECT_DOUBLE_EQ(back.timing.max_time_s, 0.5);
+}
+
+TEST(Sha256, KnownVectors) {
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex(std::string(1000, 'a')), "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+}
+
+namespace {
+std::string tmp(const std::string& name) { return (fs::temp_directory_path() / ("mskb-core-test-" + name)).string(); }
+}  // namespace
+
+TEST(Process, LinesExitCodeAndLog) {
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "echo hello-log; echo '{\"a\":1}' >&3; echo '{\"a\":2}' >&3; exit 7"};
+  o.log_path = tmp("log1");
+  std::vector<std::string> lines;
+  const ProcessResult r = run_process(o, [&](const std::string& l) {
+    lines.push_back(l);
+    return 0.0;
+  });
+  EXPECT_EQ(r.exit_code, 7);
+  EXPECT_FALSE(r.signaled);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_EQ(lines, (std::vector<std::string>{"{\"a\":1}", "{\"a\":2}"}));
+  EXPECT_NE(r.log_tail.find("hello-log"), std::string::npos);
+}
+
+TEST(Process, WatchdogKillsAHangAndItsChildren) {
+  SpawnOptions o;
+  // The child re-arms the watchdog to 0.5 s, then hangs (with a grandchild that also hangs).
+  o.argv = {"/bin/sh", "-c", "echo 'arm' >&3; sleep 100 & sleep 100"};
+  o.log_path = tmp("log2");
+  o.initial_timeout_s = 30;
+  const ProcessResult r = run_process(o, [](const std::string&) { return 0.5; });
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 10.0);
+}
+
+TEST(Process, CrashIsASignal) {
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  o.log_path = tmp("log3");
+  const ProcessResult r = run_process(o, [](const std::string&) { return 0.0; });
+  EXPECT_TRUE(r.signaled);
+  EXPECT_EQ(r.signal, 11);
+}
+
+TEST(Process, RunCommandCapturesOutputAndTimesOut) {
+  std::string out;
+  EXPECT_EQ(run_command({"/bin/sh", "-c", "echo out; echo err >&2; exit 3"}, out), 3);
+  EXPECT_NE(out.find("out"), std::string::npos);
+  EXPECT_NE(out.find("err"), std::string::npos);
+  std::string slow;
+  EXPECT_EQ(run_command({"/bin/sh", "-c", "sleep 30"}, slow, 0.3), 124);
+  std::string missing;
+  EXPECT_EQ(run_command({"/nonexistent/tool"}, missing), 127);
+}

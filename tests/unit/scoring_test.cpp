@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include "mskb/evaluator.hpp"
+#include "mskb/scoring.hpp"
+
+using namespace mskb;
+
+TEST(Scoring, ComplexityWeightedSpeedup) {
+  // P = (1*2 + 3*4) / (1 + 3) = 3.5: the large size dominates.
+  auto p = complexity_weighted({{1, 2.0}, {3, 4.0}});
+  ASSERT_TRUE(p);
+  EXPECT_DOUBLE_EQ(*p, 3.5);
+  EXPECT_FALSE(complexity_weighted({}));
+  // 64-bit complexities do not overflow.
+  auto big = complexity_weighted({{uint64_t{1} << 62, 2.0}, {uint64_t{1} << 62, 4.0}});
+  EXPECT_DOUBLE_EQ(*big, 3.0);
+}
+
+TEST(Scoring, Geomean) {
+  EXPECT_DOUBLE_EQ(*geomean({2.0, 8.0}), 4.0);
+  EXPECT_FALSE(geomean({}));
+  EXPECT_FALSE(geomean({1.0, 0.0}));
+}
+
+TEST(Scoring, RatiosAreFasterIsGreater) {
+  EXPECT_DOUBLE_EQ(speedup(10.0, 5.0), 2.0);
+  EXPECT_DOUBLE_EQ(ratio_vs_vendor(4.0, 8.0), 0.5);
+  EXPECT_DOUBLE_EQ(sol_fraction(1.0, 4.0), 0.25);
+}
+
+TEST(Scoring, Roofline) {
+  Ceilings c{4000, 50, 800};
+  // 4 GB at 4000 GB/s = 1 ms; 1 GFLOP at 50 TFLOP/s = 20 us: memory bound.
+  EXPECT_NEAR(roofline_us(4e9, 1e9, false, c), 1000.0, 1e-9);
+  // 1 TFLOP fp32 = 20 ms; as bf16 tensor work at 800 TFLOP/s = 1.25 ms.
+  EXPECT_NEAR(roofline_us(1e6, 1e12, false, c), 20000.0, 1e-6);
+  EXPECT_NEAR(roofline_us(1e6, 1e12, true, c), 1250.0, 1e-6);
+  EXPECT_EQ(roofline_us(1, 1, false, Ceilings{}), 0.0);
+}
+
+TEST(Scoring, Suite) {
+  auto s = summarize_suite({3.0, 1.2, 0.5, std::nullopt});
+  EXPECT_EQ(s.tasks, 4);
+  EXPECT_EQ(s.correct, 3);
+  EXPECT_DOUBLE_EQ(s.success_rate, 0.5);
+  EXPECT_DOUBLE_EQ(s.fast_1_5, 0.25);
+  EXPECT_DOUBLE_EQ(s.fast_2, 0.25);
+  EXPECT_NEAR(s.mean_p, (3.0 + 1.2 + 0.5) / 3, 1e-12);
+}
+
+TEST(TimingPolicy, Dispositions) {
+  TimingPolicy p;
+  TimingStats t;
+  t.median_us = 100;
+  t.noise = 0.001;
+  EXPECT_EQ(judge_timing(t, 20, p), "passed");
+  EXPECT_EQ(judge_timing(t, 250, p), "too_fast");  // 100 us < half of a 250 us floor
+  t.wall_gap_max_us = 5000;
+  EXPECT_EQ(judge_timing(t, 20, p), "unsynced");
+  t.wall_gap_max_us = 10;
+  t.noise = 0.05;
+  EXPECT_EQ(judge_timing(t, 20, p), "noisy");
+  EXPECT_EQ(judge_check_gap(30, 10, p), "passed");
+  EXPECT_EQ(judge_check_gap(3000, 10, p), "unsynced");
+}
+
+TEST(TimingStats, Summary) {
+  auto t = summarize_samples({5, 1, 3, 2, 4});
+  EXPECT_EQ(t.n, 5);
+  EXPECT_DOUBLE_EQ(t.median_us, 3);
+  EXPECT_DOUBLE_EQ(t.min_us, 1);
+  EXPECT_DOUBLE_EQ(t.max_us, 5);
+  EXPECT_DOUBLE_EQ(t.mean_us, 3);
+  EXPECT_NEAR(t.noise, std::sqrt(2.5) / std::sqrt(5.0) / 3.0, 1e-12);
+}
