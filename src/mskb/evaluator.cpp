@@ -153,7 +153,9 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   // The first failing check decides, in the order the checks ran.
   for (const auto& c : checks) {
     std::string d = c.value("disposition", disposition::harness_error);
-    if (d == disposition::passed) d = judge_check_gap(c.value("gap_us", 0.0), c.value("call_us", 0.0), opt.policy);
+    // Work still running after the entry point returned explains (and outranks) a missing output.
+    if (judge_check_gap(c.value("gap_us", 0.0), c.value("call_us", 0.0), opt.policy) == disposition::unsynced)
+      d = disposition::unsynced;
     if (d == disposition::passed) {
       ++res.checks_passed;
       continue;

@@ -65,7 +65,7 @@ TEST(LlmProviderSpec, Replay) {
 }
 
 TEST(LlmProviderSpec, Errors) {
-  for (const char* bad : {"gpt-4o", "openai:", "anthropic:  ", "nosuch:model", "openai-compatible:gpt-4o",
+  for (const char* bad : {"gpt-4o", "openai:", "anthropic: ", "nosuch:model", "openai-compatible:gpt-4o",
                           "openai-compatible:http://localhost:8000", "openai-compatible:http://h:8000/v1:",
                           "openai-compatible:ftp://h/v1:m", "replay:"}) {
     auto s = llm::parse_provider_spec(bad);

@@ -1,0 +1,65 @@
+// dot_product: loss = sum_i X[i] * Y[i] (a scalar; the harness zeroes loss before each call).
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(dot_product) {
+  using namespace mskb;
+  spec.semantics =
+      "loss[0] = sum over i in [0, N) of X[i] * Y[i]. X and Y are device arrays of N elements (bf16 in the bf16 "
+      "variant); loss is ONE float in both precisions (float* even in the bf16 variant). loss is zeroed by the "
+      "caller before each call and must hold the full dot product afterwards (atomics allowed). N >= 1.";
+  spec.vendor =
+      "cuBLAS: cublasSdot with device pointer mode (fp32); bf16: cublasGemmEx as a 1x1xN GEMM with CUDA_R_16BF "
+      "inputs, a CUDA_R_32F result and CUBLAS_COMPUTE_32F (cublasDotEx only returns a bf16 result for bf16 inputs, "
+      "which would round the scalar to 8 bits)";
+  spec.params = {accumulate("loss", Elem::f32), in("X"), in("Y"), int_arg("N")};
+  for (int e = 16; e <= 20; ++e) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", 333'333}}, {{"N", (1 << 20) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 27}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(1);
+    a[1].data.resize(n);
+    a[2].data.resize(n);
+    rng.fill_uniform(a[1].data, -1.0, 1.0);
+    rng.fill_uniform(a[2].data, -1.0, 1.0);
+    a[3].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const int64_t n = s["N"];
+    const int64_t chunk = 1 << 16;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+    const std::vector<double>& x = a[1].data;
+    const std::vector<double>& y = a[2].data;
+    parallel_for(
+        chunks,
+        [&](int64_t c) {
+          double acc = 0.0;
+          const int64_t hi = std::min(n, (c + 1) * chunk);
+          for (int64_t i = c * chunk; i < hi; ++i) acc += x[static_cast<std::size_t>(i)] * y[static_cast<std::size_t>(i)];
+          partial[static_cast<std::size_t>(c)] = acc;
+        },
+        1);
+    double sum = 0.0;
+    for (double v : partial) sum += v;
+    a[0].data[0] = sum;
+  };
+  // A sum of N products of U(-1,1) values: typical term 1/3, typical result sqrt(N)/3. FP32 summation
+  // in any sane order (tree, per-block atomics, even one atomic per element at paper sizes) stays well
+  // inside atol = 2e-4 * sqrt(N) / 3; accumulating in bf16 does not. Both precisions compute in FP32
+  // and write a float, so they share the tolerance.
+  spec.tolerance = [](const Shape& s, Precision) {
+    const double n = static_cast<double>(s["N"]);
+    return Tolerance{2e-4 * std::sqrt(n) / 3.0, 1e-4};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)) + 4.0, 2.0 * n};
+  };
+}
