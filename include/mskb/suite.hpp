@@ -43,6 +43,7 @@ struct SuiteReport {
   std::vector<ContenderRun> runs;
   nlohmann::json to_json() const;   // the `mskb run --json` contract
   std::string table() const;        // human summary
+  std::string markdown() const;     // summary + per-shape tables, for docs/results/
 };
 
 using Progress = std::function<void(const std::string& line, bool final_line)>;

@@ -285,6 +285,53 @@ json SuiteReport::to_json() const {
   return {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
 }
 
+std::string SuiteReport::markdown() const {
+  const json j = to_json();
+  std::string out = "# mskb run\n\n";
+  const json& d = device;
+  out += fmt::format("Device: {} ({} SMs), measured DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s.\n\n",
+                     d.value("name", "?"), d.value("sms", 0), d.value("dram_bandwidth_gbs", 0.0), d.value("fp32_tflops", 0.0),
+                     d.value("bf16_tflops", 0.0));
+  out += "Speedup = baseline time / contender time; vs vendor = vendor time / contender time (> 1: faster than the vendor); "
+         "SOL = roofline time / contender time. Times are medians of cold-L2 samples (CUDA events around the entry point).\n\n";
+  out += "## Summary (P and geomean over the paper sweep)\n\n| task | prec | contender | disposition | checks | P | geomean | vs vendor (geomean) | best SOL |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : j["contenders"]) {
+    std::string P = "-", G = "-", V = "-", S = "-";
+    for (const auto& s : j["scores"])
+      if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s["sweep"] == "paper") {
+        if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
+        if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
+      }
+    std::vector<double> vv, sol;
+    for (const auto& r : j["results"])
+      if (r["task"] == c["task"] && r["precision"] == c["precision"] && r["contender"] == c["contender"]) {
+        if (!r["ratio_vs_vendor"].is_null()) vv.push_back(r["ratio_vs_vendor"]);
+        if (!r["sol_fraction"].is_null()) sol.push_back(r["sol_fraction"]);
+      }
+    if (auto g = geomean(vv)) V = fmt::format("{:.2f}", *g);
+    if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
+    out += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} |\n", c["task"].get<std::string>(), c["precision"].get<std::string>(),
+                       c["contender"].get<std::string>(), c["disposition"].get<std::string>(), c["checks_passed"].get<int>(),
+                       c["checks_total"].get<int>(), P, G, V, S);
+  }
+  out += "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  auto f2 = [](const json& x) { return x.is_null() ? std::string("-") : fmt::format("{:.2f}", x.get<double>()); };
+  for (const auto& r : j["results"]) {
+    std::string shape;
+    for (auto it = r["shape"].begin(); it != r["shape"].end(); ++it) {
+      if (it.key() == "_order") continue;
+      shape += (shape.empty() ? "" : ",") + it.key() + "=" + std::to_string(it.value().get<int64_t>());
+    }
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.2f}% | {} | {} | {} | {:.0f} |\n", r["task"].get<std::string>(),
+                       r["precision"].get<std::string>(), r["contender"].get<std::string>(), r["sweep"].get<std::string>(), shape,
+                       r["time_us"]["median"].get<double>(), r["time_us"]["n"].get<int>(), 100 * r["time_us"]["noise"].get<double>(),
+                       f2(r["speedup_vs_baseline"]), f2(r["ratio_vs_vendor"]),
+                       r["sol_fraction"].is_null() ? std::string("-") : fmt::format("{:.0f}%", 100 * r["sol_fraction"].get<double>()),
+                       r["sm_clock_mhz"].get<double>());
+  }
+  return out;
+}
+
 std::string SuiteReport::table() const {
   const json j = to_json();
   std::string out = fmt::format("{:<22} {:<5} {:<12} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", "task", "prec", "contender",

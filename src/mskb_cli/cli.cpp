@@ -136,6 +136,8 @@ int mskb_main(int argc, char** argv) {
   run->add_option("--sweep", sweep, "paper | large | heldout | all (sizes to time)")->check(CLI::IsMember({"paper", "large", "heldout", "all"}));
   run->add_option("--contenders", contenders, "Shipped contenders to include: baseline,vendor (or none)");
   run->add_option("--budget", budget, "Timing budget per shape in seconds");
+  std::string md_path;
+  run->add_option("--markdown", md_path, "Also write a Markdown report to FILE");
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
   check->add_flag("--memcheck", memcheck, "Also run under compute-sanitizer memcheck");
@@ -256,6 +258,7 @@ int mskb_main(int argc, char** argv) {
       std::cout << report.table();
     }
     if (!json_path.empty()) write_json(report.to_json(), json_path);
+    if (!md_path.empty()) std::ofstream(md_path) << report.markdown();
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::cerr << "mskb: error: " << e.what() << "\n";

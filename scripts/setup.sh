@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# One command on a fresh machine: install dependencies, build, and run the main job.
+#   GPU machine:    measures the device, then `mskb run --all` (baseline + vendor, paper sweep),
+#                   writing results/mskb-run.json and results/mskb-run.md.
+#   No GPU:         builds everything, compiles every shipped kernel, and says what needs a GPU.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+if nvidia-smi -L >/dev/null 2>&1; then preset=gpu; else preset=cpu; fi
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$(nproc)"
+mskb=build/$preset/apps/mskb
+if [ "$preset" = gpu ]; then
+  mkdir -p results
+  $mskb device
+  $mskb run --all --json results/mskb-run.json --markdown results/mskb-run.md "$@"
+  echo "results: results/mskb-run.json, results/mskb-run.md"
+else
+  $mskb list
+  $mskb build --all
+  cat <<MSG
+
+No NVIDIA GPU found: everything is built and every shipped kernel compiles.
+What needs a GPU: mskb device | run | check, cudamaster profile/optimize, and the gpu-labelled tests.
+Run the tests with: scripts/test.sh
+MSG
+fi

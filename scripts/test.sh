@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds with the CPU preset (warnings are errors) and runs the whole test suite. GPU tests run
+# when a GPU is present and are reported as skipped otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${MSKB_PRESET:-cpu}
+cmake --preset "$preset"
+cmake --build --preset "$preset" -j "$(nproc)"
+ctest --preset "$preset" -j "$(nproc)" "$@"
