@@ -30,9 +30,6 @@ if [ $skip_tests = 0 ]; then
 fi
 if [ -n "$tasks" ]; then
   t2=$(date +%s)
-  for t in $tasks; do args="$args --task $t"; done
-  for t in $tasks; do
-    $mskb run --task "$t" --sweep "$sweep" --json "$OUT/run-$t.json" --markdown "$OUT/run-$t.md" -q >> "$OUT/run.log" 2>&1
-  done
-  echo "runs: $(( $(date +%s) - t2 )) s"; cat "$OUT"/run.log | tail -40
+  $mskb run --task "$(echo $tasks | tr ' ' ',')" --sweep "$sweep" --json "$OUT/run.json" --markdown "$OUT/run.md" > "$OUT/run.log" 2>&1
+  echo "runs: $(( $(date +%s) - t2 )) s"; tail -40 "$OUT/run.log"
 fi

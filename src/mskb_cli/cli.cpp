@@ -112,13 +112,14 @@ int mskb_main(int argc, char** argv) {
   device->add_flag("--refresh", dev_refresh, "Measure again instead of using the cached ceilings");
 
   // run and check share most options.
-  std::string task, precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
+  std::vector<std::string> task_list;
+  std::string precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false, memcheck = false;
   int seeds = 3, jobs = 0;
   double timeout = 0, budget = 0.25;
   auto add_common = [&](CLI::App* c) {
-    c->add_option("--task", task, "Task name (mskb list)");
+    c->add_option("--task", task_list, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
     c->add_option("--kernel", kernels, "Kernel file(s) exporting the MSKernelBench entry point");
     c->add_option("--precision", precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
     c->add_option("--seeds", seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
@@ -216,19 +217,19 @@ int mskb_main(int argc, char** argv) {
     for (const auto& k : kernels)
       if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
     if (*check) {
-      if (task.empty()) throw std::invalid_argument("mskb check needs --task");
+      if (task_list.size() != 1) throw std::invalid_argument("mskb check needs one --task");
       if (kernels.empty()) throw std::invalid_argument("mskb check needs --kernel FILE.cu");
-      plan.tasks = {get_task(task).name};
+      plan.tasks = {get_task(task_list[0]).name};
       plan.contenders = {};
       plan.eval.check_only = true;
       plan.memcheck = memcheck;
     } else {
-      if (all == !task.empty()) throw std::invalid_argument("mskb run needs exactly one of --task T or --all");
-      if (all && !kernels.empty()) throw std::invalid_argument("--kernel needs a single --task, not --all");
+      if (all == !task_list.empty()) throw std::invalid_argument("mskb run needs exactly one of --task T[,T...] or --all");
+      if (!kernels.empty() && task_list.size() != 1) throw std::invalid_argument("--kernel needs a single --task");
       if (all)
         for (const auto& t : all_tasks()) plan.tasks.push_back(t.name);
       else
-        plan.tasks = {get_task(task).name};
+        for (const auto& t : task_list) plan.tasks.push_back(get_task(t).name);
       plan.contenders.clear();
       if (contenders != "none") {
         std::stringstream ss(contenders);
