@@ -1,0 +1,65 @@
+// monte_carlo_int: result += (b - a) * mean(y) over N given samples (no RNG inside the kernel).
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "mskb/task.hpp"
+
+namespace {
+// |y| <= 10 and b - a <= 2000 by construction of the generator.
+constexpr double kMaxTerm = 10.0;
+constexpr double kMaxWidth = 2000.0;
+
+// Error budget of an FP32 sum of n terms of magnitude <= term: sqrt(n) growth for tree-like sums
+// plus a linear term for the sequential (atomic) accumulation of block partials.
+double sum_budget(double n, double term) { return std::ldexp(1.0, -24) * term * (64.0 * std::sqrt(n) + n / 16.0); }
+}  // namespace
+
+MSKB_TASK(monte_carlo_int) {
+  using namespace mskb;
+  spec.semantics =
+      "Monte Carlo integral estimate from given samples (no random numbers are drawn): "
+      "result[0] += (b - a) * (y_samples[0] + ... + y_samples[N-1]) / N. result is a single element that the "
+      "caller zeroes before the call (accumulate); the kernel must add the full value (atomics allowed). "
+      "a and b stay float in BF16; in BF16 y_samples and result are __nv_bfloat16 (accumulate in FP32, e.g. in an "
+      "internal float temporary, and round to bf16 once). N >= 1.";
+  spec.vendor = "CUB: cub::DeviceReduce::Sum into an FP32 temporary (BF16 through a thrust::transform_iterator "
+                "that widens each sample to float), then one tiny kernel adds (b-a)/N * sum to result";
+  spec.params = {in("y_samples"), accumulate("result"), float_arg("a"), float_arg("b"), int_arg("N")};
+  for (int e : {14, 16, 18, 20, 22}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 3}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", (int64_t{1} << 22) + 5}}, {{"N", 5'000'001}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    rng.fill_uniform(a[0].data, -kMaxTerm, kMaxTerm);
+    a[1].data.resize(1);
+    double x = 0, y = 0;
+    do {
+      x = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
+      y = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
+    } while (std::fabs(x - y) < 1.0);
+    a[2].value = std::min(x, y);
+    a[3].value = std::max(x, y);
+    a[4].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    double sum = 0;
+    for (double v : a[0].data) sum += v;
+    const double n = static_cast<double>(a[0].data.size());
+    a[1].data[0] += (a[3].value - a[2].value) * sum / n;
+  };
+  // The FP32 sum's error (scaled by the widest (b-a)/N) plus a relative term for the final products;
+  // BF16 adds one rounding of the result (up to 2^-8 relative).
+  spec.tolerance = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    const double atol = kMaxWidth / n * sum_budget(n, kMaxTerm);
+    return p == Precision::fp32 ? Tolerance{atol, 1e-5} : Tolerance{atol, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{(n + 1.0) * static_cast<double>(real_bytes(p)), n + 3.0};
+  };
+}
