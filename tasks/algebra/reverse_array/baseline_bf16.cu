@@ -1,0 +1,15 @@
+// Naive baseline: one thread per output element, output[i] = input[N-1-i] (bf16 values copied as is).
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+__global__ void reverse_array_bf16_kernel(__nv_bfloat16* output, const __nv_bfloat16* input, int N) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < N) output[i] = input[N - 1 - i];
+}
+
+extern "C" void reverse_array_bf16(__nv_bfloat16* output, __nv_bfloat16* input, int N) {
+  const int threads = 256;
+  const long long blocks = (static_cast<long long>(N) + threads - 1) / threads;
+  reverse_array_bf16_kernel<<<static_cast<unsigned>(blocks), threads>>>(output, input, N);
+  cudaDeviceSynchronize();
+}

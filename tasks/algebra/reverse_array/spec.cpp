@@ -1,0 +1,33 @@
+// reverse_array: output[i] = input[N-1-i].
+#include "mskb/task.hpp"
+
+MSKB_TASK(reverse_array) {
+  using namespace mskb;
+  spec.semantics =
+      "output[i] = input[N-1-i] for i in [0, N): output is input reversed. input and output are device arrays of N "
+      "elements (distinct buffers); input is read only.";
+  spec.vendor = "Thrust: thrust::reverse_copy(thrust::device, ...) (fp32 and bf16; a pure data movement)";
+  spec.params = {out("output"), in("input"), int_arg("N")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  // Odd sizes (the middle element maps to itself), N=1, and N beyond the paper maximum.
+  spec.heldout = {{{"N", 1}}, {{"N", 2}}, {{"N", 3}}, {{"N", 1001}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    rng.fill_uniform(a[1].data, -1.0, 1.0);
+    a[2].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const std::size_t n = a[1].data.size();
+    for (std::size_t i = 0; i < n; ++i) a[0].data[i] = a[1].data[n - 1 - i];
+  };
+  // A permutation of the input: every element must be bit-exact.
+  spec.tolerance = [](const Shape&, Precision) { return Tolerance{0.0, 0.0}; };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)), 0.0};
+  };
+}

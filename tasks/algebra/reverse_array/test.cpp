@@ -1,0 +1,44 @@
+// Hand-checked cases for the reverse_array reference.
+#include <gtest/gtest.h>
+
+#include "mskb/registry.hpp"
+
+using namespace mskb;
+
+namespace {
+
+Args make(const std::vector<double>& in) {
+  Args a(3);
+  a[0].data.assign(in.size(), 0.0);
+  a[1].data = in;
+  a[2].value = static_cast<double>(in.size());
+  return a;
+}
+
+TEST(ReverseArray, OddLengthKeepsTheMiddle) {
+  const TaskSpec& t = get_task("reverse_array");
+  Args a = make({1.0, -2.5, 3.0, 4.0, 0.5});
+  t.reference({{"N", 5}}, Precision::fp32, a);
+  EXPECT_EQ(a[0].data, (std::vector<double>{0.5, 4.0, 3.0, -2.5, 1.0}));
+  EXPECT_EQ(a[1].data, (std::vector<double>{1.0, -2.5, 3.0, 4.0, 0.5}));  // input untouched
+}
+
+TEST(ReverseArray, EvenLengthAndSingleElement) {
+  const TaskSpec& t = get_task("reverse_array");
+  Args a = make({7.0, 8.0});
+  t.reference({{"N", 2}}, Precision::bf16, a);
+  EXPECT_EQ(a[0].data, (std::vector<double>{8.0, 7.0}));
+  Args b = make({-3.0});
+  t.reference({{"N", 1}}, Precision::fp32, b);
+  EXPECT_EQ(b[0].data, (std::vector<double>{-3.0}));
+}
+
+TEST(ReverseArray, ToleranceIsExact) {
+  const TaskSpec& t = get_task("reverse_array");
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    EXPECT_EQ(t.tolerance({{"N", 1024}}, p).atol, 0.0);
+    EXPECT_EQ(t.tolerance({{"N", 1024}}, p).rtol, 0.0);
+  }
+}
+
+}  // namespace
