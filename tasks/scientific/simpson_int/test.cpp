@@ -1,0 +1,107 @@
+// Hand-checked cases for the simpson_int FP64 reference (odd N: composite Simpson; even N: Simpson over
+// 0..N-2 plus the last-interval parabola, as scipy.integrate.simpson >= 1.11).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "mskb/instance.hpp"
+#include "mskb/registry.hpp"
+
+using namespace mskb;
+
+namespace {
+
+double integrate(const std::vector<double>& y, double a, double b) {
+  const TaskSpec& t = get_task("simpson_int");
+  Args x(5);
+  x[0].data = y;
+  x[1].data = {0.0};
+  x[2].value = a;
+  x[3].value = b;
+  x[4].value = static_cast<double>(y.size());
+  t.reference(Shape{{"N", static_cast<int64_t>(y.size())}}, Precision::fp32, x);
+  return x[1].data[0];
+}
+
+std::vector<double> sample(double (*f)(double), double a, double b, int n) {
+  std::vector<double> y(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) y[static_cast<std::size_t>(i)] = f(a + (b - a) * i / (n - 1));
+  return y;
+}
+
+TEST(SimpsonIntReference, ThreeSamplesIsOnePanel) {
+  EXPECT_DOUBLE_EQ(integrate({1, 2, 3}, 0.0, 2.0), 4.0);  // h/3 * (1 + 8 + 3), h = 1
+  EXPECT_DOUBLE_EQ(integrate({2, -1, 5}, 1.0, 5.0), 2.0 / 3.0 * (2 - 4 + 5));  // h = 2
+}
+
+TEST(SimpsonIntReference, OddNIsExactForCubics) {
+  auto cube = [](double x) { return x * x * x - 2 * x + 1; };  // integral over [-1, 3]: 20 - 8 + 4 = 16
+  EXPECT_NEAR(integrate(sample(cube, -1, 3, 5), -1, 3), 16.0, 1e-12);
+  EXPECT_NEAR(integrate(sample(cube, -1, 3, 101), -1, 3), 16.0, 1e-11);
+  auto sq = [](double x) { return x * x; };
+  EXPECT_NEAR(integrate(sample(sq, 0, 4, 5), 0, 4), 64.0 / 3.0, 1e-12);  // 1/3*(0 + 4 + 8 + 36 + 16)
+}
+
+TEST(SimpsonIntReference, EvenNWeightsAreSimpsonPlusLastParabola) {
+  // Unit samples read off the weights: N = 4 -> h/12 * (4, 15, 12, 5); N = 6 -> (4, 16, 8, 15, 12, 5).
+  const double w4[] = {4, 15, 12, 5};
+  for (int i = 0; i < 4; ++i) {
+    std::vector<double> y(4, 0.0);
+    y[static_cast<std::size_t>(i)] = 1.0;
+    EXPECT_NEAR(integrate(y, 0.0, 3.0), w4[i] / 12.0, 1e-15) << i;  // h = 1
+  }
+  const double w6[] = {4, 16, 8, 15, 12, 5};
+  for (int i = 0; i < 6; ++i) {
+    std::vector<double> y(6, 0.0);
+    y[static_cast<std::size_t>(i)] = 1.0;
+    EXPECT_NEAR(integrate(y, 0.0, 10.0), 2.0 * w6[i] / 12.0, 1e-15) << i;  // h = 2
+  }
+}
+
+TEST(SimpsonIntReference, EvenNIsExactForQuadratics) {
+  auto q = [](double x) { return 3 * x * x - x + 2; };  // integral over [0, 3]: 27 - 4.5 + 6 = 28.5
+  EXPECT_NEAR(integrate(sample(q, 0, 3, 4), 0, 3), 28.5, 1e-12);
+  EXPECT_NEAR(integrate(sample(q, 0, 3, 6), 0, 3), 28.5, 1e-12);
+  EXPECT_NEAR(integrate(sample(q, 0, 3, 1000), 0, 3), 28.5, 1e-10);
+}
+
+TEST(SimpsonIntReference, ConvergesForSmoothFunctionsBothParities) {
+  auto s = [](double x) { return std::sin(x); };  // integral over [0, pi] = 2
+  const double pi = std::acos(-1.0);
+  EXPECT_NEAR(integrate(sample(s, 0, pi, 1001), 0, pi), 2.0, 1e-11);
+  EXPECT_NEAR(integrate(sample(s, 0, pi, 1000), 0, pi), 2.0, 1e-9);
+}
+
+TEST(SimpsonIntReference, AddsToTheResult) {
+  const TaskSpec& t = get_task("simpson_int");
+  Args x(5);
+  x[0].data = {1, 1, 1};
+  x[1].data = {5.0};
+  x[2].value = 0;
+  x[3].value = 1;
+  x[4].value = 3;
+  t.reference(Shape{{"N", 3}}, Precision::bf16, x);
+  EXPECT_DOUBLE_EQ(x[1].data[0], 6.0);
+}
+
+TEST(SimpsonIntTolerance, RejectsTheDroppedLastIntervalAtPaperSizes) {
+  // The published kernels drop the last interval for even N; the tolerance must see that.
+  const TaskSpec& t = get_task("simpson_int");
+  const Shape s{{"N", int64_t{1} << 14}};
+  int rejected = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const Args in = make_inputs(t, s, Precision::fp32, seed);
+    const Args ref = make_expected(t, s, Precision::fp32, in);
+    const std::vector<double>& y = in[0].data;
+    const auto n = y.size();
+    const double h = (in[3].value - in[2].value) / static_cast<double>(n - 1);
+    double panels = 0;
+    for (std::size_t p = 0; p + 2 < n; p += 2) panels += y[p] + 4 * y[p + 1] + y[p + 2];
+    const double dropped = h / 3 * panels;
+    const Tolerance tol = t.tolerance(s, Precision::fp32);
+    if (std::fabs(dropped - ref[1].data[0]) > tol.atol + tol.rtol * std::fabs(ref[1].data[0])) ++rejected;
+  }
+  EXPECT_GE(rejected, 4);
+}
+
+}  // namespace
