@@ -1,0 +1,65 @@
+// spmv_coo: y += A*x with A in COO format (unsorted entries); y accumulates (the harness zeroes it).
+#include <cstdint>
+#include <vector>
+
+#include "../common/sparse_gen.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(spmv_coo) {
+  using namespace mskb;
+  namespace sp = mskb::sparse;
+  spec.semantics =
+      "y[row_indices[e]] += values[e] * x[col_indices[e]] for every stored entry e in [0, nnz): y += A*x for a sparse "
+      "rows x cols matrix A in COO format (0-based int indices). The entries are in no particular order: entries "
+      "0..rows-1 hold one entry of each row (so no row is empty), the rest follow in random order, so many entries "
+      "share a row and concurrent updates of y must not be lost (atomics, or a sort). No (row, col) pair repeats. "
+      "x has cols elements; cols is not passed (it is at least max(col_indices) + 1 and may exceed 2048). y has rows "
+      "elements and ACCUMULATES: the caller zeroes it before the call. Some inputs are skewed (a few completely dense "
+      "rows, most rows short).";
+  spec.vendor =
+      "cuSPARSE: cusparseSpMV on a COO descriptor (cusparseCreateConstCoo; unsorted indices are allowed), "
+      "CUSPARSE_SPMV_COO_ALG1, alpha = 1, beta = 1 (y accumulates); bf16 through CUDA_R_16BF with CUDA_R_32F compute. "
+      "The entry point is not given the column count, so each call first reduces max(col_indices) + 1 on the device "
+      "(one small kernel and a 4-byte copy, counted in the time)";
+  spec.params = {int_arg("rows"), int_arg("nnz"),  in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
+                 in("x"),         accumulate("y")};
+  for (int e = 10; e <= 15; ++e) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}});
+  spec.heldout = {{{"rows", 1}, {"cols", 1}},
+                  {{"rows", 999}, {"cols", 3001}},
+                  {{"rows", 4097}, {"cols", 1500}, {"skew", 1}},
+                  {{"rows", 65537}, {"cols", 2048}, {"skew", 1}},
+                  {{"rows", 100003}, {"cols", 5000}, {"skew", 1}}};
+  spec.large = {{{"rows", int64_t{1} << 20}, {"cols", 2048}},
+                {{"rows", int64_t{1} << 21}, {"cols", 2048}},
+                {{"rows", int64_t{1} << 21}, {"cols", 2048}, {"skew", 1}},
+                {{"rows", int64_t{1} << 18}, {"cols", 16384}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t rows = s["rows"], cols = s["cols"];
+    const sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 1, rng);
+    sp::Coo coo = sp::coo_cover_then_shuffle(csr, rng);
+    a[0].value = static_cast<double>(rows);
+    a[1].value = static_cast<double>(coo.val.size());
+    a[2].data = std::move(coo.val);
+    a[3].data = sp::as_doubles(coo.row);
+    a[4].data = sp::as_doubles(coo.col);
+    a[5].data.resize(static_cast<std::size_t>(cols));
+    sp::fill_values(a[5].data, rng);
+    a[6].data.resize(static_cast<std::size_t>(rows));
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const auto rows = static_cast<int64_t>(a[0].value), nnz = static_cast<int64_t>(a[1].value);
+    const sp::RowGrouped g = sp::group_coo(rows, a[3].data.data(), a[4].data.data(), a[2].data.data(), nnz);
+    sp::spmv_rows(g, a[5].data, a[6].data);
+  };
+  // A row holds per_line(cols) entries (uniform) or up to cols entries (skewed).
+  spec.tolerance = [](const Shape& s, Precision p) {
+    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"])); };
+  // Each entry read once (value + two indices), x and y once each.
+  spec.cost = [](const Shape& s, Precision p) {
+    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double bytes = nnz * (rb + 8.0) + static_cast<double>(s["cols"] + s["rows"]) * rb;
+    return Cost{bytes, 2.0 * nnz};
+  };
+}

@@ -1,0 +1,106 @@
+// Vendor contender: cuSPARSE generic SpMV on a COO descriptor (cusparseCreateConstCoo; the generic API
+// allows unsorted indices), CUSPARSE_SPMV_COO_ALG1, alpha = 1, beta = 1 so y accumulates. BF16 through
+// CUDA_R_16BF with CUDA_R_32F compute. The entry point is not given the column count cuSPARSE needs, so a
+// small kernel first reduces max(col_indices) + 1 on the device (plus a 4-byte copy): counted in the time.
+// mskb-link: cusparse
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+
+#include "mskb_vendor.cuh"
+
+namespace {
+
+// One device int for the column probe, allocated once and freed at exit.
+struct ProbeSlot {
+  int* p = nullptr;
+  int* get() {
+    if (!p) MSKB_VENDOR_CHECK(cudaMalloc(&p, sizeof(int)));
+    return p;
+  }
+  ~ProbeSlot() {
+    if (p) cudaFree(p);
+  }
+};
+ProbeSlot g_probe;
+
+__global__ void max_index_kernel(const int* idx, long long n, int* out) {
+  int m = -1;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    m = max(m, idx[i]);
+  m = __reduce_max_sync(0xffffffffu, m);
+  if ((threadIdx.x & 31) == 0 && m >= 0) atomicMax(out, m);
+}
+
+// Number of columns of the matrix: max(col_indices) + 1 (at least 1).
+int column_count(const int* col_indices, long long nnz) {
+  int* d = g_probe.get();
+  MSKB_VENDOR_CHECK(cudaMemsetAsync(d, 0xFF, sizeof(int), 0));  // -1
+  if (nnz > 0) {
+    const long long blocks = std::min<long long>((nnz + 255) / 256, 4096);
+    max_index_kernel<<<static_cast<unsigned>(blocks), 256>>>(col_indices, nnz, d);
+    MSKB_VENDOR_CHECK(cudaGetLastError());
+  }
+  int h = -1;
+  MSKB_VENDOR_CHECK(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost));
+  return std::max(h + 1, 1);
+}
+
+struct SpMat {
+  cusparseConstSpMatDescr_t d{};
+  ~SpMat() {
+    if (d) cusparseDestroySpMat(d);
+  }
+};
+struct ConstVec {
+  cusparseConstDnVecDescr_t d{};
+  ~ConstVec() {
+    if (d) cusparseDestroyDnVec(d);
+  }
+};
+struct Vec {
+  cusparseDnVecDescr_t d{};
+  ~Vec() {
+    if (d) cusparseDestroyDnVec(d);
+  }
+};
+
+void spmv_coo_any(int rows, int nnz, const void* values, const int* row_indices, const int* col_indices, const void* x, void* y,
+                  cudaDataType type) {
+  if (rows <= 0 || nnz <= 0) {
+    MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
+    return;
+  }
+  cusparseHandle_t h = mskb_vendor::cusparse();
+  const int cols = column_count(col_indices, nnz);
+  SpMat A;
+  ConstVec X;
+  Vec Y;
+  MSKB_VENDOR_CHECK(cusparseCreateConstCoo(&A.d, rows, cols, nnz, row_indices, col_indices, values, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, type));
+  MSKB_VENDOR_CHECK(cusparseCreateConstDnVec(&X.d, cols, x, type));
+  MSKB_VENDOR_CHECK(cusparseCreateDnVec(&Y.d, rows, y, type));
+  const float alpha = 1.0f, beta = 1.0f;  // y accumulates
+  size_t bytes = 0;
+  MSKB_VENDOR_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A.d, X.d, &beta, Y.d, CUDA_R_32F,
+                                            CUSPARSE_SPMV_COO_ALG1, &bytes));
+  void* buffer = mskb_vendor::workspace().get(bytes);
+  MSKB_VENDOR_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A.d, X.d, &beta, Y.d, CUDA_R_32F,
+                                 CUSPARSE_SPMV_COO_ALG1, buffer));
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+extern "C" void spmv_coo(int rows, int nnz, const float* values, const int* row_indices, const int* col_indices, const float* x,
+                         float* y) {
+  spmv_coo_any(rows, nnz, values, row_indices, col_indices, x, y, CUDA_R_32F);
+}
+
+extern "C" void spmv_coo_bf16(int rows, int nnz, const __nv_bfloat16* values, const int* row_indices, const int* col_indices,
+                              const __nv_bfloat16* x, __nv_bfloat16* y) {
+  spmv_coo_any(rows, nnz, values, row_indices, col_indices, x, y, CUDA_R_16BF);
+}
