@@ -1,0 +1,65 @@
+// spmv_csr: y = A*x with A in CSR format; y is overwritten.
+#include <cstdint>
+#include <vector>
+
+#include "../common/sparse_gen.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(spmv_csr) {
+  using namespace mskb;
+  namespace sp = mskb::sparse;
+  spec.semantics =
+      "y[i] = sum over p in [row_offsets[i], row_offsets[i+1]) of values[p] * x[col_indices[p]], for every row i in "
+      "[0, rows): y = A*x for a sparse rows x cols matrix A in CSR format (0-based int indices; row_offsets has rows+1 "
+      "entries, row_offsets[0] = 0, row_offsets[rows] = nnz; column indices sorted and duplicate-free within a row). "
+      "x has cols elements; cols is not passed (the paper uses 2048; other inputs have other widths, up to 20000). "
+      "y has rows elements and is OVERWRITTEN: every y[i] must be written, including y[i] = 0 for an empty row. "
+      "The paper's matrices have round(1% of cols) entries in every row; other inputs are skewed (power-law row "
+      "lengths: a few completely dense rows, a short tail, about 3% empty rows).";
+  spec.vendor =
+      "cuSPARSE: cusparseSpMV on a CSR descriptor (cusparseCreateConstCsr), CUSPARSE_SPMV_CSR_ALG1, alpha = 1, beta = 0 "
+      "(y zeroed first); bf16 through CUDA_R_16BF values/vectors with CUDA_R_32F compute. The entry point is not given "
+      "nnz or the column count, so each call reads row_offsets[rows] and reduces max(col_indices) + 1 on the device "
+      "(one small kernel and two 4-byte copies, counted in the time)";
+  spec.params = {int_arg("rows"), in("values"), in("col_indices", Elem::i32), in("row_offsets", Elem::i32), in("x"), out("y")};
+  for (int e = 10; e <= 15; ++e) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}});
+  spec.heldout = {{{"rows", 1}, {"cols", 1}},
+                  {{"rows", 999}, {"cols", 3001}},
+                  {{"rows", 4097}, {"cols", 1500}, {"skew", 1}},
+                  {{"rows", 65537}, {"cols", 2048}},
+                  {{"rows", 32768}, {"cols", 2048}, {"skew", 1}},
+                  {{"rows", 100003}, {"cols", 5000}, {"skew", 1}},
+                  {{"rows", 30000}, {"cols", 20000}, {"skew", 1}}};
+  spec.large = {{{"rows", int64_t{1} << 21}, {"cols", 2048}},
+                {{"rows", int64_t{1} << 22}, {"cols", 2048}},
+                {{"rows", int64_t{1} << 22}, {"cols", 2048}, {"skew", 1}},
+                {{"rows", int64_t{1} << 20}, {"cols", 16384}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t rows = s["rows"], cols = s["cols"];
+    sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng);
+    a[0].value = static_cast<double>(rows);
+    a[1].data = std::move(csr.values);
+    a[2].data = sp::as_doubles(csr.indices);
+    a[3].data = sp::as_doubles(csr.offsets);
+    a[4].data.resize(static_cast<std::size_t>(cols));
+    sp::fill_values(a[4].data, rng);
+    a[5].data.resize(static_cast<std::size_t>(rows));
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const auto rows = static_cast<int64_t>(a[0].value);
+    const sp::RowGrouped g = sp::group_csr(rows, a[2].data.data(), a[3].data.data(), a[1].data.data());
+    sp::spmv_rows(g, a[4].data, a[5].data);
+  };
+  // A row holds per_line(cols) entries (uniform) or up to cols entries (skewed).
+  spec.tolerance = [](const Shape& s, Precision p) {
+    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  };
+  // Both generators store exactly rows * per_line(cols) entries.
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"])); };
+  // Each entry read once (value + column index), row_offsets, x and y once each.
+  spec.cost = [](const Shape& s, Precision p) {
+    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]);
+    return Cost{nnz * (rb + 4.0) + (rows + 1.0) * 4.0 + (cols + rows) * rb, 2.0 * nnz};
+  };
+}
