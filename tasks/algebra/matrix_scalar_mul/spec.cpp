@@ -1,0 +1,44 @@
+// matrix_scalar_mul: B = scalar * A for an M x N row-major matrix.
+#include "mskb/task.hpp"
+
+MSKB_TASK(matrix_scalar_mul) {
+  using namespace mskb;
+  spec.semantics =
+      "B[i*N + j] = scalar * A[i*N + j] for i in [0, M), j in [0, N): A and B are distinct M x N row-major device "
+      "arrays; A is read only. In bf16 the scalar is passed as __nv_bfloat16; multiply in FP32 and round once to "
+      "bf16.";
+  spec.vendor =
+      "cuBLAS: cublasSgeam (B = scalar*A + 0*A, one pass) (fp32); cudaMemcpyAsync + cublasScalEx_64 with CUDA_R_16BF "
+      "data and FP32 alpha/execution (bf16: cuBLAS has no bf16 geam)";
+  spec.params = {in("A"), out("B"), real_arg("scalar"), int_arg("M"), int_arg("N")};
+  for (int e = 8; e <= 16; e += 2) spec.paper.push_back({{"M", int64_t{1} << e}, {"N", 2048}});
+  spec.heldout = {{{"M", 1}, {"N", 1}},      {{"M", 3}, {"N", 2047}},  {{"M", 1000}, {"N", 2048}},
+                  {{"M", 257}, {"N", 3000}}, {{"M", 4097}, {"N", 1023}}, {{"M", 1}, {"N", 100003}},
+                  {{"M", 100}, {"N", 1}},    {{"M", 65537}, {"N", 2048}}};
+  spec.large = {{{"M", int64_t{1} << 16}, {"N", 4096}}, {{"M", int64_t{1} << 17}, {"N", 2048}}, {{"M", int64_t{1} << 18}, {"N", 2048}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["M"] * s["N"]);
+    a[0].data.resize(n);
+    rng.fill_uniform(a[0].data, -1.0, 1.0);
+    a[1].data.resize(n);
+    // |scalar| in [0.5, 3), either sign: never 0 or 1, so a copy or a zero fill cannot pass.
+    const double mag = rng.uniform(0.5, 3.0);
+    a[2].value = rng.uniform(0.0, 1.0) < 0.5 ? -mag : mag;
+    a[3].value = static_cast<double>(s["M"]);
+    a[4].value = static_cast<double>(s["N"]);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const double scalar = a[2].value;
+    for (std::size_t i = 0; i < a[0].data.size(); ++i) a[1].data[i] = scalar * a[0].data[i];
+  };
+  // One rounding of the exact product: 2^-24 relative in fp32; in bf16 the product of two bf16 values is
+  // exact in FP32 and rounded once to bf16 (2^-8 relative at worst), 8e-3 leaves a factor 2.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{0.0, 2e-7} : Tolerance{0.0, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["M"]) * static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["M"]) * static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)), n};
+  };
+}
