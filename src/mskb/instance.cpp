@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mskb/parallel.hpp"
+
 namespace mskb {
 
 namespace {
@@ -48,11 +50,10 @@ Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const 
   return e;
 }
 
-void compare_buffer(const std::string& param, const std::vector<double>& got,
-                    const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
-                    Tolerance tol, bool exact, CompareResult& r) {
-  if (got.size() != want.size()) throw std::logic_error("compare_buffer: size mismatch for " + param);
-  for (std::size_t i = 0; i < got.size(); ++i) {
+namespace {
+void compare_range(const std::string& param, const std::vector<double>& got, const std::vector<unsigned char>& unwritten_mask,
+                   const std::vector<double>& want, Tolerance tol, bool exact, std::size_t lo, std::size_t hi, CompareResult& r) {
+  for (std::size_t i = lo; i < hi; ++i) {
     ++r.checked;
     const double g = got[i], w = want[i];
     bool bad = false;
@@ -65,17 +66,14 @@ void compare_buffer(const std::string& param, const std::vector<double>& got,
     } else if (exact) {
       bad = g != w;
       if (bad) r.max_rel_err = HUGE_VAL;
+    } else if (std::isinf(w) || std::isinf(g)) {
+      bad = g != w;
     } else {
       const double err = std::fabs(g - w);
       const double bound = tol.atol + tol.rtol * std::fabs(w);
-      if (std::isinf(w) || std::isinf(g)) {
-        bad = g != w;
-      } else {
-        r.max_abs_err = std::max(r.max_abs_err, err);
-        const double rel = bound > 0 ? err / bound : (err > 0 ? HUGE_VAL : 0.0);
-        r.max_rel_err = std::max(r.max_rel_err, rel);
-        bad = err > bound;
-      }
+      r.max_abs_err = std::max(r.max_abs_err, err);
+      r.max_rel_err = std::max(r.max_rel_err, bound > 0 ? err / bound : (err > 0 ? HUGE_VAL : 0.0));
+      bad = err > bound;
     }
     if (bad) {
       if (r.ok) r.param = param;
@@ -88,6 +86,40 @@ void compare_buffer(const std::string& param, const std::vector<double>& got,
       }
     }
   }
+}
+
+// Folds a later chunk's result into an earlier one, keeping the first mismatches in index order.
+void merge(CompareResult& into, const CompareResult& c) {
+  into.checked += c.checked;
+  into.mismatches += c.mismatches;
+  into.nans += c.nans;
+  into.unwritten += c.unwritten;
+  into.max_abs_err = std::max(into.max_abs_err, c.max_abs_err);
+  into.max_rel_err = std::max(into.max_rel_err, c.max_rel_err);
+  if (!c.ok) {
+    if (into.ok) into.param = c.param;
+    into.ok = false;
+    for (std::size_t k = 0; k < c.first_bad.size() && into.first_bad.size() < 8 && into.param == c.param; ++k) {
+      into.first_bad.push_back(c.first_bad[k]);
+      into.first_bad_got.push_back(c.first_bad_got[k]);
+      into.first_bad_want.push_back(c.first_bad_want[k]);
+    }
+  }
+}
+}  // namespace
+
+void compare_buffer(const std::string& param, const std::vector<double>& got,
+                    const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
+                    Tolerance tol, bool exact, CompareResult& r) {
+  if (got.size() != want.size()) throw std::logic_error("compare_buffer: size mismatch for " + param);
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  const std::size_t chunks = (got.size() + kChunk - 1) / kChunk;
+  std::vector<CompareResult> part(chunks);
+  parallel_for(static_cast<int64_t>(chunks), [&](int64_t c) {
+    const auto lo = static_cast<std::size_t>(c) * kChunk;
+    compare_range(param, got, unwritten_mask, want, tol, exact, lo, std::min(got.size(), lo + kChunk), part[static_cast<std::size_t>(c)]);
+  }, 1);
+  for (const auto& p : part) merge(r, p);
 }
 
 }  // namespace mskb

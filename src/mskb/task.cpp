@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mskb/parallel.hpp"
+
 namespace mskb {
 
 const char* to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "bf16"; }
@@ -152,7 +154,16 @@ double Rng::normal(double mean, double stddev) {
 }
 
 void Rng::fill_uniform(std::vector<double>& v, double lo, double hi) {
-  for (auto& x : v) x = uniform(lo, hi);
+  // Chunks draw from streams derived from one draw of this generator: deterministic for a given
+  // seed whatever the thread count, and fast for the large sweeps (hundreds of millions).
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const uint64_t base = next();
+  const std::size_t chunks = (v.size() + kChunk - 1) / kChunk;
+  parallel_for(static_cast<int64_t>(chunks), [&](int64_t c) {
+    Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+    const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(v.size(), b + kChunk);
+    for (std::size_t i = b; i < e; ++i) v[i] = local.uniform(lo, hi);
+  }, 16);
 }
 
 // ---- rounding

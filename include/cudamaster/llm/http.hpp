@@ -17,8 +17,9 @@ using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpOptions {
   std::chrono::milliseconds connect_timeout{10'000};
-  // The longest we wait for the whole (non-streamed) reply once connected. Reasoning models can
-  // think for minutes, hence the generous default.
+  // The longest the whole exchange may take (connecting included): replies are not streamed, so
+  // nothing arrives before the model has finished. Reasoning models can think for minutes, hence
+  // the generous default.
   std::chrono::milliseconds read_timeout{600'000};
 };
 

@@ -1,6 +1,7 @@
 // libcurl transport. One easy handle per request keeps it trivially thread-safe; LLM calls take
 // seconds, so connection reuse would buy nothing measurable. libcurl reads http_proxy,
 // https_proxy and no_proxy from the environment by itself and verifies TLS peers by default.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -86,9 +87,11 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &transfer);
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // timeouts without SIGALRM: required with threads
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
-    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS,
-                     static_cast<long>((options.connect_timeout + options.read_timeout).count()));
+    // libcurl has no per-read timeout; a non-streamed reply arrives at the end anyway, so the
+    // read timeout bounds the whole exchange (connecting included).
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS,
+                     static_cast<long>(std::min(options.connect_timeout, options.read_timeout).count()));
+    curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options.read_timeout.count()));
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // whatever libcurl can decode
     curl_easy_setopt(h, CURLOPT_USERAGENT, "cudamaster/0.1 (libcurl)");
     curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
