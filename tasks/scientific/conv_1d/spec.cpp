@@ -1,0 +1,74 @@
+// conv_1d: valid 1-D cross-correlation, output[i] = sum_t input[i + t] * kernel[t].
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// FP32 error of a K-term dot product of values in [-1, 1]: sqrt(K) growth for blocked or tree orders plus a
+// linear term for one long sequential accumulator.
+double dot_budget(double k) { return std::ldexp(1.0, -24) * (16.0 * std::sqrt(k) + k / 4.0); }
+}  // namespace
+
+MSKB_TASK(conv_1d) {
+  using namespace mskb;
+  spec.semantics =
+      "Valid 1-D cross-correlation (no kernel flip, no padding, stride 1): output[i] = sum_{t=0}^{kernel_size-1} "
+      "input[i + t] * kernel[t] for i in [0, input_size - kernel_size + 1). output has input_size - kernel_size + 1 "
+      "elements; 1 <= kernel_size <= input_size (kernel_size may exceed 256). BF16: load bf16, accumulate in FP32, "
+      "store bf16 once.";
+  spec.vendor = "cuDNN: cudnnConvolutionForward on an NCHW 1x1x1xW tensor and a 1x1x1xk filter, "
+                "CUDNN_CROSS_CORRELATION, FP32 compute; algorithm from cudnnGetConvolutionForwardAlgorithm_v7 restricted "
+                "to the GEMM-type ones (FFT/Winograd excluded: their error grows with the signal norm), FMA math (no TF32) "
+                "in FP32; BF16 tensors with FP32 compute (widened to FP32 if cuDNN has no bf16 engine); "
+                "outputs processed in bands of <= 2^24";
+  spec.params = {in("input"), in("kernel"), out("output"), int_arg("input_size"), int_arg("kernel_size")};
+  for (int e = 10; e <= 18; e += 2)
+    for (int64_t k : {32, 64, 128, 256}) spec.paper.push_back({{"input_size", int64_t{1} << e}, {"kernel_size", k}});
+  spec.heldout = {{{"input_size", 1}, {"kernel_size", 1}},         {{"input_size", 7}, {"kernel_size", 7}},
+                  {{"input_size", 1000}, {"kernel_size", 1}},      {{"input_size", 12345}, {"kernel_size", 300}},
+                  {{"input_size", 100003}, {"kernel_size", 77}},   {{"input_size", (1 << 18) + 7}, {"kernel_size", 513}},
+                  {{"input_size", 2000}, {"kernel_size", 1999}}};
+  spec.large = {{{"input_size", int64_t{1} << 24}, {"kernel_size", 1024}},
+                {{"input_size", int64_t{1} << 26}, {"kernel_size", 256}},
+                {{"input_size", int64_t{1} << 28}, {"kernel_size", 32}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["input_size"]), k = static_cast<std::size_t>(s["kernel_size"]);
+    a[0].data.resize(n);
+    a[1].data.resize(k);
+    rng.fill_uniform(a[0].data, -1.0, 1.0);
+    rng.fill_uniform(a[1].data, -1.0, 1.0);
+    a[2].data.resize(n - k + 1);
+    a[3].value = static_cast<double>(n);
+    a[4].value = static_cast<double>(k);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const int64_t n = s["input_size"], k = s["kernel_size"], m = n - k + 1;
+    const double* in = a[0].data.data();
+    const double* w = a[1].data.data();
+    double* out = a[2].data.data();
+    constexpr int64_t kBlock = 4096;  // outputs per task: the block and its input window stay in cache
+    parallel_for((m + kBlock - 1) / kBlock, [&](int64_t b) {
+      const int64_t lo = b * kBlock, hi = std::min(m, lo + kBlock);
+      for (int64_t i = lo; i < hi; ++i) out[i] = 0.0;
+      for (int64_t t = 0; t < k; ++t) {
+        const double wt = w[t];
+        const double* x = in + t;
+        for (int64_t i = lo; i < hi; ++i) out[i] += x[i] * wt;
+      }
+    }, 1);
+  };
+  spec.tolerance = [](const Shape& s, Precision p) {
+    const double atol = dot_budget(static_cast<double>(s["kernel_size"]));
+    return p == Precision::fp32 ? Tolerance{atol, 1e-5} : Tolerance{atol, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["input_size"] * s["kernel_size"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["input_size"]), k = static_cast<double>(s["kernel_size"]);
+    const double m = n - k + 1;
+    return Cost{(n + k + m) * static_cast<double>(real_bytes(p)), 2.0 * m * k};
+  };
+}
