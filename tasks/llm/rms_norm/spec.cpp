@@ -1,0 +1,59 @@
+// rms_norm: normalises ONE vector of length N by its root mean square, then applies an elementwise
+// affine transform: output = weight * input / sqrt(mean(input^2) + eps) + bias.
+#include <cmath>
+#include <vector>
+
+#include "mskb/task.hpp"
+
+MSKB_TASK(rms_norm) {
+  using namespace mskb;
+  spec.semantics =
+      "RMS normalisation of ONE vector of N elements: rms = sqrt(sum(input^2)/N + epsilon) (epsilon inside the "
+      "square root, no mean subtraction), output[i] = weight[i] * input[i] / rms + bias[i] for i in [0, N). "
+      "input, weight, bias and output are device arrays of N elements (bf16 in the bf16 variant; epsilon stays "
+      "float). N >= 1 and may be far larger than one block (up to 2^28): the sum needs a grid-wide reduction.";
+  spec.vendor =
+      "cuDNN legacy API: z = [input, -input] (device copy + cudnnTransformTensor with alpha = -1) has mean 0 and "
+      "biased variance mean(input^2), so cudnnBatchNormalizationForwardTraining (PER_ACTIVATION on a 2N x 1 x 1 x "
+      "1 tensor, scale 1, bias 0) returns input / sqrt(mean(input^2) + eps) in its first N elements; then bias is "
+      "copied into output and cudnnOpTensor(MUL, beta = 1) adds weight * normalised. The cuDNN frontend (RMSNorm "
+      "node) is not installed and the backend NORM_FORWARD engines target [batch, hidden] rows of bounded width, "
+      "not one vector of up to 2^28 elements";
+  spec.params = {out("output"), in("input"), in("weight"), in("bias"), float_arg("epsilon"), int_arg("N")};
+  for (int64_t n = 64; n <= 1024; n *= 2) spec.paper.push_back({{"N", n}});
+  spec.heldout = {{{"N", 1}},    {{"N", 3}},     {{"N", 1000}},     {{"N", 1025}},
+                  {{"N", 4097}}, {{"N", 65537}}, {{"N", 1'000'003}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  // Inputs in (-3, 5) (rms ~2.3), positive weights around 1, biases in (-1, 1): outputs are O(1).
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    a[2].data.resize(n);
+    a[3].data.resize(n);
+    rng.fill_uniform(a[1].data, -3.0, 5.0);
+    rng.fill_uniform(a[2].data, 0.5, 1.5);
+    rng.fill_uniform(a[3].data, -1.0, 1.0);
+    a[4].value = 1e-5;
+    a[5].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    const std::vector<double>& x = a[1].data;
+    double sq = 0.0;
+    for (std::size_t i = 0; i < n; ++i) sq += x[i] * x[i];
+    const double rinv = 1.0 / std::sqrt(sq / static_cast<double>(n) + a[4].value);
+    for (std::size_t i = 0; i < n; ++i) a[0].data[i] = a[2].data[i] * x[i] * rinv + a[3].data[i];
+  };
+  // |input / rms| <= ~2.2 (N = 1: |x| / sqrt(x^2 + eps) < 1) and |output| <= ~4.3. FP32: float sums of
+  // squares carry ~1e-6 relative error. BF16: one output rounding (2^-9 relative) plus, for a route that
+  // rounds the normalised vector to bf16 first, <= 1.5 * 2.2 * 2^-9 ~ 6.5e-3.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-5, 1e-5} : Tolerance{1.5e-2, 1e-2};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{4.0 * n * static_cast<double>(real_bytes(p)), 5.0 * n};
+  };
+}
