@@ -1,0 +1,55 @@
+// prefix_sum: inclusive scan, output[i] = input[0] + ... + input[i].
+#include <algorithm>
+#include <cmath>
+
+#include "mskb/task.hpp"
+
+namespace {
+// Inputs are U(0,1), so every prefix is positive and grows like i/2, and the FP32 error of any summation
+// order is relative: a chain of m additions onto the running sum errs by ~3.4e-8*sqrt(m) relative (rms).
+// A fully sequential scan (m = N) stays below u*sqrt(N) in simulation, decoupled look-back scans (m =
+// N/tile) and Hillis-Steele (m = log2 N) far below; 2*u*sqrt(N) accepts them all, floor 1e-5.
+double fp32_scan_rtol(int64_t n) { return std::max(1e-5, 2.0 * 0x1.0p-24 * std::sqrt(static_cast<double>(n))); }
+}  // namespace
+
+MSKB_TASK(prefix_sum) {
+  using namespace mskb;
+  spec.semantics =
+      "Inclusive prefix sum: output[i] = input[0] + input[1] + ... + input[i] for i in [0, N). input and output are "
+      "distinct device arrays of N elements; input is read only. N goes well beyond 2^18 (one thread block is not "
+      "enough). bf16: bf16 input/output; accumulate in FP32 and round each output once to bf16.";
+  spec.vendor =
+      "CUB: cub::DeviceScan::InclusiveSum (fp32); bf16 through a bf16->float transform input iterator (FP32 "
+      "accumulation) and a float->bf16 transform output iterator";
+  spec.params = {out("output"), in("input"), int_arg("N")};
+  for (int e = 10; e <= 18; e += 2) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}},       {{"N", 3}},           {{"N", 1000}},          {{"N", 65537}},
+                  {{"N", (1 << 18) + 3}}, {{"N", (1 << 20) + 1}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    rng.fill_uniform(a[1].data, 0.0, 1.0);
+    a[2].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    double acc = 0.0;
+    for (std::size_t i = 0; i < a[1].data.size(); ++i) {
+      acc += a[1].data[i];
+      a[0].data[i] = acc;
+    }
+  };
+  // Relative tolerance (all prefixes are positive). bf16 adds one rounding of each output (2^-8 relative
+  // at worst, 8e-3 leaves a factor 2); carrying partial sums in bf16 between passes fails.
+  spec.tolerance = [](const Shape& s, Precision p) {
+    const double rtol = fp32_scan_rtol(s["N"]);
+    return p == Precision::fp32 ? Tolerance{1e-7, rtol} : Tolerance{1e-7, 8e-3 + rtol};
+  };
+  // TASKS.md: complexity N^2 (as published), although the work is O(N).
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]) * static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)), n};
+  };
+}

@@ -1,0 +1,78 @@
+// Hand-checked cases for the prefix_sum reference (inclusive) and its tolerance.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "mskb/instance.hpp"
+#include "mskb/registry.hpp"
+
+using namespace mskb;
+
+namespace {
+
+Args run(const std::vector<double>& in) {
+  const TaskSpec& t = get_task("prefix_sum");
+  Args a(3);
+  a[0].data.assign(in.size(), 0.0);
+  a[1].data = in;
+  a[2].value = static_cast<double>(in.size());
+  t.reference({{"N", static_cast<int64_t>(in.size())}}, Precision::fp32, a);
+  return a;
+}
+
+bool passes(const Tolerance& tol, double got, double want) { return std::abs(got - want) <= tol.atol + tol.rtol * std::abs(want); }
+
+TEST(PrefixSum, InclusiveNotExclusive) {
+  EXPECT_EQ(run({1, 2, 3, 4})[0].data, (std::vector<double>{1, 3, 6, 10}));
+  EXPECT_EQ(run({0.5, -0.25, 0.125})[0].data, (std::vector<double>{0.5, 0.25, 0.375}));
+}
+
+TEST(PrefixSum, SingleElementIsCopied) { EXPECT_EQ(run({0.75})[0].data, (std::vector<double>{0.75})); }
+
+TEST(PrefixSum, SequentialFp32PassesAndADroppedElementFails) {
+  // A fully sequential FP32 scan (the worst summation order) passes at the largest paper size; the
+  // same scan missing one element early on fails.
+  const TaskSpec& t = get_task("prefix_sum");
+  const Shape s{{"N", 1 << 18}};
+  const Args in = make_inputs(t, s, Precision::fp32, 2);
+  const Args ref = make_expected(t, s, Precision::fp32, in);
+  const Tolerance tol = t.tolerance(s, Precision::fp32);
+  float acc = 0.0f, dropped = 0.0f;
+  bool all_ok = true, drop_detected = false;
+  for (std::size_t i = 0; i < in[1].data.size(); ++i) {
+    acc += static_cast<float>(in[1].data[i]);
+    if (i != 100) dropped += static_cast<float>(in[1].data[i]);
+    all_ok &= passes(tol, acc, ref[0].data[i]);
+    drop_detected |= !passes(tol, dropped, ref[0].data[i]);
+  }
+  EXPECT_TRUE(all_ok);
+  EXPECT_TRUE(drop_detected);
+}
+
+TEST(PrefixSum, Bf16ToleranceAllowsOneRoundingOfAnFp32Sum) {
+  const TaskSpec& t = get_task("prefix_sum");
+  const Shape s{{"N", 4096}};
+  const Args in = make_inputs(t, s, Precision::bf16, 1);
+  const Args ref = make_expected(t, s, Precision::bf16, in);
+  const Tolerance tol = t.tolerance(s, Precision::bf16);
+  float acc = 0.0f;
+  double acc_bf16 = 0.0;  // carrying the running sum in bf16 stalls once ulp(sum)/2 exceeds the terms
+  bool all_ok = true, bf16_carry_detected = false;
+  for (std::size_t i = 0; i < in[1].data.size(); ++i) {
+    acc += static_cast<float>(in[1].data[i]);
+    acc_bf16 = round_to(Precision::bf16, acc_bf16 + in[1].data[i]);
+    all_ok &= passes(tol, round_to(Precision::bf16, acc), ref[0].data[i]);
+    bf16_carry_detected |= !passes(tol, acc_bf16, ref[0].data[i]);
+  }
+  EXPECT_TRUE(all_ok);
+  EXPECT_TRUE(bf16_carry_detected);
+}
+
+TEST(PrefixSum, ToleranceGrowsWithN) {
+  const TaskSpec& t = get_task("prefix_sum");
+  EXPECT_EQ(t.tolerance({{"N", 1024}}, Precision::fp32).rtol, 1e-5);
+  EXPECT_GT(t.tolerance({{"N", 1 << 28}}, Precision::fp32).rtol, t.tolerance({{"N", 1 << 18}}, Precision::fp32).rtol);
+  EXPECT_LT(t.tolerance({{"N", 1 << 28}}, Precision::fp32).rtol, 3e-3);
+}
+
+}  // namespace
