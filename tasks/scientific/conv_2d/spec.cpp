@@ -1,0 +1,83 @@
+// conv_2d: valid 2-D cross-correlation of one single-channel image with one filter.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// FP32 error of a K-term dot product of values in [-1, 1] (see conv_1d).
+double dot_budget(double k) { return std::ldexp(1.0, -24) * (16.0 * std::sqrt(k) + k / 4.0); }
+
+mskb::Shape shape(int64_t ir, int64_t ic, int64_t kr, int64_t kc) {
+  return mskb::Shape{{"input_rows", ir}, {"input_cols", ic}, {"kernel_rows", kr}, {"kernel_cols", kc}};
+}
+}  // namespace
+
+MSKB_TASK(conv_2d) {
+  using namespace mskb;
+  spec.semantics =
+      "Valid 2-D cross-correlation (no kernel flip, no padding, stride 1, one channel) of a row-major "
+      "input_rows x input_cols image with a row-major kernel_rows x kernel_cols filter: output[i][j] = "
+      "sum_{m<kernel_rows} sum_{n<kernel_cols} input[i+m][j+n] * kernel[m][n], output row-major with "
+      "(input_rows - kernel_rows + 1) rows and (input_cols - kernel_cols + 1) columns. The filter may be "
+      "non-square and larger than 32x32; 1 <= kernel dims <= input dims. BF16: load bf16, accumulate in FP32, "
+      "store bf16 once.";
+  spec.vendor = "cuDNN: cudnnConvolutionForward (NCHW 1x1xHxW input, 1x1xKHxKW filter, CUDNN_CROSS_CORRELATION, "
+                "FP32 compute); algorithm from cudnnGetConvolutionForwardAlgorithm_v7 restricted to the GEMM-type ones "
+                "(FFT/Winograd excluded: their error grows with the image norm), FMA math (no TF32) in FP32; BF16 "
+                "tensors with FP32 compute (widened to FP32 if cuDNN has no bf16 engine); bands of <= 2^25 outputs";
+  spec.params = {in("input"),         in("kernel"),        out("output"),         int_arg("input_rows"),
+                 int_arg("input_cols"), int_arg("kernel_rows"), int_arg("kernel_cols")};
+  for (int64_t n : {256, 1024, 4096})
+    for (int64_t k : {8, 16, 32}) spec.paper.push_back(shape(n, n, k, k));
+  spec.heldout = {shape(1, 1, 1, 1),         shape(5, 7, 5, 7),        shape(33, 1000, 3, 40),
+                  shape(257, 300, 9, 5),     shape(1000, 999, 17, 1),  shape(1023, 777, 40, 40),
+                  shape(600, 3001, 1, 33),   shape(2049, 2047, 33, 31)};
+  spec.large = {shape(8192, 8192, 32, 32), shape(16384, 16384, 16, 16), shape(12288, 12288, 24, 24)};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t ir = s["input_rows"], ic = s["input_cols"], kr = s["kernel_rows"], kc = s["kernel_cols"];
+    a[0].data.resize(static_cast<std::size_t>(ir * ic));
+    a[1].data.resize(static_cast<std::size_t>(kr * kc));
+    rng.fill_uniform(a[0].data, -1.0, 1.0);
+    rng.fill_uniform(a[1].data, -1.0, 1.0);
+    a[2].data.resize(static_cast<std::size_t>((ir - kr + 1) * (ic - kc + 1)));
+    a[3].value = static_cast<double>(ir);
+    a[4].value = static_cast<double>(ic);
+    a[5].value = static_cast<double>(kr);
+    a[6].value = static_cast<double>(kc);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const int64_t ic = s["input_cols"], kr = s["kernel_rows"], kc = s["kernel_cols"];
+    const int64_t orows = s["input_rows"] - kr + 1, ocols = ic - kc + 1;
+    const double* in = a[0].data.data();
+    const double* w = a[1].data.data();
+    double* out = a[2].data.data();
+    parallel_for(orows, [&](int64_t i) {
+      double* o = out + i * ocols;
+      std::fill(o, o + ocols, 0.0);
+      for (int64_t m = 0; m < kr; ++m)
+        for (int64_t n = 0; n < kc; ++n) {
+          const double wv = w[m * kc + n];
+          const double* x = in + (i + m) * ic + n;
+          for (int64_t j = 0; j < ocols; ++j) o[j] += x[j] * wv;
+        }
+    }, 1);
+  };
+  spec.tolerance = [](const Shape& s, Precision p) {
+    const double atol = dot_budget(static_cast<double>(s["kernel_rows"] * s["kernel_cols"]));
+    return p == Precision::fp32 ? Tolerance{atol, 1e-5} : Tolerance{atol, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) {
+    return static_cast<uint64_t>(s["input_rows"] * s["input_cols"] * s["kernel_rows"] * s["kernel_cols"]);
+  };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double ir = static_cast<double>(s["input_rows"]), ic = static_cast<double>(s["input_cols"]);
+    const double kr = static_cast<double>(s["kernel_rows"]), kc = static_cast<double>(s["kernel_cols"]);
+    const double outs = (ir - kr + 1) * (ic - kc + 1);
+    return Cost{(ir * ic + kr * kc + outs) * static_cast<double>(real_bytes(p)), 2.0 * outs * kr * kc};
+  };
+}
