@@ -37,7 +37,7 @@ struct TimeItem {
 };
 
 struct RunRequest {
-  std::string mode = "evaluate";  // evaluate | device | reference-selftest
+  std::string mode = "evaluate";  // evaluate | device | identify | profile (one call, for ncu)
   std::string task;
   Precision precision = Precision::fp32;
   std::string library;  // the built .so
