@@ -8,8 +8,8 @@
 // engines accept only some layouts.
 #pragma once
 
-#include <cudnn.h>
 #include <cuda_runtime.h>
+#include <cudnn.h>
 
 #include <cfloat>
 #include <cstdint>
@@ -55,10 +55,17 @@ struct Plan {
   int64_t workspace = 0;
 };
 
+// Exact text of a parameter for cache keys ("%a": no two doubles share one).
+inline std::string key_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
 constexpr int64_t kUidX = 1, kUidY = 2, kUidScalar = 3, kUidVirtual = 100;
 
-inline bool set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t,
-                     int64_t count, const void* v) {
+inline bool set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, int64_t count,
+                     const void* v) {
   return cudnnBackendSetAttribute(d, n, t, count, v) == CUDNN_STATUS_SUCCESS;
 }
 
@@ -142,8 +149,8 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
     cur = next;
   }
   cudnnBackendDescriptor_t graph = make(p, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  if (!graph || !set_attr(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR,
-                          static_cast<int64_t>(ops.size()), ops.data()))
+  if (!graph || !set_attr(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<int64_t>(ops.size()),
+                          ops.data()))
     return false;
   set_handle(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, handle);
   if (cudnnBackendFinalize(graph) != CUDNN_STATUS_SUCCESS) return false;
@@ -154,8 +161,8 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
         cudnnBackendFinalize(heur) != CUDNN_STATUS_SUCCESS)
       continue;
     int64_t count = 0;
-    if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                 nullptr) != CUDNN_STATUS_SUCCESS ||
+    if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr) !=
+            CUDNN_STATUS_SUCCESS ||
         count <= 0)
       continue;
     std::vector<cudnnBackendDescriptor_t> cfgs;
@@ -165,8 +172,8 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
       cfgs.push_back(c);
     }
     int64_t got = 0;
-    if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got,
-                                 cfgs.data()) != CUDNN_STATUS_SUCCESS)
+    if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, cfgs.data()) !=
+        CUDNN_STATUS_SUCCESS)
       continue;
     for (int64_t i = 0; i < got && i < count; ++i) {
       cudnnBackendDescriptor_t plan = make(p, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
@@ -196,11 +203,11 @@ inline const Plan& plan_for(const std::string& key, const std::vector<Node>& nod
   cudnnHandle_t handle = mskb_vendor::cudnn();
   // Views of the packed vector, most likely supported first.
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views = {
-      {{1, 1, n}, {n, n, 1}},           // 3-D, innermost dimension packed
-      {{1, n, 1}, {n, 1, 1}},           // 3-D, middle dimension packed
-      {{1, n, 1, 1}, {n, 1, n, n}},     // 4-D NHWC-like: C packed
-      {{n, 1, 1, 1}, {1, 1, 1, 1}},     // 4-D, N packed
-      {{1, 1, 1, n}, {n, n, n, 1}},     // 4-D NCHW, W packed
+      {{1, 1, n}, {n, n, 1}},        // 3-D, innermost dimension packed
+      {{1, n, 1}, {n, 1, 1}},        // 3-D, middle dimension packed
+      {{1, n, 1, 1}, {n, 1, n, n}},  // 4-D NHWC-like: C packed
+      {{n, 1, 1, 1}, {1, 1, 1, 1}},  // 4-D, N packed
+      {{1, 1, 1, n}, {n, n, n, 1}},  // 4-D NCHW, W packed
   };
   for (const auto& v : views) {
     auto p = std::make_unique<Plan>();
@@ -210,8 +217,8 @@ inline const Plan& plan_for(const std::string& key, const std::vector<Node>& nod
       return ref;
     }
   }
-  std::fprintf(stderr, "cuDNN graph API: no engine configuration finalizes for pointwise chain '%s' (N=%lld)\n",
-               key.c_str(), static_cast<long long>(n));
+  std::fprintf(stderr, "cuDNN graph API: no engine configuration finalizes for pointwise chain '%s' (N=%lld)\n", key.c_str(),
+               static_cast<long long>(n));
   std::abort();
 }
 

@@ -8,8 +8,8 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include "mskb_vendor.cuh"
 #include "cudnn_pointwise.cuh"
+#include "mskb_vendor.cuh"
 
 namespace {
 

@@ -1,0 +1,57 @@
+// elu: output[i] = input[i] > 0 ? input[i] : alpha * (exp(input[i]) - 1), elementwise.
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// Mostly U(-5, 5), where the function bends; one element in 16 from U(-100, 100), where exp/tanh-based
+// shortcuts overflow (exp(88.7) is already infinite in FP32).
+void fill_activation_input(std::vector<double>& x, mskb::Rng& rng) {
+  for (auto& v : x) v = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
+}
+}  // namespace
+
+MSKB_TASK(elu) {
+  using namespace mskb;
+  spec.semantics =
+      "output[i] = input[i] if input[i] > 0, else alpha * (exp(input[i]) - 1), for i in [0, N). input and "
+      "output are device arrays of N elements (bf16 in the bf16 variant); alpha is a float in both precisions "
+      "(the harness passes 1.0, the published default). Inputs include large magnitudes (|x| up to 100). N >= 1.";
+  spec.vendor =
+      "cuDNN: cudnnActivationForward(CUDNN_ACTIVATION_ELU, coef = alpha) on an N x 1 x 1 x 1 NCHW tensor (fp32); "
+      "bf16 the same with CUDNN_DATA_BFLOAT16 tensors, falling back to a cuDNN graph-API ELU_FWD pointwise op "
+      "(FP32 math) if the legacy call rejects bf16";
+  spec.params = {out("output"), in("input"), int_arg("N"), float_arg("alpha")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    fill_activation_input(a[1].data, rng);
+    a[2].value = static_cast<double>(n);
+    a[3].value = 1.0;  // the published default, passed explicitly
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const std::vector<double>& x = a[1].data;
+    std::vector<double>& y = a[0].data;
+    const double alpha = a[3].value;
+    parallel_for(static_cast<int64_t>(x.size()), [&](int64_t k) {
+      const double v = x[static_cast<std::size_t>(k)];
+      y[static_cast<std::size_t>(k)] = v > 0.0 ? v : alpha * std::expm1(v);
+    });
+  };
+  // FP32: a few ulp of expf/expm1f plus the cancellation of exp(x) - 1 near 0 (absolute ~1e-7). BF16: two
+  // bf16 ulps (8e-3) of FP32 math rounded once.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-6, 1e-5} : Tolerance{1e-5, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)), 4.0 * n};
+  };
+}

@@ -1,0 +1,55 @@
+// leaky_RELU: output[i] = input[i] > 0 ? input[i] : alpha * input[i], elementwise.
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// Mostly U(-5, 5), where the function bends; one element in 16 from U(-100, 100), where exp/tanh-based
+// shortcuts overflow (exp(88.7) is already infinite in FP32).
+void fill_activation_input(std::vector<double>& x, mskb::Rng& rng) {
+  for (auto& v : x) v = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
+}
+}  // namespace
+
+MSKB_TASK(leaky_RELU) {
+  using namespace mskb;
+  spec.semantics =
+      "output[i] = input[i] if input[i] > 0, else alpha * input[i], for i in [0, N). input and output are "
+      "device arrays of N elements (bf16 in the bf16 variant); alpha is a float in both precisions (the harness "
+      "passes 0.01, the published default). N >= 1 and need not be a multiple of anything.";
+  spec.vendor =
+      "cuDNN graph API (backend descriptors): one RELU_FWD pointwise op with lower clip 0 and lower-clip slope "
+      "alpha, FP32 math, float or bf16 tensors; plan built once per N and cached";
+  spec.params = {out("output"), in("input"), int_arg("N"), float_arg("alpha")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    fill_activation_input(a[1].data, rng);
+    a[2].value = static_cast<double>(n);
+    a[3].value = 0.01;  // the published default, passed explicitly
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const std::vector<double>& x = a[1].data;
+    std::vector<double>& y = a[0].data;
+    const double alpha = a[3].value;  // 0.01 rounded to float, as the kernel sees it
+    parallel_for(static_cast<int64_t>(x.size()), [&](int64_t k) {
+      const double v = x[static_cast<std::size_t>(k)];
+      y[static_cast<std::size_t>(k)] = v > 0.0 ? v : alpha * v;
+    });
+  };
+  // One product rounded to the output type (alpha is the float-rounded value the kernel receives).
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-12, 1e-6} : Tolerance{1e-12, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)), 2.0 * n};
+  };
+}

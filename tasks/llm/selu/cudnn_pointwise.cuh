@@ -1,0 +1,242 @@
+// A small runner for cuDNN graph (backend) API pointwise chains over a flat vector of N elements,
+// shared (as identical copies) by the activation tasks' vendor contenders. The cuDNN frontend C++
+// headers are not part of the toolkit, so this talks to the backend descriptors directly.
+// Per (chain, N, data type, parameters) it builds the operation graph once, asks the heuristics
+// (mode A, then FALLBACK) for engine configurations, keeps the first execution plan that finalizes,
+// and caches it; a call then only builds a variant pack and executes on the handle's stream (the
+// legacy default stream). Several 3-D and 4-D views of the vector are tried, because the pointwise
+// engines accept only some layouts.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cfloat>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mskb_vendor.cuh"
+
+namespace mskb_pw {
+
+// One pointwise node: value = mode(value [, scalar]). `param` is the RELU lower-clip slope or the
+// ELU alpha; `scalar_rhs` makes the node binary with the call's by-value FP32 scalar as second operand.
+struct Node {
+  cudnnPointwiseMode_t mode;
+  double param;
+  bool scalar_rhs;
+};
+
+class Desc {  // owns one backend descriptor
+ public:
+  explicit Desc(cudnnBackendDescriptorType_t t) {
+    if (cudnnBackendCreateDescriptor(t, &d_) != CUDNN_STATUS_SUCCESS) d_ = nullptr;
+  }
+  ~Desc() {
+    if (d_) cudnnBackendDestroyDescriptor(d_);
+  }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  cudnnBackendDescriptor_t get() const { return d_; }
+
+ private:
+  cudnnBackendDescriptor_t d_ = nullptr;
+};
+
+struct Plan {
+  std::vector<std::unique_ptr<Desc>> keep;  // tensors, ops, graph, heuristics, configs
+  cudnnBackendDescriptor_t plan = nullptr;  // owned by one of `keep`
+  int64_t workspace = 0;
+};
+
+// Exact text of a parameter for cache keys ("%a": no two doubles share one).
+inline std::string key_num(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+constexpr int64_t kUidX = 1, kUidY = 2, kUidScalar = 3, kUidVirtual = 100;
+
+inline bool set_attr(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t n, cudnnBackendAttributeType_t t, int64_t count,
+                     const void* v) {
+  return cudnnBackendSetAttribute(d, n, t, count, v) == CUDNN_STATUS_SUCCESS;
+}
+
+// The handle attributes are deprecated in cuDNN 9 (still honoured); a refusal is not fatal here,
+// the finalize that follows decides.
+inline void set_handle(cudnnBackendDescriptor_t d, cudnnBackendAttributeName_t n, cudnnHandle_t handle) {
+  (void)cudnnBackendSetAttribute(d, n, CUDNN_TYPE_HANDLE, 1, &handle);
+}
+
+inline cudnnBackendDescriptor_t make(Plan& p, cudnnBackendDescriptorType_t t) {
+  p.keep.push_back(std::make_unique<Desc>(t));
+  return p.keep.back()->get();
+}
+
+inline cudnnBackendDescriptor_t make_tensor(Plan& p, int64_t uid, cudnnDataType_t type, const std::vector<int64_t>& dims,
+                                            const std::vector<int64_t>& strides, bool is_virtual, bool by_value) {
+  cudnnBackendDescriptor_t d = make(p, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  if (!d) return nullptr;
+  const int64_t alignment = 16;
+  const auto rank = static_cast<int64_t>(dims.size());
+  const bool ok = set_attr(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type) &&
+                  set_attr(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, rank, dims.data()) &&
+                  set_attr(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, rank, strides.data()) &&
+                  set_attr(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid) &&
+                  set_attr(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment) &&
+                  set_attr(d, CUDNN_ATTR_TENSOR_IS_VIRTUAL, CUDNN_TYPE_BOOLEAN, 1, &is_virtual) &&
+                  (!by_value || set_attr(d, CUDNN_ATTR_TENSOR_IS_BY_VALUE, CUDNN_TYPE_BOOLEAN, 1, &by_value)) &&
+                  cudnnBackendFinalize(d) == CUDNN_STATUS_SUCCESS;
+  return ok ? d : nullptr;
+}
+
+inline cudnnBackendDescriptor_t make_pointwise_op(Plan& p, const Node& node, cudnnBackendDescriptor_t x,
+                                                  cudnnBackendDescriptor_t b, cudnnBackendDescriptor_t y) {
+  cudnnBackendDescriptor_t pw = make(p, CUDNN_BACKEND_POINTWISE_DESCRIPTOR);
+  if (!pw) return nullptr;
+  const cudnnDataType_t math = CUDNN_DATA_FLOAT;
+  bool ok = set_attr(pw, CUDNN_ATTR_POINTWISE_MODE, CUDNN_TYPE_POINTWISE_MODE, 1, &node.mode) &&
+            set_attr(pw, CUDNN_ATTR_POINTWISE_MATH_PREC, CUDNN_TYPE_DATA_TYPE, 1, &math);
+  if (ok && node.mode == CUDNN_POINTWISE_RELU_FWD) {
+    const double lower = 0.0, upper = static_cast<double>(FLT_MAX), slope = node.param;
+    ok = set_attr(pw, CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP, CUDNN_TYPE_DOUBLE, 1, &lower) &&
+         set_attr(pw, CUDNN_ATTR_POINTWISE_RELU_UPPER_CLIP, CUDNN_TYPE_DOUBLE, 1, &upper) &&
+         set_attr(pw, CUDNN_ATTR_POINTWISE_RELU_LOWER_CLIP_SLOPE, CUDNN_TYPE_DOUBLE, 1, &slope);
+  } else if (ok && node.mode == CUDNN_POINTWISE_ELU_FWD) {
+    const double alpha = node.param;
+    ok = set_attr(pw, CUDNN_ATTR_POINTWISE_ELU_ALPHA, CUDNN_TYPE_DOUBLE, 1, &alpha);
+  }
+  if (!ok || cudnnBackendFinalize(pw) != CUDNN_STATUS_SUCCESS) return nullptr;
+  cudnnBackendDescriptor_t op = make(p, CUDNN_BACKEND_OPERATION_POINTWISE_DESCRIPTOR);
+  if (!op) return nullptr;
+  ok = set_attr(op, CUDNN_ATTR_OPERATION_POINTWISE_PW_DESCRIPTOR, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &pw) &&
+       set_attr(op, CUDNN_ATTR_OPERATION_POINTWISE_XDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &x) &&
+       (!b || set_attr(op, CUDNN_ATTR_OPERATION_POINTWISE_BDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &b)) &&
+       set_attr(op, CUDNN_ATTR_OPERATION_POINTWISE_YDESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &y) &&
+       cudnnBackendFinalize(op) == CUDNN_STATUS_SUCCESS;
+  return ok ? op : nullptr;
+}
+
+// Tries to build a finalized execution plan for `nodes` with one view (dims/strides) of the vector.
+inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& nodes, cudnnDataType_t io,
+                      const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+  const std::vector<int64_t> ones(dims.size(), 1);
+  cudnnBackendDescriptor_t x = make_tensor(p, kUidX, io, dims, strides, false, false);
+  cudnnBackendDescriptor_t y = make_tensor(p, kUidY, io, dims, strides, false, false);
+  if (!x || !y) return false;
+  cudnnBackendDescriptor_t scalar = nullptr;
+  std::vector<cudnnBackendDescriptor_t> ops;
+  cudnnBackendDescriptor_t cur = x;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    const bool last = k + 1 == nodes.size();
+    cudnnBackendDescriptor_t next =
+        last ? y : make_tensor(p, kUidVirtual + static_cast<int64_t>(k), CUDNN_DATA_FLOAT, dims, strides, true, false);
+    if (!next) return false;
+    if (nodes[k].scalar_rhs && !scalar) {
+      scalar = make_tensor(p, kUidScalar, CUDNN_DATA_FLOAT, ones, ones, false, true);
+      if (!scalar) return false;
+    }
+    cudnnBackendDescriptor_t op = make_pointwise_op(p, nodes[k], cur, nodes[k].scalar_rhs ? scalar : nullptr, next);
+    if (!op) return false;
+    ops.push_back(op);
+    cur = next;
+  }
+  cudnnBackendDescriptor_t graph = make(p, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  if (!graph || !set_attr(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, static_cast<int64_t>(ops.size()),
+                          ops.data()))
+    return false;
+  set_handle(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, handle);
+  if (cudnnBackendFinalize(graph) != CUDNN_STATUS_SUCCESS) return false;
+  for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
+    cudnnBackendDescriptor_t heur = make(p, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+    if (!heur || !set_attr(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph) ||
+        !set_attr(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode) ||
+        cudnnBackendFinalize(heur) != CUDNN_STATUS_SUCCESS)
+      continue;
+    int64_t count = 0;
+    if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count, nullptr) !=
+            CUDNN_STATUS_SUCCESS ||
+        count <= 0)
+      continue;
+    std::vector<cudnnBackendDescriptor_t> cfgs;
+    for (int64_t i = 0; i < count; ++i) {
+      cudnnBackendDescriptor_t c = make(p, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR);
+      if (!c) return false;
+      cfgs.push_back(c);
+    }
+    int64_t got = 0;
+    if (cudnnBackendGetAttribute(heur, CUDNN_ATTR_ENGINEHEUR_RESULTS, CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got, cfgs.data()) !=
+        CUDNN_STATUS_SUCCESS)
+      continue;
+    for (int64_t i = 0; i < got && i < count; ++i) {
+      cudnnBackendDescriptor_t plan = make(p, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+      if (!plan) return false;
+      cudnnBackendDescriptor_t cfg = cfgs[static_cast<std::size_t>(i)];
+      set_handle(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, handle);
+      if (!set_attr(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &cfg) ||
+          cudnnBackendFinalize(plan) != CUDNN_STATUS_SUCCESS)
+        continue;
+      int64_t ws = 0, n = 0;
+      if (cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &ws) !=
+          CUDNN_STATUS_SUCCESS)
+        continue;
+      p.plan = plan;
+      p.workspace = ws;
+      return true;
+    }
+  }
+  return false;
+}
+
+// The cached plan for this chain and size; aborts (like MSKB_VENDOR_CHECK) if cuDNN offers none.
+inline const Plan& plan_for(const std::string& key, const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n) {
+  static std::map<std::string, std::unique_ptr<Plan>> cache;
+  auto it = cache.find(key);
+  if (it != cache.end()) return *it->second;
+  cudnnHandle_t handle = mskb_vendor::cudnn();
+  // Views of the packed vector, most likely supported first.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views = {
+      {{1, 1, n}, {n, n, 1}},        // 3-D, innermost dimension packed
+      {{1, n, 1}, {n, 1, 1}},        // 3-D, middle dimension packed
+      {{1, n, 1, 1}, {n, 1, n, n}},  // 4-D NHWC-like: C packed
+      {{n, 1, 1, 1}, {1, 1, 1, 1}},  // 4-D, N packed
+      {{1, 1, 1, n}, {n, n, n, 1}},  // 4-D NCHW, W packed
+  };
+  for (const auto& v : views) {
+    auto p = std::make_unique<Plan>();
+    if (try_build(*p, handle, nodes, io, v.first, v.second)) {
+      const Plan& ref = *p;
+      cache.emplace(key, std::move(p));
+      return ref;
+    }
+  }
+  std::fprintf(stderr, "cuDNN graph API: no engine configuration finalizes for pointwise chain '%s' (N=%lld)\n", key.c_str(),
+               static_cast<long long>(n));
+  std::abort();
+}
+
+// Runs the plan: x -> chain -> y, with `scalar` (host FP32) as the by-value second operand if used.
+inline void execute(const Plan& p, const void* x, void* y, const float* scalar) {
+  cudnnHandle_t handle = mskb_vendor::cudnn();
+  void* ws = p.workspace > 0 ? mskb_vendor::workspace().get(static_cast<size_t>(p.workspace)) : nullptr;
+  int64_t uids[3] = {kUidX, kUidY, kUidScalar};
+  void* ptrs[3] = {const_cast<void*>(x), y, const_cast<float*>(scalar)};
+  const int64_t count = scalar ? 3 : 2;
+  Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  cudnnBackendDescriptor_t vp = pack.get();
+  if (!vp) MSKB_VENDOR_CHECK(CUDNN_STATUS_ALLOC_FAILED);
+  MSKB_VENDOR_CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, count, uids));
+  MSKB_VENDOR_CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, count, ptrs));
+  MSKB_VENDOR_CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws));
+  MSKB_VENDOR_CHECK(cudnnBackendFinalize(vp));
+  MSKB_VENDOR_CHECK(cudnnBackendExecute(handle, p.plan, vp));
+}
+
+}  // namespace mskb_pw

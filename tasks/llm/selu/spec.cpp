@@ -1,0 +1,59 @@
+// selu: output[i] = lambda * (input[i] > 0 ? input[i] : alpha * (exp(input[i]) - 1)).
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// Mostly U(-5, 5), where the function bends; one element in 16 from U(-100, 100), where exp/tanh-based
+// shortcuts overflow (exp(88.7) is already infinite in FP32).
+void fill_activation_input(std::vector<double>& x, mskb::Rng& rng) {
+  for (auto& v : x) v = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
+}
+}  // namespace
+
+MSKB_TASK(selu) {
+  using namespace mskb;
+  spec.semantics =
+      "output[i] = lambda * (input[i] if input[i] > 0, else alpha * (exp(input[i]) - 1)), for i in [0, N). "
+      "input and output are device arrays of N elements (bf16 in the bf16 variant); alpha and lambda are floats "
+      "in both precisions and MUST be used as given: the harness passes alpha = 1.67 and lambda = 1.0 (the "
+      "published constants, not the standard SELU 1.6733 / 1.0507). Inputs include |x| up to 100. N >= 1.";
+  spec.vendor =
+      "cuDNN graph API (backend descriptors): ELU_FWD pointwise op (alpha) into a virtual FP32 tensor, then a MUL "
+      "pointwise op with lambda as a by-value scalar (cuDNN has no SELU op), FP32 math, float or bf16 tensors; plan "
+      "built once per (N, alpha) and cached";
+  spec.params = {out("output"), in("input"), int_arg("N"), float_arg("alpha"), float_arg("lambda")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    fill_activation_input(a[1].data, rng);
+    a[2].value = static_cast<double>(n);
+    a[3].value = 1.67;  // the published (non-standard) constants, passed explicitly
+    a[4].value = 1.0;
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const std::vector<double>& x = a[1].data;
+    std::vector<double>& y = a[0].data;
+    const double alpha = a[3].value, lambda = a[4].value;
+    parallel_for(static_cast<int64_t>(x.size()), [&](int64_t k) {
+      const double v = x[static_cast<std::size_t>(k)];
+      y[static_cast<std::size_t>(k)] = lambda * (v > 0.0 ? v : alpha * std::expm1(v));
+    });
+  };
+  // FP32: a few ulp of expf/expm1f plus the cancellation of exp(x) - 1 near 0 (absolute ~1e-7). BF16: two
+  // bf16 ulps (8e-3) of FP32 math rounded once.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-6, 1e-5} : Tolerance{1e-5, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{2.0 * n * static_cast<double>(real_bytes(p)), 5.0 * n};
+  };
+}
