@@ -16,6 +16,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "mskb/protocol.hpp"
 #include "mskb/registry.hpp"
 #include "mskb/suite.hpp"
 
@@ -64,7 +65,8 @@ int cmd_list(const std::string& category, bool as_json) {
                    {"precisions", {"fp32", "bf16"}},
                    {"vendor", t.vendor.empty() ? json(nullptr) : json(t.vendor)},
                    {"sweeps", {{"paper", t.paper.size()}, {"heldout", t.heldout.size()}, {"large", t.large.size()}}},
-                   {"signature", {{"fp32", t.signature(Precision::fp32)}, {"bf16", t.signature(Precision::bf16)}}}});
+                   {"signature", {{"fp32", t.signature(Precision::fp32)}, {"bf16", t.signature(Precision::bf16)}}},
+                   {"paper_shapes", t.paper}});
   }
   if (as_json) {
     std::cout << out.dump(2) << "\n";
@@ -151,6 +153,8 @@ int mskb_main(int argc, char** argv) {
   build->add_option("--kernel", kernels, "Kernel file(s)");
   build->add_option("-j,--jobs", jobs, "Parallel nvcc builds");
   build->add_option("--arch", arch, "CUDA arch");
+  bool build_json = false;
+  build->add_flag("--json", build_json, "JSON output: [{kernel, ok, so, cache_hit, seconds, error, diagnostics}]");
 
   try {
     app.parse(argc, argv);
@@ -193,6 +197,19 @@ int mskb_main(int argc, char** argv) {
         });
       for (auto& w : workers) w.join();
       int failed = 0;
+      if (build_json) {
+        json out = json::array();
+        for (std::size_t i = 0; i < files.size(); ++i) {
+          const auto& r = results[i];
+          json diags = json::array();
+          for (const auto& d : r.diagnostics) diags.push_back({{"file", d.file}, {"line", d.line}, {"severity", d.severity}, {"message", d.message}});
+          out.push_back({{"kernel", files[i].path}, {"ok", r.ok}, {"so", r.ok ? r.so_path : ""}, {"cache_hit", r.cache_hit},
+                         {"seconds", r.seconds}, {"error", r.error}, {"diagnostics", diags}});
+          failed += r.ok ? 0 : 1;
+        }
+        std::cout << out.dump(2) << "\n";
+        return failed ? 1 : 0;
+      }
       for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& r = results[i];
         const std::string rel = fs::relative(files[i].path, source_root()).string();
