@@ -1,0 +1,58 @@
+// SwiGLU: output[i] = g * sigmoid(beta * g) * v with g = gate_input[i], v = value_input[i].
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// Gates: mostly U(-5, 5); one in 16 from U(-100, 100) (activation outliers), where an unguarded
+// exp(beta * g) overflows in FP32.
+void fill_gate_input(std::vector<double>& x, mskb::Rng& rng) {
+  for (auto& v : x) v = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
+}
+}  // namespace
+
+MSKB_TASK(SwiGLU) {
+  using namespace mskb;
+  spec.semantics =
+      "output[i] = g * sigmoid(beta * g) * v with g = gate_input[i], v = value_input[i], sigmoid(z) = 1 / (1 + exp(-z)), "
+      "for i in [0, N). gate_input, value_input and output are device arrays of N elements (bf16 in the bf16 variant); "
+      "beta is a float in both precisions (the harness passes 1.0). Gates include outliers up to |g| = 100, where "
+      "exp overflows in FP32: the result must stay finite. N >= 1.";
+  spec.vendor = "";  // none: no vendor library has it (vLLM / FlashInfer ship their own activation kernels)
+  spec.params = {out("output"), in("gate_input"), in("value_input"), float_arg("beta"), int_arg("N")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    a[2].data.resize(n);
+    fill_gate_input(a[1].data, rng);
+    rng.fill_uniform(a[2].data, -2.0, 2.0);
+    a[3].value = 1.0;  // the published beta
+    a[4].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const std::vector<double>& g = a[1].data;
+    const std::vector<double>& v = a[2].data;
+    std::vector<double>& y = a[0].data;
+    const double beta = a[3].value;
+    parallel_for(static_cast<int64_t>(g.size()), [&](int64_t k) {
+      const auto i = static_cast<std::size_t>(k);
+      y[i] = g[i] / (1.0 + std::exp(-beta * g[i])) * v[i];
+    });
+  };
+  // FP32: expf (even __expf) and three roundings keep ~1e-5 relative; products that fall below the FP32
+  // range (g < -87) flush to 0 within atol. BF16: FP32 math rounded once, two bf16 ulps.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-6, 1e-5} : Tolerance{1e-5, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{3.0 * n * static_cast<double>(real_bytes(p)), 6.0 * n};
+  };
+}

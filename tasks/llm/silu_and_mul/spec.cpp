@@ -1,0 +1,58 @@
+// silu_and_mul: out[b, j] = silu(in[b, j]) * in[b, D + j] for an input of B rows of 2D values.
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(silu_and_mul) {
+  using namespace mskb;
+  spec.semantics =
+      "in is a B x 2D row-major device array, out a B x D one (bf16 in the bf16 variant). For every row b and j in "
+      "[0, D): out[b*D + j] = silu(g) * v with g = in[b*2D + j] (the first half of the row), v = in[b*2D + D + j] (the "
+      "second half), silu(g) = g / (1 + exp(-g)). Gates include outliers up to |g| = 100, where exp overflows in FP32: "
+      "the result must stay finite. B, D >= 1; D need not be a multiple of anything.";
+  spec.vendor = "";  // none: no vendor library has it (vLLM ships its own silu_and_mul kernel)
+  spec.params = {in("in"), out("out"), int_arg("B"), int_arg("D")};
+  for (int64_t b : {16, 32, 64})
+    for (int64_t d : {4096, 5120, 8192, 12288}) spec.paper.push_back({{"B", b}, {"D", d}});
+  spec.heldout = {{{"B", 1}, {"D", 1}},     {{"B", 3}, {"D", 1001}},   {{"B", 7}, {"D", 4097}},
+                  {{"B", 100}, {"D", 5000}}, {{"B", 16}, {"D", 14336}}, {{"B", 128}, {"D", 28672}}};
+  spec.large = {{{"B", 4096}, {"D", 14336}}, {{"B", 8192}, {"D", 14336}}, {{"B", 16384}, {"D", 14336}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto rows = static_cast<std::size_t>(s["B"]), d = static_cast<std::size_t>(s["D"]);
+    a[0].data.resize(rows * 2 * d);
+    a[1].data.resize(rows * d);
+    for (std::size_t b = 0; b < rows; ++b) {
+      double* row = a[0].data.data() + b * 2 * d;
+      // Gates: mostly U(-5, 5), one in 16 an outlier from U(-100, 100); values U(-2, 2).
+      for (std::size_t j = 0; j < d; ++j)
+        row[j] = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
+      for (std::size_t j = d; j < 2 * d; ++j) row[j] = rng.uniform(-2.0, 2.0);
+    }
+    a[0].data[0] = rng.uniform(0.5, 5.0);  // a non-trivial output even for B = D = 1
+    a[2].value = static_cast<double>(rows);
+    a[3].value = static_cast<double>(d);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const auto d = static_cast<std::size_t>(s["D"]);
+    const std::vector<double>& x = a[0].data;
+    std::vector<double>& y = a[1].data;
+    parallel_for(static_cast<int64_t>(y.size()), [&](int64_t k) {
+      const auto idx = static_cast<std::size_t>(k);
+      const std::size_t b = idx / d, j = idx % d;
+      const double g = x[b * 2 * d + j], v = x[b * 2 * d + d + j];
+      y[idx] = g / (1.0 + std::exp(-g)) * v;
+    });
+  };
+  // FP32: expf (even __expf) and three roundings keep ~1e-5 relative; products that fall below the FP32
+  // range (g < -87) flush to 0 within atol. BF16: FP32 math rounded once, two bf16 ulps.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-6, 1e-5} : Tolerance{1e-5, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["B"]) * static_cast<uint64_t>(s["D"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["B"]) * static_cast<double>(s["D"]);
+    return Cost{3.0 * n * static_cast<double>(real_bytes(p)), 5.0 * n};
+  };
+}
