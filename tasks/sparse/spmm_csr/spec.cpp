@@ -1,0 +1,64 @@
+// spmm_csr: Y = A*X with A in CSR format, X and Y dense row-major; Y is overwritten.
+#include <cstdint>
+#include <vector>
+
+#include "../common/sparse_gen.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(spmm_csr) {
+  using namespace mskb;
+  namespace sp = mskb::sparse;
+  spec.semantics =
+      "Y[i][k] = sum over p in [row_offsets[i], row_offsets[i+1]) of values[p] * X[col_indices[p]][k], for every row i "
+      "in [0, rows) and k in [0, K): Y = A*X for a sparse rows x cols matrix A in CSR format (0-based int indices; "
+      "row_offsets has rows+1 entries, row_offsets[rows] = nnz; column indices sorted and duplicate-free within a row). "
+      "X is cols x K and Y is rows x K, both dense row-major (X[c][k] = X[c*K + k]). cols is not passed (2048 in the "
+      "paper, other widths elsewhere); K is any positive int (4096 in the paper, not always a multiple of 32). Y is "
+      "OVERWRITTEN: every element must be written (0 for the rows of an empty matrix row). rows * K can exceed 2^31 "
+      "bytes of output: use 64-bit offsets. Skewed inputs have power-law row lengths (a few completely dense rows, "
+      "about 3% empty rows).";
+  spec.vendor =
+      "cuSPARSE: cusparseSpMM on a CSR descriptor (cusparseCreateConstCsr) with row-major dense X and Y "
+      "(CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 0 after zeroing Y; the first algorithm cuSPARSE accepts of "
+      "CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG3, CSR_ALG1. bf16 through CUDA_R_16BF with CUDA_R_32F "
+      "compute. The entry point is not given nnz or the column count: each call reads row_offsets[rows] and reduces "
+      "max(col_indices) + 1 on the device (two 4-byte copies, counted in the time)";
+  spec.params = {int_arg("rows"), int_arg("K"), in("values"), in("col_indices", Elem::i32), in("row_offsets", Elem::i32), in("X"),
+                 out("Y")};
+  for (int e = 10; e <= 18; e += 2) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}, {"K", 4096}});
+  spec.heldout = {{{"rows", 1}, {"cols", 1}, {"K", 1}},
+                  {{"rows", 1000}, {"cols", 3000}, {"K", 100}},
+                  {{"rows", 4097}, {"cols", 2048}, {"K", 33}, {"skew", 1}},
+                  {{"rows", 3001}, {"cols", 1500}, {"K", 257}},
+                  {{"rows", 20000}, {"cols", 5000}, {"K", 48}, {"skew", 1}}};
+  spec.large = {{{"rows", int64_t{1} << 17}, {"cols", int64_t{1} << 14}, {"K", 2048}},
+                {{"rows", int64_t{1} << 16}, {"cols", int64_t{1} << 15}, {"K", 4096}},
+                {{"rows", int64_t{1} << 16}, {"cols", int64_t{1} << 14}, {"K", 2048}, {"skew", 1}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
+    sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng);
+    a[0].value = static_cast<double>(rows);
+    a[1].value = static_cast<double>(K);
+    a[2].data = std::move(csr.values);
+    a[3].data = sp::as_doubles(csr.indices);
+    a[4].data = sp::as_doubles(csr.offsets);
+    a[5].data.resize(static_cast<std::size_t>(cols * K));
+    sp::fill_values(a[5].data, rng);
+    a[6].data.resize(static_cast<std::size_t>(rows * K));
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const auto rows = static_cast<int64_t>(a[0].value), K = static_cast<int64_t>(a[1].value);
+    const sp::RowGrouped g = sp::group_csr(rows, a[3].data.data(), a[4].data.data(), a[2].data.data());
+    sp::spmm_rows(g, K, a[5].data, a[6].data);
+  };
+  spec.tolerance = [](const Shape& s, Precision p) {
+    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"]) * s["K"]); };
+  // The matrix, X and Y once each.
+  spec.cost = [](const Shape& s, Precision p) {
+    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]), K = static_cast<double>(s["K"]);
+    return Cost{nnz * (rb + 4.0) + (rows + 1.0) * 4.0 + (cols + rows) * K * rb, 2.0 * nnz * K};
+  };
+}
