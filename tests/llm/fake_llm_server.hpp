@@ -86,6 +86,8 @@ class FakeLlmServer {
     server_.Post(R"(/.*)", [this](const httplib::Request& req, httplib::Response& res) { handle(req, res); });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() before the accept loop runs would be lost and the destructor would hang.
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds{1});
   }
 
   ~FakeLlmServer() {

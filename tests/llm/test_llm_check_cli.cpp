@@ -65,7 +65,7 @@ TEST(LlmCheckCli, OpenAIThroughBaseUrlOverride) {
   EXPECT_NE(r.out.find("reply:    pong"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tokens:   input 12 (cached 0), output 3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("latency:  "), std::string::npos);
-  EXPECT_NE(r.out.find("cost:     $0.000003"), std::string::npos) << r.out;  // 12*0.15+3*0.6 per 1M
+  EXPECT_NE(r.out.find("cost:     $0.000004"), std::string::npos) << r.out;  // (12*0.15+3*0.6)/1M = 3.6e-6
   ASSERT_EQ(server.request_count(), 1u);
   const auto got = server.requests()[0];
   EXPECT_EQ(got.header("Authorization"), "Bearer test-openai-key");
@@ -121,7 +121,7 @@ TEST(LlmCheckCli, FailuresExitNonZeroWithOneLine) {
                                      {{"OPENAI_API_KEY", "wrong"}, {"OPENAI_BASE_URL", server.url() + "/v1"}});
   EXPECT_EQ(bad_key.exit_code, 1);
   EXPECT_EQ(bad_key.err,
-            "cudamaster llm-check: openai: authentication (HTTP 401): invalid_api_key: Incorrect API key provided\n");
+            "cudamaster llm-check: openai: authentication (HTTP 401): invalid_request_error: Incorrect API key provided\n");
 
   const ProcessRun no_key = run_cudamaster({"llm-check", "--llm", "anthropic:claude-haiku-4-5", "--json"}, {});
   EXPECT_EQ(no_key.exit_code, 1);
