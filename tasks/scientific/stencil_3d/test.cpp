@@ -83,17 +83,24 @@ TEST(Stencil3dReference, ThinGridsAreAllBoundary) {
   }
 }
 
-TEST(Stencil3dReference, GeneratorDrawsRInRangeAndFillsInput) {
+TEST(Stencil3dReference, GeneratorUsesPaperROrDrawsIt) {
   const TaskSpec& t = get_task("stencil_3d");
-  const Shape s{{"nx", 5}, {"ny", 6}, {"nz", 7}};
+  const Shape paper{{"nx", 5}, {"ny", 6}, {"nz", 7}};
   Args a(t.params.size());
   Rng rng(42);
-  t.generate(s, Precision::fp32, rng, a);
+  t.generate(paper, Precision::fp32, rng, a);
   EXPECT_EQ(a[0].data.size(), 210u);
   EXPECT_EQ(a[1].data.size(), 210u);
-  EXPECT_GE(a[2].value, 0.05);
-  EXPECT_LE(a[2].value, 0.25);
+  EXPECT_EQ(a[2].value, 0.25);
   EXPECT_EQ(a[5].value, 7.0);
+  const Shape drawn{{"nx", 5}, {"ny", 6}, {"nz", 7}, {"rand_r", 1}};
+  Args b(t.params.size());
+  t.generate(drawn, Precision::fp32, rng, b);
+  EXPECT_GE(b[2].value, 0.05);
+  EXPECT_LT(b[2].value, 0.25);
+  int with_drawn_r = 0;
+  for (const Shape& s : t.heldout) with_drawn_r += s.has("rand_r") ? 1 : 0;
+  EXPECT_GE(with_drawn_r, 3);
 }
 
 }  // namespace

@@ -46,6 +46,6 @@ extern "C" void FFT(const float* input_real, const float* input_img, float* outp
   while ((1 << bits) < n) ++bits;
   const size_t smem = 2 * kMaxN * sizeof(float);
   cudaFuncSetAttribute(fft_one_block, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  fft_one_block<<<1, 1024, smem>>>(input_real, input_img, output_real, output_img, n, bits);
+  fft_one_block<<<1, 256, smem>>>(input_real, input_img, output_real, output_img, n, bits);
   cudaDeviceSynchronize();
 }
