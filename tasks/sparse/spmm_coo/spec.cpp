@@ -1,0 +1,66 @@
+// spmm_coo: Y += A*X with A in COO format (unsorted entries), X and Y dense row-major; Y accumulates.
+#include <cstdint>
+#include <vector>
+
+#include "../common/sparse_gen.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(spmm_coo) {
+  using namespace mskb;
+  namespace sp = mskb::sparse;
+  spec.semantics =
+      "Y[row_indices[e]][k] += values[e] * X[col_indices[e]][k] for every stored entry e in [0, nnz) and k in [0, K): "
+      "Y += A*X for a sparse rows x cols matrix A in COO format (0-based int indices). Entries are in no particular "
+      "order (entries 0..rows-1 hold one entry of each row, the rest follow in random order; no (row, col) pair "
+      "repeats), so many entries update the same Y row and concurrent updates must not be lost (atomics, or a sort). "
+      "X is cols x K and Y is rows x K, both dense row-major (X[c][k] = X[c*K + k]); cols is not passed (2048 in the "
+      "paper, other widths elsewhere); K is any positive int (4096 in the paper, not always a multiple of 32). Y "
+      "ACCUMULATES: the caller zeroes it before the call. Use 64-bit offsets (nnz * K exceeds 2^31). Skewed inputs "
+      "have a few completely dense rows.";
+  spec.vendor =
+      "cuSPARSE: cusparseSpMM on a COO descriptor (cusparseCreateConstCoo; unsorted indices are allowed) with "
+      "row-major dense X and Y (CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y accumulates); the first algorithm "
+      "cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3; if none "
+      "accepts the configuration (mixed precision), the entries are sorted by row on the device (CUB radix sort) and "
+      "cusparseSpMM runs on CSR. bf16 through CUDA_R_16BF with CUDA_R_32F compute. The column count is not passed: "
+      "each call reduces max(col_indices) + 1 on the device (one 4-byte copy, counted in the time)";
+  spec.params = {int_arg("rows"), int_arg("nnz"), int_arg("K"), in("values"), in("row_indices", Elem::i32),
+                 in("col_indices", Elem::i32), in("X"), accumulate("Y")};
+  for (int e = 8; e <= 16; e += 2) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}, {"K", 4096}});
+  spec.heldout = {{{"rows", 1}, {"cols", 1}, {"K", 1}},
+                  {{"rows", 999}, {"cols", 3001}, {"K", 100}},
+                  {{"rows", 4097}, {"cols", 1500}, {"K", 33}, {"skew", 1}},
+                  {{"rows", 3001}, {"cols", 2048}, {"K", 257}},
+                  {{"rows", 20000}, {"cols", 5000}, {"K", 48}, {"skew", 1}}};
+  spec.large = {{{"rows", int64_t{1} << 17}, {"cols", 4096}, {"K", 2048}},
+                {{"rows", int64_t{1} << 16}, {"cols", int64_t{1} << 14}, {"K", 2048}, {"skew", 1}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
+    const sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 1, rng);
+    sp::Coo coo = sp::coo_cover_then_shuffle(csr, rng);
+    a[0].value = static_cast<double>(rows);
+    a[1].value = static_cast<double>(coo.val.size());
+    a[2].value = static_cast<double>(K);
+    a[3].data = std::move(coo.val);
+    a[4].data = sp::as_doubles(coo.row);
+    a[5].data = sp::as_doubles(coo.col);
+    a[6].data.resize(static_cast<std::size_t>(cols * K));
+    sp::fill_values(a[6].data, rng);
+    a[7].data.resize(static_cast<std::size_t>(rows * K));
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const auto rows = static_cast<int64_t>(a[0].value), nnz = static_cast<int64_t>(a[1].value), K = static_cast<int64_t>(a[2].value);
+    const sp::RowGrouped g = sp::group_coo(rows, a[4].data.data(), a[5].data.data(), a[3].data.data(), nnz);
+    sp::spmm_rows(g, K, a[6].data, a[7].data);
+  };
+  spec.tolerance = [](const Shape& s, Precision p) {
+    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"]) * s["K"]); };
+  // The entries (value + two indices), X and Y once each.
+  spec.cost = [](const Shape& s, Precision p) {
+    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]), K = static_cast<double>(s["K"]);
+    return Cost{nnz * (rb + 8.0) + (cols + rows) * K * rb, 2.0 * nnz * K};
+  };
+}
