@@ -1,0 +1,83 @@
+// cross_entropy_loss: loss = -sum_i Y[i] * log(max(X[i], 1e-8)) over two probability vectors of length C.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// U(0, 1) draws normalised to sum to 1.
+void fill_distribution(std::vector<double>& p, mskb::Rng& rng) {
+  double sum = 0.0;
+  for (auto& v : p) {
+    v = rng.uniform(0.0, 1.0);
+    sum += v;
+  }
+  for (auto& v : p) v /= sum;
+}
+}  // namespace
+
+MSKB_TASK(cross_entropy_loss) {
+  using namespace mskb;
+  spec.semantics =
+      "loss[0] = -sum over i in [0, C) of Y[i] * log(max(X[i], 1e-8f)) (natural log). X (predicted probabilities) and "
+      "Y (target distribution) are device arrays of C elements (bf16 in the bf16 variant), each a normalised U(0,1) "
+      "vector summing to 1; for large C many X[i] fall below 1e-8, so the clamp matters. loss is ONE float in both "
+      "precisions (float* even in the bf16 variant), zeroed by the caller before each call; it must hold the full sum "
+      "afterwards (atomics allowed). C >= 1.";
+  spec.vendor =
+      "CUB: cub::DeviceReduce::TransformReduce over a counting iterator, transform -Y[i] * logf(fmaxf(X[i], 1e-8f)) in "
+      "FP32 (bf16 inputs converted to float), cuda::std::plus, result written straight into loss";
+  spec.params = {accumulate("loss", Elem::f32), in("X"), in("Y"), int_arg("C")};
+  for (int e : {14, 16, 18, 20, 22}) spec.paper.push_back({{"C", int64_t{1} << e}});
+  spec.heldout = {{{"C", 3}},         {{"C", 1000}},          {{"C", 65537}},
+                  {{"C", 1'000'003}}, {{"C", (1 << 22) + 3}}, {{"C", 5'000'011}}};
+  spec.large = {{{"C", int64_t{1} << 24}}, {{"C", int64_t{1} << 26}}, {{"C", int64_t{1} << 27}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto c = static_cast<std::size_t>(s["C"]);
+    a[0].data.resize(1);
+    a[1].data.resize(c);
+    a[2].data.resize(c);
+    fill_distribution(a[1].data, rng);
+    fill_distribution(a[2].data, rng);
+    a[3].value = static_cast<double>(c);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const int64_t n = s["C"];
+    const double floor_x = static_cast<double>(1e-8f);  // the clamp as an FP32 kernel applies it
+    const int64_t chunk = 1 << 16;
+    const int64_t chunks = (n + chunk - 1) / chunk;
+    std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+    const std::vector<double>& x = a[1].data;
+    const std::vector<double>& y = a[2].data;
+    parallel_for(
+        chunks,
+        [&](int64_t c) {
+          double acc = 0.0;
+          const int64_t hi = std::min(n, (c + 1) * chunk);
+          for (int64_t i = c * chunk; i < hi; ++i) {
+            const auto k = static_cast<std::size_t>(i);
+            acc += y[k] * std::log(std::max(x[k], floor_x));
+          }
+          partial[static_cast<std::size_t>(c)] = acc;
+        },
+        1);
+    double sum = 0.0;
+    for (double v : partial) sum += v;
+    a[0].data[0] = -sum;
+  };
+  // The loss is about log(C/2) + 1 (10 to 20); C terms of ~15 * 2/C each. FP32 summation in any sane order
+  // stays within sqrt(C) * 2^-24 * 16; dropping the clamp (|log X| grows past 18.4 for the ~2% of X below
+  // 1e-8 at C = 2^22) or reducing only part of the input is far outside. Both precisions compute in FP32
+  // from exactly representable inputs and write a float: one tolerance.
+  spec.tolerance = [](const Shape& s, Precision) {
+    const double c = static_cast<double>(s["C"]);
+    return Tolerance{16.0 * std::sqrt(c) * 0x1.0p-24, 1e-5};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["C"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double c = static_cast<double>(s["C"]);
+    return Cost{2.0 * c * static_cast<double>(real_bytes(p)) + 4.0, 4.0 * c};
+  };
+}

@@ -1,0 +1,81 @@
+// Hand-checked cases for the cross_entropy_loss FP64 reference.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "mskb/instance.hpp"
+#include "mskb/registry.hpp"
+
+using namespace mskb;
+
+namespace {
+
+double ref(const std::vector<double>& x, const std::vector<double>& y, Precision p = Precision::fp32) {
+  const TaskSpec& t = get_task("cross_entropy_loss");
+  Args a(t.params.size());
+  a[0].data = {0.0};
+  a[1].data = x;
+  a[2].data = y;
+  a[3].value = static_cast<double>(x.size());
+  t.reference(Shape{{"C", static_cast<int64_t>(x.size())}}, p, a);
+  return a[0].data[0];
+}
+
+bool within(const Tolerance& tol, double got, double want) {
+  return std::fabs(got - want) <= tol.atol + tol.rtol * std::fabs(want);
+}
+
+TEST(CrossEntropy, HandComputed) {
+  // -(0.5 log 0.25 + 0.5 log 0.75)
+  EXPECT_NEAR(ref({0.25, 0.75}, {0.5, 0.5}), -(0.5 * std::log(0.25) + 0.5 * std::log(0.75)), 1e-15);
+  // A one-hot target picks -log of its prediction.
+  EXPECT_NEAR(ref({0.2, 0.3, 0.5}, {0.0, 1.0, 0.0}, Precision::bf16), -std::log(0.3), 1e-15);
+}
+
+TEST(CrossEntropy, ClampAtOneEMinusEight) {
+  const double floor_x = static_cast<double>(1e-8f);
+  // X = 0 and X below the floor both count as log(1e-8f); X above it is used as is.
+  EXPECT_NEAR(ref({0.0, 1e-12, 1.0}, {0.25, 0.25, 0.5}), -0.5 * std::log(floor_x), 1e-12);
+  EXPECT_NEAR(ref({2e-8}, {1.0}), -std::log(2e-8), 1e-12);
+  EXPECT_TRUE(std::isfinite(ref({0.0}, {1.0})));
+}
+
+TEST(CrossEntropy, EqualDistributionsGiveTheEntropy) {
+  const std::vector<double> u(8, 0.125);
+  EXPECT_NEAR(ref(u, u), std::log(8.0), 1e-14);
+}
+
+TEST(CrossEntropy, InputsAreNormalised) {
+  const TaskSpec& t = get_task("cross_entropy_loss");
+  const Args in = make_inputs(t, Shape{{"C", 65537}}, Precision::fp32, 1);
+  double sx = 0, sy = 0;
+  for (double v : in[1].data) sx += v;
+  for (double v : in[2].data) sy += v;
+  EXPECT_NEAR(sx, 1.0, 1e-5);
+  EXPECT_NEAR(sy, 1.0, 1e-5);
+}
+
+// What the wrong/ kernels compute, in FP64 on the same instance, against the tolerance.
+TEST(CrossEntropy, ShortcutsFailAtTheLargePaperSizes) {
+  const TaskSpec& t = get_task("cross_entropy_loss");
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    const Shape s{{"C", 1 << 22}};
+    const Args in = make_inputs(t, s, p, 1);
+    const double want = make_expected(t, s, p, in)[0].data[0];
+    const Tolerance tol = t.tolerance(s, p);
+    double no_clamp = 0, first_2_18 = 0;
+    const double floor_x = static_cast<double>(1e-8f);
+    for (std::size_t i = 0; i < in[1].data.size(); ++i) {
+      const double x = in[1].data[i], y = in[2].data[i];
+      no_clamp -= y * std::log(x);
+      if (i < (1u << 18)) first_2_18 -= y * std::log(std::max(x, floor_x));
+    }
+    EXPECT_FALSE(within(tol, no_clamp, want)) << to_string(p) << " no clamp " << no_clamp << " vs " << want;
+    EXPECT_FALSE(within(tol, first_2_18, want)) << to_string(p);
+    EXPECT_TRUE(within(tol, static_cast<double>(static_cast<float>(want)), want));
+  }
+}
+
+}  // namespace

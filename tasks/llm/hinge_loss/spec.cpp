@@ -1,0 +1,47 @@
+// hinge_loss: per element, loss[i] = max(0, 1 - y_i * predictions[i]) with y_i = 2 * targets[i] - 1.
+#include <algorithm>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(hinge_loss) {
+  using namespace mskb;
+  spec.semantics =
+      "Per element (no reduction): loss[i] = max(0, 1 - y * predictions[i]) with y = 2 * targets[i] - 1 (targets are "
+      "0 or 1, so y is -1 or +1), for i in [0, N). predictions and loss are device arrays of N elements (bf16 in the "
+      "bf16 variant); targets is an int array of N elements. The output has N elements. N >= 1.";
+  spec.vendor = "Thrust: thrust::transform(thrust::device, predictions, predictions + N, targets, loss, hinge functor)";
+  spec.params = {out("loss"), in("predictions"), in("targets", Elem::i32), int_arg("N")};
+  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
+  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
+  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]);
+    a[0].data.resize(n);
+    a[1].data.resize(n);
+    a[2].data.resize(n);
+    rng.fill_uniform(a[1].data, -2.0, 2.0);
+    a[1].data[0] = rng.uniform(-0.9, 0.9);  // a positive loss even for N = 1
+    for (auto& t : a[2].data) t = static_cast<double>(rng.uniform_int(0, 1));
+    a[3].value = static_cast<double>(n);
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const std::vector<double>& p = a[1].data;
+    const std::vector<double>& t = a[2].data;
+    std::vector<double>& y = a[0].data;
+    parallel_for(static_cast<int64_t>(p.size()), [&](int64_t k) {
+      const auto i = static_cast<std::size_t>(k);
+      y[i] = std::max(0.0, 1.0 - (2.0 * t[i] - 1.0) * p[i]);
+    });
+  };
+  // 1 - y * p with y = +-1 rounds once (exact in FP32 for bf16 predictions); BF16 rounds the result once more.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{1e-7, 1e-6} : Tolerance{1e-5, 8e-3};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]);
+    return Cost{n * (2.0 * static_cast<double>(real_bytes(p)) + 4.0), 3.0 * n};
+  };
+}
