@@ -15,7 +15,7 @@ namespace mskb {
 
 struct TimingConfig {
   int warmup_calls = 3;        // at least this many untimed calls
-  double warmup_s = 0.02;      // and at least this long
+  double warmup_s = 0.1;       // and at least this long (clocks settle after host-side work)
   int min_samples = 10;
   int max_samples = 2000;
   double min_time_s = 0.02;    // sampled time before the noise criterion may stop

@@ -353,7 +353,7 @@ TimingStats time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2F
   for (int i = 0; i < cfg.warmup_calls || seconds_since(w0) < cfg.warmup_s; ++i) {
     prepare();
     call_checked(fn, d.slots);
-    if (i > 1000) break;
+    if (i > 1000 || (i >= 1 && seconds_since(w0) > 2.0)) break;  // long calls: two warm-ups suffice
   }
   std::vector<double> samples, walls;
   double gap_max = 0, sampled_s = 0;
@@ -378,7 +378,8 @@ TimingStats time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2F
     gap_max = std::max(gap_max, std::chrono::duration<double, std::micro>(h2 - h1).count());
     sampled_s += static_cast<double>(ms) * 1e-3;
     const int n = static_cast<int>(samples.size());
-    if (n >= cfg.max_samples || seconds_since(t_begin) >= cfg.max_time_s) break;
+    // The budget bounds the time; a call longer than the budget still gets three samples.
+    if (n >= cfg.max_samples || (seconds_since(t_begin) >= cfg.max_time_s && n >= 3)) break;
     if (n >= cfg.min_samples && sampled_s >= cfg.min_time_s && n % 5 == 0) {
       const TimingStats t = summarize_samples(samples);
       if (t.noise < cfg.target_noise) break;
