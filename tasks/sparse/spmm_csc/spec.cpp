@@ -1,0 +1,74 @@
+// spmm_csc: Y += A*X with A in CSC format, X and Y dense row-major; Y accumulates.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "../common/sparse_gen.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+
+// Terms summed into one Y element: a row collects about nnz / rows entries; a generous bound.
+int64_t csc_row_terms(const mskb::Shape& s) {
+  const int64_t rows = s["rows"], cols = s["cols"];
+  const int64_t mean = (mskb::sparse::total_nnz(cols, rows) + rows - 1) / rows;
+  return std::min<int64_t>(cols, 2 * mean + 32);
+}
+
+}  // namespace
+
+MSKB_TASK(spmm_csc) {
+  using namespace mskb;
+  namespace sp = mskb::sparse;
+  spec.semantics =
+      "Y += A*X for a sparse rows x columns matrix A in CSC format (0-based int indices): for every column j in "
+      "[0, columns), every p in [col_offsets[j], col_offsets[j+1]) and every k in [0, K), Y[row_indices[p]][k] += "
+      "values[p] * X[j][k]. col_offsets has columns + 1 entries (col_offsets[columns] = nnz); row indices are sorted "
+      "and distinct within a column; columns may be empty. X is columns x K and Y is rows x K, both dense row-major "
+      "(X[j][k] = X[j*K + k]); K is any positive int (4096 in the paper, not always a multiple of 32); rows is 2048 in "
+      "the paper but can be anything. Y ACCUMULATES: the caller zeroes it before the call; different columns update "
+      "the same Y rows, so a column-parallel kernel needs atomics. Skewed inputs have a few completely dense columns.";
+  spec.vendor =
+      "cuSPARSE: cusparseSpMM on a CSC descriptor (cusparseCreateConstCsc) with row-major dense X and Y "
+      "(CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y accumulates); the first algorithm cuSPARSE accepts of "
+      "CUSPARSE_SPMM_CSR_ALG2, ALG_DEFAULT, CSR_ALG1 (the CSR/CSC algorithms); if none accepts the configuration (mixed "
+      "precision is restricted), the entries are sorted by row on the device (CUB radix sort) and cusparseSpMM runs on "
+      "CSR. bf16 through CUDA_R_16BF with CUDA_R_32F compute. nnz is read from col_offsets[columns] (one 4-byte copy, "
+      "counted in the time)";
+  spec.params = {int_arg("rows"), int_arg("columns"), int_arg("K"), in("values"), in("row_indices", Elem::i32),
+                 in("col_offsets", Elem::i32), in("X"), accumulate("Y")};
+  for (int e = 10; e <= 14; ++e) spec.paper.push_back({{"rows", 2048}, {"cols", int64_t{1} << e}, {"K", 4096}});
+  spec.heldout = {{{"rows", 1}, {"cols", 1}, {"K", 1}},
+                  {{"rows", 2048}, {"cols", 1000}, {"K", 100}},
+                  {{"rows", 3001}, {"cols", 777}, {"K", 33}},
+                  {{"rows", 2048}, {"cols", 5000}, {"K", 257}, {"skew", 1}},
+                  {{"rows", 999}, {"cols", 20000}, {"K", 48}, {"skew", 1}}};
+  spec.large = {{{"rows", 2048}, {"cols", int64_t{1} << 17}, {"K", 1024}},
+                {{"rows", int64_t{1} << 14}, {"cols", int64_t{1} << 16}, {"K", 512}, {"skew", 1}}};
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
+    sp::Compressed csc = sp::generate_compressed(cols, rows, sp::is_skewed(s), 0, rng);
+    a[0].value = static_cast<double>(rows);
+    a[1].value = static_cast<double>(cols);
+    a[2].value = static_cast<double>(K);
+    a[3].data = std::move(csc.values);
+    a[4].data = sp::as_doubles(csc.indices);
+    a[5].data = sp::as_doubles(csc.offsets);
+    a[6].data.resize(static_cast<std::size_t>(cols * K));
+    sp::fill_values(a[6].data, rng);
+    a[7].data.resize(static_cast<std::size_t>(rows * K));
+  };
+  spec.reference = [](const Shape&, Precision, Args& a) {
+    const auto rows = static_cast<int64_t>(a[0].value), cols = static_cast<int64_t>(a[1].value), K = static_cast<int64_t>(a[2].value);
+    const sp::RowGrouped g = sp::group_csc(rows, cols, a[4].data.data(), a[5].data.data(), a[3].data.data());
+    sp::spmm_rows(g, K, a[6].data, a[7].data);
+  };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(csc_row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["cols"], s["rows"]) * s["K"]); };
+  // The matrix (values, row indices, offsets), X and Y once each.
+  spec.cost = [](const Shape& s, Precision p) {
+    const double nnz = static_cast<double>(sp::total_nnz(s["cols"], s["rows"])), rb = static_cast<double>(real_bytes(p));
+    const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]), K = static_cast<double>(s["K"]);
+    return Cost{nnz * (rb + 4.0) + (cols + 1.0) * 4.0 + (cols + rows) * K * rb, 2.0 * nnz * K};
+  };
+}
