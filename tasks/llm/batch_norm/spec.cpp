@@ -1,0 +1,80 @@
+// batch_norm: training-mode batch normalisation of an N x C input (row-major, one row per sample): batch
+// statistics per channel over the N rows (biased variance), no running statistics.
+#include <cmath>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+MSKB_TASK(batch_norm) {
+  using namespace mskb;
+  spec.semantics =
+      "Batch normalisation with batch statistics. input is N x C row-major (element [n][c] at n*C + c). For every "
+      "channel c: mean_c = sum_n input[n][c] / N, var_c = sum_n (input[n][c] - mean_c)^2 / N (biased variance), "
+      "output[n][c] = gamma[c] * (input[n][c] - mean_c) / sqrt(var_c + epsilon) + beta[c]. gamma and beta have C "
+      "elements; no running statistics are read or written. bf16 variant: input, gamma, beta, output are bf16, "
+      "epsilon stays float. N >= 1, C >= 1.";
+  spec.vendor =
+      "cuDNN legacy API: cudnnBatchNormalizationForwardTraining, CUDNN_BATCHNORM_PER_ACTIVATION on an N x C x 1 x "
+      "1 NCHW tensor (per-channel statistics over the batch, as PyTorch uses it for 2-D inputs), no running or "
+      "saved statistics; bf16: bf16 tensors with float gamma/beta (cuDNN's rule for bf16 data; the bf16 gamma and "
+      "beta are widened to float by a copy kernel)";
+  spec.params = {out("output"), in("input"), in("gamma"), in("beta"), float_arg("epsilon"), int_arg("N"), int_arg("C")};
+  for (int64_t n : {16, 64, 256, 1024})
+    for (int64_t c : {16, 64, 256, 1024}) spec.paper.push_back({{"N", n}, {"C", c}});
+  spec.heldout = {{{"N", 2}, {"C", 7}},      {{"N", 3}, {"C", 1}},      {{"N", 100}, {"C", 37}},
+                  {{"N", 1000}, {"C", 1000}}, {{"N", 1025}, {"C", 129}}, {{"N", 4097}, {"C", 3}},
+                  {{"N", 5}, {"C", 20011}},   {{"N", 65537}, {"C", 17}}};
+  spec.large = {{{"N", int64_t{1} << 20}, {"C", 256}}, {{"N", int64_t{1} << 16}, {"C", 4096}},
+                {{"N", 1024}, {"C", int64_t{1} << 18}}};
+  // Every channel gets its own offset (|mean| <= 0.5) and spread (1..2), so per-channel statistics matter.
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
+    std::vector<double> mu(c), sd(c);
+    rng.fill_uniform(mu, -0.5, 0.5);
+    rng.fill_uniform(sd, 1.0, 2.0);
+    a[0].data.resize(n * c);
+    a[1].data.resize(n * c);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < c; ++k) a[1].data[r * c + k] = mu[k] + sd[k] * rng.uniform(-1.0, 1.0);
+    a[2].data.resize(c);
+    a[3].data.resize(c);
+    rng.fill_uniform(a[2].data, 0.5, 1.5);
+    rng.fill_uniform(a[3].data, -1.0, 1.0);
+    a[4].value = 1e-5;
+    a[5].value = static_cast<double>(n);
+    a[6].value = static_cast<double>(c);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
+    const std::vector<double>& x = a[1].data;
+    std::vector<double> mean(c, 0.0), sq(c, 0.0);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < c; ++k) mean[k] += x[r * c + k];
+    for (std::size_t k = 0; k < c; ++k) mean[k] /= static_cast<double>(n);
+    for (std::size_t r = 0; r < n; ++r)
+      for (std::size_t k = 0; k < c; ++k) {
+        const double d = x[r * c + k] - mean[k];
+        sq[k] += d * d;
+      }
+    std::vector<double> rstd(c);
+    for (std::size_t k = 0; k < c; ++k) rstd[k] = 1.0 / std::sqrt(sq[k] / static_cast<double>(n) + a[4].value);
+    parallel_for(static_cast<int64_t>(n), [&](int64_t ri) {
+      const auto r = static_cast<std::size_t>(ri);
+      for (std::size_t k = 0; k < c; ++k)
+        a[0].data[r * c + k] = a[2].data[k] * (x[r * c + k] - mean[k]) * rstd[k] + a[3].data[k];
+    }, 64);
+  };
+  // |normalised| <= ~1.8, |output| <= ~3.7. FP32: float per-channel sums over up to 2^20 rows (in any
+  // blocked order) stay well inside 2e-5 + 1e-5|ref|. BF16: one output rounding (2^-9 relative) plus
+  // the input rounding that the reference already sees.
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{2e-5, 1e-5} : Tolerance{1.5e-2, 1e-2};
+  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]) * static_cast<uint64_t>(s["C"]); };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double n = static_cast<double>(s["N"]), c = static_cast<double>(s["C"]);
+    const double eb = static_cast<double>(real_bytes(p));
+    return Cost{2.0 * n * c * eb + 2.0 * c * eb, 7.0 * n * c};
+  };
+}
