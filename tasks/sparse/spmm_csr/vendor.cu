@@ -76,7 +76,7 @@ struct Mat {
 bool unsupported(cusparseStatus_t s) { return s == CUSPARSE_STATUS_NOT_SUPPORTED || s == CUSPARSE_STATUS_INVALID_VALUE; }
 
 // C = A * B + beta * C with the first algorithm of `algs` that cuSPARSE accepts for this
-// configuration; aborts (naming the statuses) if none does.
+// configuration; aborts if none does.
 void spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t B, cusparseDnMatDescr_t C, float beta,
                           const cusparseSpMMAlg_t* algs, int n_algs) {
   cusparseHandle_t h = mskb_vendor::cusparse();

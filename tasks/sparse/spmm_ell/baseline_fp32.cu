@@ -1,0 +1,25 @@
+// Naive baseline: one thread per output Y[i][k] (consecutive threads take consecutive k); walks all
+// slots of row i and skips padding (col_ids = -1, anywhere in the row). Y is overwritten; 64-bit offsets.
+#include <cuda_runtime.h>
+
+__global__ void spmm_ell_kernel(int rows, int width, int K, const float* values, const int* col_ids, const float* X, float* Y) {
+  const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= static_cast<long long>(rows) * K) return;
+  const long long i = t / K, k = t - i * K, base = i * width;
+  float sum = 0.0f;
+  for (int s = 0; s < width; ++s) {
+    const int col = col_ids[base + s];
+    if (col >= 0) sum += values[base + s] * X[static_cast<long long>(col) * K + k];
+  }
+  Y[t] = sum;
+}
+
+extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X, float* Y) {
+  const long long total = static_cast<long long>(rows) * K;
+  if (total > 0) {
+    const int threads = 256;
+    spmm_ell_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(rows, max_nnz_per_row, K, values, col_ids, X,
+                                                                                        Y);
+  }
+  cudaDeviceSynchronize();
+}
