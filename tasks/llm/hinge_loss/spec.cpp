@@ -1,9 +1,29 @@
 // hinge_loss: per element, loss[i] = max(0, 1 - y_i * predictions[i]) with y_i = 2 * targets[i] - 1.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
+// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
+template <class Fn>
+void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const uint64_t base = rng.next();
+  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+  mskb::parallel_for(
+      chunks,
+      [&](int64_t c) {
+        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
+        for (std::size_t i = b; i < e; ++i) fn(local, i);
+      },
+      1);
+}
+}  // namespace
 
 MSKB_TASK(hinge_loss) {
   using namespace mskb;
@@ -23,7 +43,8 @@ MSKB_TASK(hinge_loss) {
     a[2].data.resize(n);
     rng.fill_uniform(a[1].data, -2.0, 2.0);
     a[1].data[0] = rng.uniform(-0.9, 0.9);  // a positive loss even for N = 1
-    for (auto& t : a[2].data) t = static_cast<double>(rng.uniform_int(0, 1));
+    std::vector<double>& targets = a[2].data;
+    parallel_fill(n, rng, [&](Rng& r, std::size_t i) { targets[i] = static_cast<double>(r.uniform_int(0, 1)); });
     a[3].value = static_cast<double>(n);
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
@@ -36,9 +57,7 @@ MSKB_TASK(hinge_loss) {
     });
   };
   // 1 - y * p with y = +-1 rounds once (exact in FP32 for bf16 predictions); BF16 rounds the result once more.
-  spec.tolerance = [](const Shape&, Precision p) {
-    return p == Precision::fp32 ? Tolerance{1e-7, 1e-6} : Tolerance{1e-5, 8e-3};
-  };
+  spec.tolerance = [](const Shape&, Precision p) { return p == Precision::fp32 ? Tolerance{1e-7, 1e-6} : Tolerance{1e-5, 8e-3}; };
   spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
   spec.cost = [](const Shape& s, Precision p) {
     const double n = static_cast<double>(s["N"]);

@@ -1,15 +1,36 @@
 // leaky_RELU: output[i] = input[i] > 0 ? input[i] : alpha * input[i], elementwise.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
 
 namespace {
+// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
+// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
+template <class Fn>
+void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const uint64_t base = rng.next();
+  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+  mskb::parallel_for(
+      chunks,
+      [&](int64_t c) {
+        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
+        for (std::size_t i = b; i < e; ++i) fn(local, i);
+      },
+      1);
+}
+
 // Mostly U(-5, 5), where the function bends; one element in 16 from U(-100, 100), where exp/tanh-based
 // shortcuts overflow (exp(88.7) is already infinite in FP32).
 void fill_activation_input(std::vector<double>& x, mskb::Rng& rng) {
-  for (auto& v : x) v = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
+  parallel_fill(x.size(), rng, [&](mskb::Rng& r, std::size_t i) {
+    x[i] = (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0);
+  });
 }
 }  // namespace
 

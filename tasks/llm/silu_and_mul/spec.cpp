@@ -1,9 +1,30 @@
 // silu_and_mul: out[b, j] = silu(in[b, j]) * in[b, D + j] for an input of B rows of 2D values.
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
+// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
+template <class Fn>
+void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const uint64_t base = rng.next();
+  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+  mskb::parallel_for(
+      chunks,
+      [&](int64_t c) {
+        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
+        for (std::size_t i = b; i < e; ++i) fn(local, i);
+      },
+      1);
+}
+}  // namespace
 
 MSKB_TASK(silu_and_mul) {
   using namespace mskb;
@@ -16,20 +37,21 @@ MSKB_TASK(silu_and_mul) {
   spec.params = {in("in"), out("out"), int_arg("B"), int_arg("D")};
   for (int64_t b : {16, 32, 64})
     for (int64_t d : {4096, 5120, 8192, 12288}) spec.paper.push_back({{"B", b}, {"D", d}});
-  spec.heldout = {{{"B", 1}, {"D", 1}},     {{"B", 3}, {"D", 1001}},   {{"B", 7}, {"D", 4097}},
+  spec.heldout = {{{"B", 1}, {"D", 1}},      {{"B", 3}, {"D", 1001}},   {{"B", 7}, {"D", 4097}},
                   {{"B", 100}, {"D", 5000}}, {{"B", 16}, {"D", 14336}}, {{"B", 128}, {"D", 28672}}};
   spec.large = {{{"B", 4096}, {"D", 14336}}, {{"B", 8192}, {"D", 14336}}, {{"B", 16384}, {"D", 14336}}};
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const auto rows = static_cast<std::size_t>(s["B"]), d = static_cast<std::size_t>(s["D"]);
     a[0].data.resize(rows * 2 * d);
     a[1].data.resize(rows * d);
-    for (std::size_t b = 0; b < rows; ++b) {
-      double* row = a[0].data.data() + b * 2 * d;
-      // Gates: mostly U(-5, 5), one in 16 an outlier from U(-100, 100); values U(-2, 2).
-      for (std::size_t j = 0; j < d; ++j)
-        row[j] = (rng.next() & 15u) == 0 ? rng.uniform(-100.0, 100.0) : rng.uniform(-5.0, 5.0);
-      for (std::size_t j = d; j < 2 * d; ++j) row[j] = rng.uniform(-2.0, 2.0);
-    }
+    // Gates (first half of each row): mostly U(-5, 5), one in 16 an outlier from U(-100, 100); values U(-2, 2).
+    std::vector<double>& x = a[0].data;
+    parallel_fill(x.size(), rng, [&](Rng& r, std::size_t i) {
+      if (i % (2 * d) >= d)
+        x[i] = r.uniform(-2.0, 2.0);
+      else
+        x[i] = (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0);
+    });
     a[0].data[0] = rng.uniform(0.5, 5.0);  // a non-trivial output even for B = D = 1
     a[2].value = static_cast<double>(rows);
     a[3].value = static_cast<double>(d);
@@ -47,9 +69,7 @@ MSKB_TASK(silu_and_mul) {
   };
   // FP32: expf (even __expf) and three roundings keep ~1e-5 relative; products that fall below the FP32
   // range (g < -87) flush to 0 within atol. BF16: FP32 math rounded once, two bf16 ulps.
-  spec.tolerance = [](const Shape&, Precision p) {
-    return p == Precision::fp32 ? Tolerance{1e-6, 1e-5} : Tolerance{1e-5, 8e-3};
-  };
+  spec.tolerance = [](const Shape&, Precision p) { return p == Precision::fp32 ? Tolerance{1e-6, 1e-5} : Tolerance{1e-5, 8e-3}; };
   spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["B"]) * static_cast<uint64_t>(s["D"]); };
   spec.cost = [](const Shape& s, Precision p) {
     const double n = static_cast<double>(s["B"]) * static_cast<double>(s["D"]);
