@@ -38,7 +38,7 @@ extern "C" void high_order_contraction(const float* A, const float* B, float* C,
 extern "C" void high_order_contraction_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int a_dim, int b_dim,
                                             int c_dim, int x_dim, int y_dim) {
   cublasHandle_t h = mskb_vendor::cublas();
-  MSKB_VENDOR_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  MSKB_VENDOR_CHECK(cublasSetMathMode(h, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH | CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION)));
   const float one = 1.0f, zero = 0.0f;
   const long long a_stride = static_cast<long long>(x_dim) * b_dim * y_dim, c_stride = static_cast<long long>(b_dim) * c_dim;
   const long long nc = static_cast<long long>(a_dim) * c_stride;
