@@ -17,6 +17,7 @@ int cudamaster_main(int argc, char** argv) {
 
   // One line per subcommand.
   cli::add_llm_check_command(app);
+  cli::add_profile_command(app);
 
   try {
     app.parse(argc, argv);

@@ -24,5 +24,6 @@ class CommandExit : public std::exception {
 };
 
 void add_llm_check_command(CLI::App& app);
+void add_profile_command(CLI::App& app);
 
 }  // namespace cudamaster::cli

@@ -71,19 +71,22 @@ int main(int argc, char** argv) {
         const int64_t j = a.indices[static_cast<std::size_t>(p)];
         if (j > i) continue;
         diagonal |= j == i;
-        if (j == i) lower.push_back({i, j, 2.0 + a.values[static_cast<std::size_t>(p)]});
-        else lower.push_back({i, j, a.values[static_cast<std::size_t>(p)]});
+        if (j == i)
+          lower.push_back({i, j, 2.0 + a.values[static_cast<std::size_t>(p)]});
+        else
+          lower.push_back({i, j, a.values[static_cast<std::size_t>(p)]});
       }
       if (!diagonal) lower.push_back({i, i, 2.0 + sp::draw_value(rng)});
     }
-    write(dir + "/symmetric_500x500_real.mtx", "real", "symmetric", "symmetric: lower triangle with a full diagonal", 500, 500, lower);
+    write(dir + "/symmetric_500x500_real.mtx", "real", "symmetric", "symmetric: lower triangle with a full diagonal", 500, 500,
+          lower);
   }
   {
     // Skewed generator, pattern only (every value is 1): power-law rows, a few dense, some empty.
     Rng rng(300400);
     const sp::Compressed a = sp::generate_compressed(300, 400, true, 0, rng);
-    write(dir + "/skewed_300x400_pattern.mtx", "pattern", "general", "skewed: power-law row lengths, dense and empty rows", 300, 400,
-          entries_of(a));
+    write(dir + "/skewed_300x400_pattern.mtx", "pattern", "general", "skewed: power-law row lengths, dense and empty rows", 300,
+          400, entries_of(a));
   }
   return 0;
 }

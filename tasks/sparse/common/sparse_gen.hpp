@@ -32,9 +32,9 @@
 
 namespace mskb::sparse {
 
-constexpr double kDensity = 0.01;          // the paper's 1%
-constexpr double kPowerLawAlpha = 1.2;     // Zipf exponent of the skewed line lengths
-constexpr double kEmptyFraction = 0.03;    // share of empty lines in skewed CSR/CSC/ELL
+constexpr double kDensity = 0.01;           // the paper's 1%
+constexpr double kPowerLawAlpha = 1.2;      // Zipf exponent of the skewed line lengths
+constexpr double kEmptyFraction = 0.03;     // share of empty lines in skewed CSR/CSC/ELL
 constexpr int64_t kEllSkewWidthFactor = 8;  // skewed ELL width = 8x the average row length
 
 // ---- shape conventions -------------------------------------------------------------------------
@@ -151,7 +151,7 @@ inline std::vector<int64_t> powerlaw_lengths(int64_t major, int64_t cap, int64_t
     const int64_t need = (total + cap - 1) / std::max<int64_t>(cap, 1);  // lines needed to hold the total
     active = std::max<int64_t>({major - empty, need, 1});
   }
-  const int64_t room = cap - min_len;     // what a line can take above min_len
+  const int64_t room = cap - min_len;  // what a line can take above min_len
   const int64_t rest = total - active * min_len;
   std::vector<double> w(static_cast<std::size_t>(active)), suffix(static_cast<std::size_t>(active) + 1, 0.0);
   for (int64_t r = 0; r < active; ++r) w[static_cast<std::size_t>(r)] = std::pow(static_cast<double>(r + 1), -alpha);
@@ -208,9 +208,7 @@ struct Compressed {
   std::vector<int32_t> indices;  // per line: sorted, duplicate-free, in [0, minor)
   std::vector<double> values;
   int64_t nnz() const { return offsets.empty() ? 0 : offsets.back(); }
-  int64_t line_length(int64_t i) const {
-    return offsets[static_cast<std::size_t>(i) + 1] - offsets[static_cast<std::size_t>(i)];
-  }
+  int64_t line_length(int64_t i) const { return offsets[static_cast<std::size_t>(i) + 1] - offsets[static_cast<std::size_t>(i)]; }
   int64_t max_line() const {
     int64_t m = 0;
     for (int64_t i = 0; i < major; ++i) m = std::max(m, line_length(i));
@@ -264,9 +262,8 @@ inline Compressed from_triplets(int64_t major, int64_t minor, const std::vector<
   for (std::size_t e = 0; e < n; ++e)
     if (maj[e] < 0 || maj[e] >= major || mnr[e] < 0 || mnr[e] >= minor)
       throw std::invalid_argument("from_triplets: index out of range at entry " + std::to_string(e));
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return maj[a] != maj[b] ? maj[a] < maj[b] : mnr[a] < mnr[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return maj[a] != maj[b] ? maj[a] < maj[b] : mnr[a] < mnr[b]; });
   Compressed c;
   c.major = major;
   c.minor = minor;
@@ -467,11 +464,13 @@ inline RowGrouped group_coo(int64_t rows, const double* row, const double* col, 
 }
 
 // From CSC arrays (col_offsets has columns + 1 entries): a row's entries in column order.
-inline RowGrouped group_csc(int64_t rows, int64_t columns, const double* row_indices, const double* col_offsets, const double* val) {
+inline RowGrouped group_csc(int64_t rows, int64_t columns, const double* row_indices, const double* col_offsets,
+                            const double* val) {
   const int64_t nnz = to_i64(col_offsets[columns]);
   std::vector<double> col(static_cast<std::size_t>(nnz));
   for (int64_t j = 0; j < columns; ++j)
-    for (int64_t p = to_i64(col_offsets[j]); p < to_i64(col_offsets[j + 1]); ++p) col[static_cast<std::size_t>(p)] = static_cast<double>(j);
+    for (int64_t p = to_i64(col_offsets[j]); p < to_i64(col_offsets[j + 1]); ++p)
+      col[static_cast<std::size_t>(p)] = static_cast<double>(j);
   return group_coo(rows, row_indices, col.data(), val, nnz);
 }
 

@@ -24,7 +24,8 @@ __global__ void spmm_rows_fp64_kernel(int64_t rows, int64_t K, const int64_t* of
   if (t >= rows * K) return;
   const int64_t i = t / K, k = t - i * K;
   double acc = 0.0;
-  for (int64_t p = offsets[i]; p < offsets[i + 1]; ++p) acc = __dadd_rn(acc, __dmul_rn(vals[p], X[static_cast<int64_t>(cols[p]) * K + k]));
+  for (int64_t p = offsets[i]; p < offsets[i + 1]; ++p)
+    acc = __dadd_rn(acc, __dmul_rn(vals[p], X[static_cast<int64_t>(cols[p]) * K + k]));
   Y[t] = acc;
 }
 
@@ -57,7 +58,8 @@ inline void spmm_rows_gpu(const RowGrouped& g, int64_t K, const std::vector<doub
   DeviceArray<double> y(static_cast<std::size_t>(total));
   const int threads = 256;
   const int64_t blocks = (total + threads - 1) / threads;
-  spmm_rows_fp64_kernel<<<static_cast<unsigned>(blocks), threads>>>(rows, K, offsets.get(), cols.get(), vals.get(), x.get(), y.get());
+  spmm_rows_fp64_kernel<<<static_cast<unsigned>(blocks), threads>>>(rows, K, offsets.get(), cols.get(), vals.get(), x.get(),
+                                                                    y.get());
   MSKB_CUDA_CHECK(cudaGetLastError());
   Y.resize(static_cast<std::size_t>(total));
   MSKB_CUDA_CHECK(cudaMemcpy(Y.data(), y.get(), static_cast<std::size_t>(total) * sizeof(double), cudaMemcpyDeviceToHost));

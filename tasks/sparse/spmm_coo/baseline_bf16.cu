@@ -47,8 +47,8 @@ __global__ void spmm_coo_bf16_finish(long long n, const float* acc, __nv_bfloat1
   if (i < n) Y[i] = __float2bfloat16(__bfloat162float(Y[i]) + acc[i]);
 }
 
-extern "C" void spmm_coo_bf16(int rows, int nnz, int K, const __nv_bfloat16* values, const int* row_indices, const int* col_indices,
-                              const __nv_bfloat16* X, __nv_bfloat16* Y) {
+extern "C" void spmm_coo_bf16(int rows, int nnz, int K, const __nv_bfloat16* values, const int* row_indices,
+                              const int* col_indices, const __nv_bfloat16* X, __nv_bfloat16* Y) {
   const long long out = static_cast<long long>(rows) * K, total = static_cast<long long>(nnz) * K;
   if (out <= 0) {
     cudaDeviceSynchronize();
@@ -59,7 +59,7 @@ extern "C" void spmm_coo_bf16(int rows, int nnz, int K, const __nv_bfloat16* val
   cudaMemsetAsync(acc, 0, static_cast<size_t>(out) * sizeof(float), 0);
   if (total > 0)
     spmm_coo_bf16_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(nnz, K, values, row_indices,
-                                                                                           col_indices, X, acc);
+                                                                                              col_indices, X, acc);
   spmm_coo_bf16_finish<<<static_cast<unsigned>((out + threads - 1) / threads), threads>>>(out, acc, Y);
   cudaDeviceSynchronize();
 }

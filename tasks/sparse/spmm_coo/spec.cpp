@@ -24,8 +24,9 @@ MSKB_TASK(spmm_coo) {
       "accepts the configuration (mixed precision), the entries are sorted by row on the device (CUB radix sort) and "
       "cusparseSpMM runs on CSR. bf16 through CUDA_R_16BF with CUDA_R_32F compute. The column count is not passed: "
       "each call reduces max(col_indices) + 1 on the device (one 4-byte copy, counted in the time)";
-  spec.params = {int_arg("rows"), int_arg("nnz"), int_arg("K"), in("values"), in("row_indices", Elem::i32),
-                 in("col_indices", Elem::i32), in("X"), accumulate("Y")};
+  spec.params = {
+      int_arg("rows"), int_arg("nnz"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
+      in("X"),         accumulate("Y")};
   for (int e = 8; e <= 16; e += 2) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}, {"K", 4096}});
   spec.heldout = {{{"rows", 1}, {"cols", 1}, {"K", 1}},
                   {{"rows", 999}, {"cols", 3001}, {"K", 100}},
@@ -49,7 +50,8 @@ MSKB_TASK(spmm_coo) {
     a[7].data.resize(static_cast<std::size_t>(rows * K));
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const auto rows = static_cast<int64_t>(a[0].value), nnz = static_cast<int64_t>(a[1].value), K = static_cast<int64_t>(a[2].value);
+    const auto rows = static_cast<int64_t>(a[0].value), nnz = static_cast<int64_t>(a[1].value),
+               K = static_cast<int64_t>(a[2].value);
     const sp::RowGrouped g = sp::group_coo(rows, a[4].data.data(), a[5].data.data(), a[3].data.data(), nnz);
     sp::spmm_rows(g, K, a[6].data, a[7].data);
   };

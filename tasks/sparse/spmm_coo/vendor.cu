@@ -7,7 +7,6 @@
 // through CUDA_R_16BF with CUDA_R_32F compute. The entry point is not given the column count: a small
 // kernel reduces max(col_indices) + 1 on the device (one 4-byte copy), counted in the time.
 // mskb-link: cusparse
-#include <cub/cub.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -15,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cub/cub.cuh>
 
 #include "mskb_vendor.cuh"
 
@@ -97,7 +97,7 @@ bool spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t
     cusparseStatus_t s = cusparseSpMM_bufferSize(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], &bytes);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
-    void* buffer = mskb_vendor::workspace().get(bytes);
+    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
     s = cusparseSpMM(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], buffer);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
@@ -147,8 +147,9 @@ struct CsrCopy {
 template <class T>
 CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indices, const int* col_indices) {
   size_t sort_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
-                                                    static_cast<const int*>(nullptr), static_cast<int*>(nullptr), nnz));
+  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const int*>(nullptr),
+                                                    static_cast<int*>(nullptr), static_cast<const int*>(nullptr),
+                                                    static_cast<int*>(nullptr), nnz));
   const size_t ib = align256(static_cast<size_t>(nnz) * sizeof(int)), vb = align256(static_cast<size_t>(nnz) * sizeof(T));
   const size_t ob = align256((static_cast<size_t>(rows) + 1) * sizeof(int));
   char* base = static_cast<char*>(g_csr.get(4 * ib + vb + ob + align256(sort_bytes)));
@@ -164,7 +165,8 @@ CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indice
   iota_kernel<<<blocks, threads>>>(nnz, perm_in);
   MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(tmp, sort_bytes, row_indices, keys, perm_in, perm, nnz));
   gather_kernel<T><<<blocks, threads>>>(nnz, perm, col_indices, values, cols, vals);
-  row_offsets_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, nnz, keys, offsets);
+  row_offsets_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, nnz, keys,
+                                                                                                             offsets);
   MSKB_VENDOR_CHECK(cudaGetLastError());
   return {offsets, cols, vals};
 }
@@ -208,12 +210,12 @@ void spmm_coo_any(int rows, int nnz, int K, const T* values, const int* row_indi
 
 }  // namespace
 
-extern "C" void spmm_coo(int rows, int nnz, int K, const float* values, const int* row_indices, const int* col_indices, const float* X,
-                         float* Y) {
+extern "C" void spmm_coo(int rows, int nnz, int K, const float* values, const int* row_indices, const int* col_indices,
+                         const float* X, float* Y) {
   spmm_coo_any(rows, nnz, K, values, row_indices, col_indices, X, Y, CUDA_R_32F);
 }
 
-extern "C" void spmm_coo_bf16(int rows, int nnz, int K, const __nv_bfloat16* values, const int* row_indices, const int* col_indices,
-                              const __nv_bfloat16* X, __nv_bfloat16* Y) {
+extern "C" void spmm_coo_bf16(int rows, int nnz, int K, const __nv_bfloat16* values, const int* row_indices,
+                              const int* col_indices, const __nv_bfloat16* X, __nv_bfloat16* Y) {
   spmm_coo_any(rows, nnz, K, values, row_indices, col_indices, X, Y, CUDA_R_16BF);
 }

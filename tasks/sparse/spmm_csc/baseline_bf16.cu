@@ -33,8 +33,8 @@ Scratch g_acc;
 
 }  // namespace
 
-__global__ void spmm_csc_bf16_kernel(int columns, int K, const __nv_bfloat16* values, const int* row_indices, const int* col_offsets,
-                                     const __nv_bfloat16* X, float* acc) {
+__global__ void spmm_csc_bf16_kernel(int columns, int K, const __nv_bfloat16* values, const int* row_indices,
+                                     const int* col_offsets, const __nv_bfloat16* X, float* acc) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= static_cast<long long>(columns) * K) return;
   const long long j = t / K, k = t - j * K;
@@ -60,7 +60,7 @@ extern "C" void spmm_csc_bf16(int rows, int columns, int K, const __nv_bfloat16*
   cudaMemsetAsync(acc, 0, static_cast<size_t>(out) * sizeof(float), 0);
   if (total > 0)
     spmm_csc_bf16_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(columns, K, values, row_indices,
-                                                                                           col_offsets, X, acc);
+                                                                                              col_offsets, X, acc);
   spmm_csc_bf16_finish<<<static_cast<unsigned>((out + threads - 1) / threads), threads>>>(out, acc, Y);
   cudaDeviceSynchronize();
 }

@@ -35,8 +35,9 @@ MSKB_TASK(spmm_csc) {
       "precision is restricted), the entries are sorted by row on the device (CUB radix sort) and cusparseSpMM runs on "
       "CSR. bf16 through CUDA_R_16BF with CUDA_R_32F compute. nnz is read from col_offsets[columns] (one 4-byte copy, "
       "counted in the time)";
-  spec.params = {int_arg("rows"), int_arg("columns"), int_arg("K"), in("values"), in("row_indices", Elem::i32),
-                 in("col_offsets", Elem::i32), in("X"), accumulate("Y")};
+  spec.params = {
+      int_arg("rows"), int_arg("columns"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_offsets", Elem::i32),
+      in("X"),         accumulate("Y")};
   for (int e = 10; e <= 14; ++e) spec.paper.push_back({{"rows", 2048}, {"cols", int64_t{1} << e}, {"K", 4096}});
   spec.heldout = {{{"rows", 1}, {"cols", 1}, {"K", 1}},
                   {{"rows", 2048}, {"cols", 1000}, {"K", 100}},
@@ -59,7 +60,8 @@ MSKB_TASK(spmm_csc) {
     a[7].data.resize(static_cast<std::size_t>(rows * K));
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const auto rows = static_cast<int64_t>(a[0].value), cols = static_cast<int64_t>(a[1].value), K = static_cast<int64_t>(a[2].value);
+    const auto rows = static_cast<int64_t>(a[0].value), cols = static_cast<int64_t>(a[1].value),
+               K = static_cast<int64_t>(a[2].value);
     const sp::RowGrouped g = sp::group_csc(rows, cols, a[4].data.data(), a[5].data.data(), a[3].data.data());
     sp::spmm_rows(g, K, a[6].data, a[7].data);
   };

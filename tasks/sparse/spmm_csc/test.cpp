@@ -8,8 +8,8 @@ using namespace mskb;
 
 namespace {
 
-Args csc_args(int rows, int cols, int K, const std::vector<double>& v, const std::vector<double>& r, const std::vector<double>& off,
-              const std::vector<double>& X) {
+Args csc_args(int rows, int cols, int K, const std::vector<double>& v, const std::vector<double>& r,
+              const std::vector<double>& off, const std::vector<double>& X) {
   const TaskSpec& t = get_task("spmm_csc");
   Args a(t.params.size());
   a[0].value = rows;

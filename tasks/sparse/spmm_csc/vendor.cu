@@ -6,7 +6,6 @@
 // radix sort, a gather and a row-offset search: all counted) and cusparseSpMM runs on CSR. BF16 through
 // CUDA_R_16BF with CUDA_R_32F compute. nnz is col_offsets[columns]: one 4-byte copy.
 // mskb-link: cusparse
-#include <cub/cub.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -14,6 +13,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cub/cub.cuh>
 
 #include "mskb_vendor.cuh"
 
@@ -73,7 +73,7 @@ bool spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t
     cusparseStatus_t s = cusparseSpMM_bufferSize(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], &bytes);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
-    void* buffer = mskb_vendor::workspace().get(bytes);
+    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
     s = cusparseSpMM(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], buffer);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
@@ -123,8 +123,9 @@ struct CsrCopy {
 template <class T>
 CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indices, const int* col_indices) {
   size_t sort_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
-                                                    static_cast<const int*>(nullptr), static_cast<int*>(nullptr), nnz));
+  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const int*>(nullptr),
+                                                    static_cast<int*>(nullptr), static_cast<const int*>(nullptr),
+                                                    static_cast<int*>(nullptr), nnz));
   const size_t ib = align256(static_cast<size_t>(nnz) * sizeof(int)), vb = align256(static_cast<size_t>(nnz) * sizeof(T));
   const size_t ob = align256((static_cast<size_t>(rows) + 1) * sizeof(int));
   char* base = static_cast<char*>(g_csr.get(4 * ib + vb + ob + align256(sort_bytes)));
@@ -140,7 +141,8 @@ CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indice
   iota_kernel<<<blocks, threads>>>(nnz, perm_in);
   MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(tmp, sort_bytes, row_indices, keys, perm_in, perm, nnz));
   gather_kernel<T><<<blocks, threads>>>(nnz, perm, col_indices, values, cols, vals);
-  row_offsets_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, nnz, keys, offsets);
+  row_offsets_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, nnz, keys,
+                                                                                                             offsets);
   MSKB_VENDOR_CHECK(cudaGetLastError());
   return {offsets, cols, vals};
 }
@@ -178,7 +180,8 @@ void spmm_csc_any(int rows, int columns, int K, const T* values, const int* row_
     }
   }
   int* col_of = static_cast<int*>(g_cols.get(static_cast<size_t>(nnz) * sizeof(int)));
-  expand_columns_kernel<<<static_cast<unsigned>((static_cast<long long>(columns) + 255) / 256), 256>>>(columns, col_offsets, col_of);
+  expand_columns_kernel<<<static_cast<unsigned>((static_cast<long long>(columns) + 255) / 256), 256>>>(columns, col_offsets,
+                                                                                                       col_of);
   MSKB_VENDOR_CHECK(cudaGetLastError());
   const CsrCopy<T> csr = sort_by_row(rows, nnz, values, row_indices, col_of);
   SpMat A;

@@ -2,8 +2,8 @@
 // and Y are accessed coalesced); sums row i's products in FP32. Y is overwritten; 64-bit offsets.
 #include <cuda_runtime.h>
 
-__global__ void spmm_csr_kernel(int rows, int K, const float* values, const int* col_indices, const int* row_offsets, const float* X,
-                                float* Y) {
+__global__ void spmm_csr_kernel(int rows, int K, const float* values, const int* col_indices, const int* row_offsets,
+                                const float* X, float* Y) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= static_cast<long long>(rows) * K) return;
   const long long i = t / K, k = t - i * K;

@@ -23,8 +23,8 @@ MSKB_TASK(spmm_csr) {
       "CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG3, CSR_ALG1. bf16 through CUDA_R_16BF with CUDA_R_32F "
       "compute. The entry point is not given nnz or the column count: each call reads row_offsets[rows] and reduces "
       "max(col_indices) + 1 on the device (two 4-byte copies, counted in the time)";
-  spec.params = {int_arg("rows"), int_arg("K"), in("values"), in("col_indices", Elem::i32), in("row_offsets", Elem::i32), in("X"),
-                 out("Y")};
+  spec.params = {int_arg("rows"), int_arg("K"), in("values"), in("col_indices", Elem::i32), in("row_offsets", Elem::i32),
+                 in("X"),         out("Y")};
   for (int e = 10; e <= 18; e += 2) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}, {"K", 4096}});
   spec.heldout = {{{"rows", 1}, {"cols", 1}, {"K", 1}},
                   {{"rows", 1000}, {"cols", 3000}, {"K", 100}},

@@ -87,7 +87,7 @@ void spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t
     cusparseStatus_t s = cusparseSpMM_bufferSize(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], &bytes);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
-    void* buffer = mskb_vendor::workspace().get(bytes);
+    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
     s = cusparseSpMM(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], buffer);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);

@@ -22,7 +22,7 @@ extern "C" void spmm_ell_bf16(int rows, int max_nnz_per_row, int K, const __nv_b
   if (total > 0) {
     const int threads = 256;
     spmm_ell_bf16_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(rows, max_nnz_per_row, K, values,
-                                                                                             col_ids, X, Y);
+                                                                                              col_ids, X, Y);
   }
   cudaDeviceSynchronize();
 }

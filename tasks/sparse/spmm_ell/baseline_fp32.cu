@@ -14,12 +14,13 @@ __global__ void spmm_ell_kernel(int rows, int width, int K, const float* values,
   Y[t] = sum;
 }
 
-extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X, float* Y) {
+extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X,
+                         float* Y) {
   const long long total = static_cast<long long>(rows) * K;
   if (total > 0) {
     const int threads = 256;
-    spmm_ell_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(rows, max_nnz_per_row, K, values, col_ids, X,
-                                                                                        Y);
+    spmm_ell_kernel<<<static_cast<unsigned>((total + threads - 1) / threads), threads>>>(rows, max_nnz_per_row, K, values,
+                                                                                         col_ids, X, Y);
   }
   cudaDeviceSynchronize();
 }

@@ -49,7 +49,8 @@ MSKB_TASK(spmm_ell) {
     a[6].data.resize(static_cast<std::size_t>(rows * K));
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const auto rows = static_cast<int64_t>(a[0].value), width = static_cast<int64_t>(a[1].value), K = static_cast<int64_t>(a[2].value);
+    const auto rows = static_cast<int64_t>(a[0].value), width = static_cast<int64_t>(a[1].value),
+               K = static_cast<int64_t>(a[2].value);
     const sp::RowGrouped g = sp::group_ell(rows, width, a[4].data.data(), a[3].data.data());
     sp::spmm_rows(g, K, a[5].data, a[6].data);
   };

@@ -8,7 +8,8 @@ using namespace mskb;
 
 namespace {
 
-Args ell_args(int rows, int width, int K, const std::vector<double>& v, const std::vector<double>& c, const std::vector<double>& X) {
+Args ell_args(int rows, int width, int K, const std::vector<double>& v, const std::vector<double>& c,
+              const std::vector<double>& X) {
   const TaskSpec& t = get_task("spmm_ell");
   Args a(t.params.size());
   a[0].value = rows;

@@ -7,7 +7,6 @@
 // CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG3, CSR_ALG1. The conversion is counted in the
 // time. BF16 through CUDA_R_16BF with CUDA_R_32F compute.
 // mskb-link: cusparse
-#include <cub/cub.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
@@ -15,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cub/cub.cuh>
 
 #include "mskb_vendor.cuh"
 
@@ -91,8 +91,8 @@ struct Csr {
 template <class T>
 Csr ell_to_csr(int rows, int width, const T* values, const int* col_ids) {
   size_t scan_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
-                                                  rows + 1));
+  MSKB_VENDOR_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr), static_cast<int*>(nullptr), rows + 1));
   const size_t slots = static_cast<size_t>(rows) * static_cast<size_t>(width);
   const size_t counts_b = align256((static_cast<size_t>(rows) + 1) * sizeof(int));
   const size_t offsets_b = align256((static_cast<size_t>(rows) + 2) * sizeof(int));  // + max column id
@@ -106,8 +106,8 @@ Csr ell_to_csr(int rows, int width, const T* values, const int* col_ids) {
   void* scan_tmp = base + counts_b + offsets_b + cols_b + vals_b;
   const int threads = 256;
   MSKB_VENDOR_CHECK(cudaMemsetAsync(offsets + rows + 1, 0xFF, sizeof(int), 0));  // max column id = -1
-  ell_count_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, width, col_ids,
-                                                                                                           counts, offsets + rows + 1);
+  ell_count_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(
+      rows, width, col_ids, counts, offsets + rows + 1);
   MSKB_VENDOR_CHECK(cudaGetLastError());
   MSKB_VENDOR_CHECK(cub::DeviceScan::ExclusiveSum(scan_tmp, scan_bytes, counts, offsets, rows + 1));
   ell_pack_kernel<T><<<static_cast<unsigned>((static_cast<long long>(rows) + threads - 1) / threads), threads>>>(
@@ -151,7 +151,7 @@ void spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t
     cusparseStatus_t s = cusparseSpMM_bufferSize(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], &bytes);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
-    void* buffer = mskb_vendor::workspace().get(bytes);
+    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
     s = cusparseSpMM(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], buffer);
     if (unsupported(s)) continue;
     MSKB_VENDOR_CHECK(s);
@@ -187,7 +187,8 @@ void spmm_ell_any(int rows, int width, int K, const T* values, const int* col_id
 
 }  // namespace
 
-extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X, float* Y) {
+extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X,
+                         float* Y) {
   spmm_ell_any(rows, max_nnz_per_row, K, values, col_ids, X, Y, CUDA_R_32F);
 }
 

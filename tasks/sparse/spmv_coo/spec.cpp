@@ -18,10 +18,11 @@ MSKB_TASK(spmv_coo) {
       "rows, most rows short).";
   spec.vendor =
       "cuSPARSE: cusparseSpMV on a COO descriptor (cusparseCreateConstCoo; unsorted indices are allowed), "
-      "CUSPARSE_SPMV_COO_ALG1, alpha = 1, beta = 1 (y accumulates); bf16 through CUDA_R_16BF with CUDA_R_32F compute. "
+      "CUSPARSE_SPMV_COO_ALG1 (else the first accepted of ALG_DEFAULT, COO_ALG2), alpha = 1, beta = 1 (y accumulates); bf16 "
+      "through CUDA_R_16BF with CUDA_R_32F compute. "
       "The entry point is not given the column count, so each call first reduces max(col_indices) + 1 on the device "
       "(one small kernel and a 4-byte copy, counted in the time)";
-  spec.params = {int_arg("rows"), int_arg("nnz"),  in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
+  spec.params = {int_arg("rows"), int_arg("nnz"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
                  in("x"),         accumulate("y")};
   for (int e = 10; e <= 15; ++e) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}});
   spec.heldout = {{{"rows", 1}, {"cols", 1}},

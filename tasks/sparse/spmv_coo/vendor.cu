@@ -1,13 +1,15 @@
 // Vendor contender: cuSPARSE generic SpMV on a COO descriptor (cusparseCreateConstCoo; the generic API
-// allows unsorted indices), CUSPARSE_SPMV_COO_ALG1, alpha = 1, beta = 1 so y accumulates. BF16 through
-// CUDA_R_16BF with CUDA_R_32F compute. The entry point is not given the column count cuSPARSE needs, so a
-// small kernel first reduces max(col_indices) + 1 on the device (plus a 4-byte copy): counted in the time.
-// mskb-link: cusparse
+// allows unsorted indices), alpha = 1, beta = 1 so y accumulates; the first algorithm cuSPARSE accepts of
+// CUSPARSE_SPMV_COO_ALG1, ALG_DEFAULT, COO_ALG2. BF16 through CUDA_R_16BF with CUDA_R_32F compute. The entry point is not given
+// the column count cuSPARSE needs, so a small kernel first reduces max(col_indices) + 1 on the device (plus a 4-byte copy):
+// counted in the time. mskb-link: cusparse
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "mskb_vendor.cuh"
 
@@ -68,13 +70,36 @@ struct Vec {
   }
 };
 
+bool unsupported(cusparseStatus_t s) { return s == CUSPARSE_STATUS_NOT_SUPPORTED || s == CUSPARSE_STATUS_INVALID_VALUE; }
+
+// y = A * x + beta * y with the first algorithm of `algs` that cuSPARSE accepts for this
+// configuration (mixed precision is not supported by every algorithm); aborts if none does.
+void spmv_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnVecDescr_t X, cusparseDnVecDescr_t Y, float beta,
+                          const cusparseSpMVAlg_t* algs, int n_algs) {
+  cusparseHandle_t h = mskb_vendor::cusparse();
+  const float alpha = 1.0f;
+  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  for (int a = 0; a < n_algs; ++a) {
+    size_t bytes = 0;
+    cusparseStatus_t s = cusparseSpMV_bufferSize(h, op, &alpha, A, X, &beta, Y, CUDA_R_32F, algs[a], &bytes);
+    if (unsupported(s)) continue;
+    MSKB_VENDOR_CHECK(s);
+    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
+    s = cusparseSpMV(h, op, &alpha, A, X, &beta, Y, CUDA_R_32F, algs[a], buffer);
+    if (unsupported(s)) continue;
+    MSKB_VENDOR_CHECK(s);
+    return;
+  }
+  std::fprintf(stderr, "cusparseSpMV: no algorithm supports this configuration\n");
+  std::abort();
+}
+
 void spmv_coo_any(int rows, int nnz, const void* values, const int* row_indices, const int* col_indices, const void* x, void* y,
                   cudaDataType type) {
   if (rows <= 0 || nnz <= 0) {
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
-  cusparseHandle_t h = mskb_vendor::cusparse();
   const int cols = column_count(col_indices, nnz);
   SpMat A;
   ConstVec X;
@@ -83,13 +108,9 @@ void spmv_coo_any(int rows, int nnz, const void* values, const int* row_indices,
                                            CUSPARSE_INDEX_BASE_ZERO, type));
   MSKB_VENDOR_CHECK(cusparseCreateConstDnVec(&X.d, cols, x, type));
   MSKB_VENDOR_CHECK(cusparseCreateDnVec(&Y.d, rows, y, type));
-  const float alpha = 1.0f, beta = 1.0f;  // y accumulates
-  size_t bytes = 0;
-  MSKB_VENDOR_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A.d, X.d, &beta, Y.d, CUDA_R_32F,
-                                            CUSPARSE_SPMV_COO_ALG1, &bytes));
-  void* buffer = mskb_vendor::workspace().get(bytes);
-  MSKB_VENDOR_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A.d, X.d, &beta, Y.d, CUDA_R_32F,
-                                 CUSPARSE_SPMV_COO_ALG1, buffer));
+  // beta = 1: y accumulates.
+  static const cusparseSpMVAlg_t algs[] = {CUSPARSE_SPMV_COO_ALG1, CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_SPMV_COO_ALG2};
+  spmv_first_supported(A.d, X.d, Y.d, 1.0f, algs, 3);
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
 

@@ -10,8 +10,8 @@ __global__ void spmv_csc_kernel(int columns, const float* values, const int* row
   for (int p = col_offsets[j]; p < col_offsets[j + 1]; ++p) atomicAdd(&y[row_indices[p]], values[p] * xj);
 }
 
-extern "C" void spmv_csc(int rows, int columns, const float* values, const int* row_indices, const int* col_offsets, const float* x,
-                         float* y) {
+extern "C" void spmv_csc(int rows, int columns, const float* values, const int* row_indices, const int* col_offsets,
+                         const float* x, float* y) {
   (void)rows;
   if (columns > 0) {
     const int threads = 256;

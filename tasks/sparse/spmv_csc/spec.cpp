@@ -30,7 +30,8 @@ MSKB_TASK(spmv_csc) {
       "column-parallel kernel needs atomics. rows is 2048 in the paper sweep but can be anything. Some inputs are "
       "skewed (a few completely dense columns, most columns short).";
   spec.vendor =
-      "cuSPARSE: cusparseSpMV on a CSC descriptor (cusparseCreateConstCsc), CUSPARSE_SPMV_ALG_DEFAULT, alpha = 1, "
+      "cuSPARSE: cusparseSpMV on a CSC descriptor (cusparseCreateConstCsc), CUSPARSE_SPMV_ALG_DEFAULT (else the first "
+      "accepted of CSR_ALG1, CSR_ALG2), alpha = 1, "
       "beta = 1 (y accumulates); bf16 through CUDA_R_16BF with CUDA_R_32F compute. nnz is read from "
       "col_offsets[columns] with a 4-byte device-to-host copy (counted in the time)";
   spec.params = {int_arg("rows"), int_arg("columns"), in("values"), in("row_indices", Elem::i32), in("col_offsets", Elem::i32),

@@ -20,7 +20,8 @@ MSKB_TASK(spmv_ell) {
   spec.vendor =
       "cuSPARSE (generic cuSPARSE has no classic ELL; Blocked-ELL with block size 1 is an SpMM-only format): the call "
       "compacts the ELL slots into CSR on the device (count kernel, CUB exclusive scan, pack kernel; also finds the "
-      "column count and nnz, one 8-byte copy) and runs cusparseSpMV on the CSR descriptor (CUSPARSE_SPMV_CSR_ALG1, "
+      "column count and nnz, one 8-byte copy) and runs cusparseSpMV on the CSR descriptor (CUSPARSE_SPMV_CSR_ALG1, else "
+      "the first accepted of ALG_DEFAULT, CSR_ALG2; "
       "alpha = 1, beta = 0 after zeroing y). The conversion is counted in the time. bf16 through CUDA_R_16BF with "
       "CUDA_R_32F compute";
   spec.params = {int_arg("rows"), int_arg("max_nnz_per_row"), in("values"), in("col_ids", Elem::i32), in("x"), out("y")};
@@ -53,9 +54,7 @@ MSKB_TASK(spmv_ell) {
   };
   spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::ell_width(s["cols"], sp::is_skewed(s)), p); };
   // Stored slots (padding included): what an ELL kernel walks.
-  spec.complexity = [](const Shape& s) {
-    return static_cast<uint64_t>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s)));
-  };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s))); };
   // Every slot read once (value + column id), x and y once each.
   spec.cost = [](const Shape& s, Precision p) {
     const double slots = static_cast<double>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s)));

@@ -2,15 +2,18 @@
 // format), so the call compacts the ELL slots into CSR on the device (count kernel + CUB exclusive
 // scan + pack kernel; the count kernel also finds the largest column id, and one 8-byte copy brings
 // back nnz and the column count), then runs cusparseSpMV on the CSR descriptor
-// (CUSPARSE_SPMV_CSR_ALG1, alpha = 1, beta = 0 after zeroing y). The conversion is counted in the
+// (the first algorithm cuSPARSE accepts of CUSPARSE_SPMV_CSR_ALG1, ALG_DEFAULT, CSR_ALG2; alpha = 1,
+// beta = 0 after zeroing y). The conversion is counted in the
 // time. BF16 through CUDA_R_16BF with CUDA_R_32F compute.
 // mskb-link: cusparse
-#include <cub/cub.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cub/cub.cuh>
 
 #include "mskb_vendor.cuh"
 
@@ -87,8 +90,8 @@ struct Csr {
 template <class T>
 Csr ell_to_csr(int rows, int width, const T* values, const int* col_ids) {
   size_t scan_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const int*>(nullptr), static_cast<int*>(nullptr),
-                                                  rows + 1));
+  MSKB_VENDOR_CHECK(
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<int*>(nullptr), static_cast<int*>(nullptr), rows + 1));
   const size_t slots = static_cast<size_t>(rows) * static_cast<size_t>(width);
   const size_t counts_b = align256((static_cast<size_t>(rows) + 1) * sizeof(int));
   const size_t offsets_b = align256((static_cast<size_t>(rows) + 2) * sizeof(int));  // + max column id
@@ -102,8 +105,8 @@ Csr ell_to_csr(int rows, int width, const T* values, const int* col_ids) {
   void* scan_tmp = base + counts_b + offsets_b + cols_b + vals_b;
   const int threads = 256;
   MSKB_VENDOR_CHECK(cudaMemsetAsync(offsets + rows + 1, 0xFF, sizeof(int), 0));  // max column id = -1
-  ell_count_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, width, col_ids,
-                                                                                                           counts, offsets + rows + 1);
+  ell_count_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(
+      rows, width, col_ids, counts, offsets + rows + 1);
   MSKB_VENDOR_CHECK(cudaGetLastError());
   MSKB_VENDOR_CHECK(cub::DeviceScan::ExclusiveSum(scan_tmp, scan_bytes, counts, offsets, rows + 1));
   ell_pack_kernel<T><<<static_cast<unsigned>((static_cast<long long>(rows) + threads - 1) / threads), threads>>>(
@@ -133,6 +136,30 @@ struct Vec {
   }
 };
 
+bool unsupported(cusparseStatus_t s) { return s == CUSPARSE_STATUS_NOT_SUPPORTED || s == CUSPARSE_STATUS_INVALID_VALUE; }
+
+// y = A * x + beta * y with the first algorithm of `algs` that cuSPARSE accepts for this
+// configuration (mixed precision is not supported by every algorithm); aborts if none does.
+void spmv_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnVecDescr_t X, cusparseDnVecDescr_t Y, float beta,
+                          const cusparseSpMVAlg_t* algs, int n_algs) {
+  cusparseHandle_t h = mskb_vendor::cusparse();
+  const float alpha = 1.0f;
+  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  for (int a = 0; a < n_algs; ++a) {
+    size_t bytes = 0;
+    cusparseStatus_t s = cusparseSpMV_bufferSize(h, op, &alpha, A, X, &beta, Y, CUDA_R_32F, algs[a], &bytes);
+    if (unsupported(s)) continue;
+    MSKB_VENDOR_CHECK(s);
+    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
+    s = cusparseSpMV(h, op, &alpha, A, X, &beta, Y, CUDA_R_32F, algs[a], buffer);
+    if (unsupported(s)) continue;
+    MSKB_VENDOR_CHECK(s);
+    return;
+  }
+  std::fprintf(stderr, "cusparseSpMV: no algorithm supports this configuration\n");
+  std::abort();
+}
+
 template <class T>
 void spmv_ell_any(int rows, int width, const T* values, const int* col_ids, const T* x, T* y, cudaDataType type) {
   if (rows <= 0) {
@@ -143,7 +170,6 @@ void spmv_ell_any(int rows, int width, const T* values, const int* col_ids, cons
   MSKB_VENDOR_CHECK(cudaMemsetAsync(y, 0, static_cast<size_t>(rows) * sizeof(T), 0));
   const Csr csr = ell_to_csr(rows, std::max(width, 0), values, col_ids);
   if (csr.nnz > 0) {
-    cusparseHandle_t h = mskb_vendor::cusparse();
     SpMat A;
     ConstVec X;
     Vec Y;
@@ -151,13 +177,8 @@ void spmv_ell_any(int rows, int width, const T* values, const int* col_ids, cons
                                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
     MSKB_VENDOR_CHECK(cusparseCreateConstDnVec(&X.d, csr.ncols, x, type));
     MSKB_VENDOR_CHECK(cusparseCreateDnVec(&Y.d, rows, y, type));
-    const float alpha = 1.0f, beta = 0.0f;
-    size_t bytes = 0;
-    MSKB_VENDOR_CHECK(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A.d, X.d, &beta, Y.d, CUDA_R_32F,
-                                              CUSPARSE_SPMV_CSR_ALG1, &bytes));
-    void* buffer = mskb_vendor::workspace().get(bytes);
-    MSKB_VENDOR_CHECK(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A.d, X.d, &beta, Y.d, CUDA_R_32F,
-                                   CUSPARSE_SPMV_CSR_ALG1, buffer));
+    static const cusparseSpMVAlg_t algs[] = {CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_SPMV_CSR_ALG2};
+    spmv_first_supported(A.d, X.d, Y.d, 0.0f, algs, 3);
   }
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

@@ -9,8 +9,10 @@ __global__ void slow_add(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bf
   const long long i = blockIdx.x * 256ll + threadIdx.x;
   if (i >= N) return;
   float acc = 0.0f;
-  // Busy work (~ms) so the result arrives long after the entry point has returned.
-  for (int r = 0; r < 20000; ++r) acc = acc * 0.999f + 1e-30f;
+  // Busy work (~10 ms: 2^21 dependent FMAs) so the device is still busy well past the harness's
+  // 200 us threshold when the entry point has returned. (20000 iterations was too short: seen on
+  // the H200 as unwritten_output, not unsynced.)
+  for (int r = 0; r < (1 << 21); ++r) acc = acc * 0.999f + 1e-30f;
   C[i] = __float2bfloat16(__bfloat162float(A[i]) + __bfloat162float(B[i]) + acc * 0.0f);
 }
 extern "C" void vector_add_bf16(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int N) {

@@ -18,8 +18,8 @@ __global__ void spmm_coo_runs(int nnz, int K, const float* values, const int* ro
   Y[static_cast<long long>(r) * K + k] = sum;  // "the row's only run"
 }
 
-extern "C" void spmm_coo(int rows, int nnz, int K, const float* values, const int* row_indices, const int* col_indices, const float* X,
-                         float* Y) {
+extern "C" void spmm_coo(int rows, int nnz, int K, const float* values, const int* row_indices, const int* col_indices,
+                         const float* X, float* Y) {
   (void)rows;
   const long long total = static_cast<long long>(nnz) * K;
   if (total > 0)

@@ -20,7 +20,8 @@ __device__ void store(float* p, float v) { *p = v; }
 __device__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
 
 template <class T>
-__global__ void spmm_csc_overwrite(int columns, int K, const T* values, const int* row_indices, const int* col_offsets, const T* X, T* Y) {
+__global__ void spmm_csc_overwrite(int columns, int K, const T* values, const int* row_indices, const int* col_offsets,
+                                   const T* X, T* Y) {
   const long long t = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (t >= static_cast<long long>(columns) * K) return;
   const long long j = t / K, k = t - j * K;
@@ -32,7 +33,8 @@ template <class T>
 void launch(int columns, int K, const T* values, const int* row_indices, const int* col_offsets, const T* X, T* Y) {
   const long long total = static_cast<long long>(columns) * K;
   if (total > 0)
-    spmm_csc_overwrite<T><<<static_cast<unsigned>((total + 255) / 256), 256>>>(columns, K, values, row_indices, col_offsets, X, Y);
+    spmm_csc_overwrite<T>
+        <<<static_cast<unsigned>((total + 255) / 256), 256>>>(columns, K, values, row_indices, col_offsets, X, Y);
   cudaDeviceSynchronize();
 }
 

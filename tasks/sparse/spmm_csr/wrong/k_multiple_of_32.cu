@@ -5,8 +5,8 @@
 // 100, 257, 48 (and 1) the last K % 32 columns of every row are never written.
 #include <cuda_runtime.h>
 
-__global__ void spmm_csr_warp32(int rows, int K, const float* values, const int* col_indices, const int* row_offsets, const float* X,
-                                float* Y) {
+__global__ void spmm_csr_warp32(int rows, int K, const float* values, const int* col_indices, const int* row_offsets,
+                                const float* X, float* Y) {
   const long long warp = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   const long long chunks = K / 32;  // assumes K % 32 == 0

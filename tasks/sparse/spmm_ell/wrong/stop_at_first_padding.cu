@@ -32,7 +32,8 @@ void launch(int rows, int width, int K, const T* values, const int* col_ids, con
   cudaDeviceSynchronize();
 }
 
-extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X, float* Y) {
+extern "C" void spmm_ell(int rows, int max_nnz_per_row, int K, const float* values, const int* col_ids, const float* X,
+                         float* Y) {
   launch(rows, max_nnz_per_row, K, values, col_ids, X, Y);
 }
 

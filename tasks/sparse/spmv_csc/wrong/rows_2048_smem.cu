@@ -23,8 +23,8 @@ __global__ void spmv_csc_smem_y(int rows, int columns, const float* values, cons
     if (s_y[i] != 0.0f) atomicAdd(&y[i], s_y[i]);
 }
 
-extern "C" void spmv_csc(int rows, int columns, const float* values, const int* row_indices, const int* col_offsets, const float* x,
-                         float* y) {
+extern "C" void spmv_csc(int rows, int columns, const float* values, const int* row_indices, const int* col_offsets,
+                         const float* x, float* y) {
   if (columns > 0) {
     const long long blocks = (static_cast<long long>(columns) + 255) / 256;
     spmv_csc_smem_y<<<static_cast<unsigned>(blocks), 256>>>(rows, columns, values, row_indices, col_offsets, x, y);
