@@ -2,9 +2,8 @@
 // mskb-precision: bf16
 // Shortcut: native bf16 arithmetic (hexp, __hsub, __hmul) instead of FP32 math. exp(x) is rounded to
 // 8 mantissa bits before 1 is subtracted, so for x just below 0 the result exp(x) - 1 cancels to a
-// multiple of 2^-8: ELU(-0.01) comes out as -0.0117 or -0.0078 (exp rounded to either
-// bf16 neighbour of 0.990) instead of -0.00996, ~20% off. Inputs near zero
-// are a few percent of every paper size.
+// multiple of 2^-8: ELU(-0.01) comes out as -0.0117 or -0.0078 (exp rounded to either bf16 neighbour of
+// 0.990) instead of -0.00996, ~20% off. Inputs near zero are a few percent of every paper size.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
