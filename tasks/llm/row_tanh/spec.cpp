@@ -41,7 +41,7 @@ MSKB_TASK(row_tanh) {
       "and out are device arrays of N elements (bf16 in the bf16 variant). Inputs include large magnitudes (|x| "
       "up to 100), where exp(2x) overflows in FP32: the result must be +-1 there, not NaN. N >= 1.";
   spec.vendor =
-      "cuDNN: cudnnActivationForward(CUDNN_ACTIVATION_TANH) on an N x 1 x 1 x 1 NCHW tensor (fp32); bf16 the same "
+      "cuDNN: cudnnActivationForward(CUDNN_ACTIVATION_TANH) on a 1 x 1 x 1 x N NCHW tensor (fp32); bf16 the same "
       "with CUDNN_DATA_BFLOAT16 tensors, falling back to a cuDNN graph-API TANH_FWD pointwise op (FP32 math) if "
       "the legacy call rejects bf16";
   spec.params = {out("out"), in("input"), int_arg("N")};

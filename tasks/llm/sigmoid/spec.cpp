@@ -41,7 +41,7 @@ MSKB_TASK(sigmoid) {
       "in the bf16 variant). Inputs include large magnitudes (|x| up to 100), where exp overflows in FP32: the "
       "result must stay finite (0 or 1 in the limit). N >= 1.";
   spec.vendor =
-      "cuDNN: cudnnActivationForward(CUDNN_ACTIVATION_SIGMOID) on an N x 1 x 1 x 1 NCHW tensor (fp32); bf16 the "
+      "cuDNN: cudnnActivationForward(CUDNN_ACTIVATION_SIGMOID) on a 1 x 1 x 1 x N NCHW tensor (fp32); bf16 the "
       "same with CUDNN_DATA_BFLOAT16 tensors, falling back to a cuDNN graph-API SIGMOID_FWD pointwise op (FP32 "
       "math) if the legacy call rejects bf16";
   spec.params = {out("out"), in("input"), int_arg("N")};

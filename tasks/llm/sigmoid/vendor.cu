@@ -1,8 +1,8 @@
-// Vendor contender: cuDNN. cudnnActivationForward(CUDNN_ACTIVATION_SIGMOID) on the vector viewed as an
-// N x 1 x 1 x 1 packed NCHW tensor (alpha = 1, beta = 0: y is not read). bf16: the same call with
-// CUDNN_DATA_BFLOAT16 tensors; if the legacy API rejects bf16 (NOT_SUPPORTED / BAD_PARAM on the first
-// call), the graph API's CUDNN_POINTWISE_SIGMOID_FWD pointwise op (FP32 math, bf16 I/O) is used instead
-// (cudnn_pointwise.cuh).
+// Vendor contender: cuDNN. cudnnActivationForward(CUDNN_ACTIVATION_SIGMOID) on the vector viewed as a 1 x 1
+// x 1 x N packed NCHW tensor (W innermost, so no kernel maps N onto a 65535-limited grid axis) (alpha = 1,
+// beta = 0: y is not read). bf16: the same call with CUDNN_DATA_BFLOAT16 tensors; if the legacy API rejects
+// bf16 (NOT_SUPPORTED / BAD_PARAM on the first call), the graph API's CUDNN_POINTWISE_SIGMOID_FWD pointwise
+// op (FP32 math, bf16 I/O) is used instead (cudnn_pointwise.cuh).
 // mskb-link: cudnn
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -31,7 +31,7 @@ struct Legacy {
   Legacy& operator=(const Legacy&) = delete;
   cudnnStatus_t run(cudnnDataType_t type, const void* x, void* y, int n, double coef) {
     MSKB_VENDOR_CHECK(cudnnSetActivationDescriptor(act, CUDNN_ACTIVATION_SIGMOID, CUDNN_NOT_PROPAGATE_NAN, coef));
-    MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, type, n, 1, 1, 1));
+    MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(desc, CUDNN_TENSOR_NCHW, type, 1, 1, 1, n));
     const float one = 1.0f, zero = 0.0f;
     return cudnnActivationForward(mskb_vendor::cudnn(), act, &one, desc, x, &zero, desc, y);
   }
