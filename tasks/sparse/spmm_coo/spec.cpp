@@ -22,7 +22,9 @@ MSKB_TASK(spmm_coo) {
       "row-major dense X and Y (CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y accumulates); the first algorithm "
       "cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3; if none "
       "accepts the configuration (mixed precision), the entries are sorted by row on the device (CUB radix sort) and "
-      "cusparseSpMM runs on CSR. bf16 through CUDA_R_16BF with CUDA_R_32F compute. The column count is not passed: "
+      "cusparseSpMM runs on CSR. bf16: values and X as CUDA_R_16BF with CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's "
+      "BF16-in / FP32-out mode; unsorted scatter updates would otherwise round a bf16 Y once per entry), rounded to bf16 once at "
+      "the end. The column count is not passed: "
       "each call reduces max(col_indices) + 1 on the device (one 4-byte copy, counted in the time)";
   spec.params = {
       int_arg("rows"), int_arg("nnz"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),

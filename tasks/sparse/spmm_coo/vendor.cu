@@ -1,11 +1,14 @@
 // Vendor contender: cuSPARSE generic SpMM on a COO descriptor (cusparseCreateConstCoo; the generic API
 // allows unsorted indices) with row-major dense X (cols x K) and Y (rows x K), ld = K; alpha = 1,
 // beta = 1 so Y accumulates. Algorithm: the first one cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (meant
-// for row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3. cuSPARSE restricts mixed precision to some
-// algorithms; if it accepts none for this configuration, the entries are sorted by row on the device
-// (CUB radix sort, a gather and a row-offset search: all counted) and cusparseSpMM runs on CSR. BF16
-// through CUDA_R_16BF with CUDA_R_32F compute. The entry point is not given the column count: a small
-// kernel reduces max(col_indices) + 1 on the device (one 4-byte copy), counted in the time.
+// for row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3; cuSPARSE restricts mixed precision to some
+// algorithms, and if it accepts none the entries are sorted by row on the device (CUB radix sort, a
+// gather and a row-offset search) and cusparseSpMM runs on CSR. BF16: values and X as CUDA_R_16BF with
+// CUDA_R_32F compute, and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode): with unsorted entries
+// every product is a separate update of Y, so a bf16 Y would be rounded once per entry; the stage is
+// rounded to bf16 once at the end (a BF16 Y directly only if cuSPARSE refuses the FP32 output). The
+// entry point is not given the column count: a small kernel reduces max(col_indices) + 1 on the device
+// (one 4-byte copy). All of it is counted in the time.
 // mskb-link: cusparse
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -63,6 +66,53 @@ int column_count(const int* col_indices, long long nnz) {
   int h = -1;
   MSKB_VENDOR_CHECK(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost));
   return std::max(h + 1, 1);
+}
+
+// FP32 stage for a BF16 output (see the header), grown on demand and freed at exit.
+struct Stage {
+  float* p = nullptr;
+  size_t n = 0;
+  float* get(size_t need) {
+    if (need > n) {
+      if (p) cudaFree(p);
+      p = nullptr;
+      n = 0;
+      MSKB_VENDOR_CHECK(cudaMalloc(&p, need * sizeof(float)));
+      n = need;
+    }
+    return p;
+  }
+  ~Stage() {
+    if (p) cudaFree(p);
+  }
+};
+Stage g_stage;
+
+__global__ void widen_kernel(long long n, const __nv_bfloat16* in, float* out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __bfloat162float(in[i]);
+}
+
+__global__ void narrow_kernel(long long n, const float* in, __nv_bfloat16* out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __float2bfloat16(in[i]);
+}
+
+// The output cuSPARSE writes: y itself (FP32), or an FP32 copy of the BF16 y.
+void* stage_output(long long n, void* y, cudaDataType type) {
+  if (type != CUDA_R_16BF) return y;
+  float* s = g_stage.get(static_cast<size_t>(n));
+  widen_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const __nv_bfloat16*>(y), s);
+  MSKB_VENDOR_CHECK(cudaGetLastError());
+  return s;
+}
+
+// Rounds the FP32 stage back into the BF16 y (once per element).
+void unstage_output(long long n, void* staged, void* y, cudaDataType type) {
+  if (type != CUDA_R_16BF) return;
+  narrow_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const float*>(staged),
+                                                                 static_cast<__nv_bfloat16*>(y));
+  MSKB_VENDOR_CHECK(cudaGetLastError());
 }
 
 struct SpMat {
@@ -174,34 +224,40 @@ CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indice
 template <class T>
 void spmm_coo_any(int rows, int nnz, int K, const T* values, const int* row_indices, const int* col_indices, const T* X, T* Y,
                   cudaDataType type) {
-  if (static_cast<long long>(rows) * K <= 0 || nnz <= 0) {
+  const long long out = static_cast<long long>(rows) * K;
+  if (out <= 0 || nnz <= 0) {
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
   const int cols = column_count(col_indices, nnz);
   ConstMat B;
-  Mat C;
   MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, cols, K, K, X, type, CUSPARSE_ORDER_ROW));
-  MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, Y, type, CUSPARSE_ORDER_ROW));
-  const float beta = 1.0f;  // Y accumulates
-  {
-    SpMat A;
-    MSKB_VENDOR_CHECK(cusparseCreateConstCoo(&A.d, rows, cols, nnz, row_indices, col_indices, values, CUSPARSE_INDEX_32I,
-                                             CUSPARSE_INDEX_BASE_ZERO, type));
-    static const cusparseSpMMAlg_t coo_algs[] = {CUSPARSE_SPMM_COO_ALG4, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_COO_ALG2,
-                                                 CUSPARSE_SPMM_COO_ALG1, CUSPARSE_SPMM_COO_ALG3};
-    if (spmm_first_supported(A.d, B.d, C.d, beta, coo_algs, 5)) {
-      MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
-      return;
-    }
-  }
-  const CsrCopy<T> csr = sort_by_row(rows, nnz, values, row_indices, col_indices);
-  SpMat A;
-  MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&A.d, rows, cols, nnz, csr.offsets, csr.cols, csr.vals, CUSPARSE_INDEX_32I,
-                                           CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
+  SpMat coo, csr;
+  MSKB_VENDOR_CHECK(cusparseCreateConstCoo(&coo.d, rows, cols, nnz, row_indices, col_indices, values, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, type));
+  static const cusparseSpMMAlg_t coo_algs[] = {CUSPARSE_SPMM_COO_ALG4, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_COO_ALG2,
+                                               CUSPARSE_SPMM_COO_ALG1, CUSPARSE_SPMM_COO_ALG3};
   static const cusparseSpMMAlg_t csr_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG3,
                                                CUSPARSE_SPMM_CSR_ALG1};
-  if (!spmm_first_supported(A.d, B.d, C.d, beta, csr_algs, 4)) {
+  // Y += A * X into the output (c, c_type): COO first, else the row-sorted (CSR) copy.
+  auto attempt = [&](void* c, cudaDataType c_type) {
+    Mat C;
+    MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, c, c_type, CUSPARSE_ORDER_ROW));
+    if (spmm_first_supported(coo.d, B.d, C.d, 1.0f, coo_algs, 5)) return true;  // beta = 1: Y accumulates
+    if (!csr.d) {
+      const CsrCopy<T> sorted = sort_by_row(rows, nnz, values, row_indices, col_indices);
+      MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&csr.d, rows, cols, nnz, sorted.offsets, sorted.cols, sorted.vals,
+                                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
+    }
+    return spmm_first_supported(csr.d, B.d, C.d, 1.0f, csr_algs, 4);
+  };
+  void* y_out = stage_output(out, Y, type);
+  bool done = attempt(y_out, type == CUDA_R_16BF ? CUDA_R_32F : type);
+  if (done)
+    unstage_output(out, y_out, Y, type);
+  else if (y_out != static_cast<void*>(Y))  // cuSPARSE refused BF16 in / FP32 out: a BF16 Y directly
+    done = attempt(Y, type);
+  if (!done) {
     std::fprintf(stderr, "spmm_coo vendor: cusparseSpMM supports neither COO nor CSR for this configuration\n");
     std::abort();
   }

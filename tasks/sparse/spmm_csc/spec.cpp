@@ -33,7 +33,9 @@ MSKB_TASK(spmm_csc) {
       "(CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y accumulates); the first algorithm cuSPARSE accepts of "
       "CUSPARSE_SPMM_CSR_ALG2, ALG_DEFAULT, CSR_ALG1 (the CSR/CSC algorithms); if none accepts the configuration (mixed "
       "precision is restricted), the entries are sorted by row on the device (CUB radix sort) and cusparseSpMM runs on "
-      "CSR. bf16 through CUDA_R_16BF with CUDA_R_32F compute. nnz is read from col_offsets[columns] (one 4-byte copy, "
+      "CSR. bf16: values and X as CUDA_R_16BF with CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode; "
+      "unsorted scatter updates would otherwise round a bf16 Y once per entry), rounded to bf16 once at the end. nnz is read "
+      "from col_offsets[columns] (one 4-byte copy, "
       "counted in the time)";
   spec.params = {
       int_arg("rows"), int_arg("columns"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_offsets", Elem::i32),

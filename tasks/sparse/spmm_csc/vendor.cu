@@ -1,10 +1,13 @@
 // Vendor contender: cuSPARSE generic SpMM on a CSC descriptor (cusparseCreateConstCsc) with row-major
 // dense X (columns x K) and Y (rows x K), ld = K; alpha = 1, beta = 1 so Y accumulates. Algorithm: the
 // first one cuSPARSE accepts of CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG1 (the CSR/CSC
-// algorithms). cuSPARSE restricts mixed precision to some algorithms (CSR_ALG3 is CSR-only); if it accepts
-// none for this configuration, the entries are sorted by row on the device (column ids expanded, CUB
-// radix sort, a gather and a row-offset search: all counted) and cusparseSpMM runs on CSR. BF16 through
-// CUDA_R_16BF with CUDA_R_32F compute. nnz is col_offsets[columns]: one 4-byte copy.
+// algorithms); cuSPARSE restricts mixed precision to some algorithms (CSR_ALG3 is CSR-only), and if it
+// accepts none the entries are sorted by row on the device (column ids expanded, CUB radix sort, a
+// gather and a row-offset search) and cusparseSpMM runs on CSR. BF16: values and X as CUDA_R_16BF with
+// CUDA_R_32F compute, and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode): a CSC product scatters
+// every column into Y, so a bf16 Y would be rounded once per entry; the stage is rounded to bf16 once at
+// the end (a BF16 Y directly only if cuSPARSE refuses the FP32 output). nnz is col_offsets[columns]: one
+// 4-byte copy. All of it is counted in the time.
 // mskb-link: cusparse
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -40,6 +43,53 @@ struct DeviceScratch {
 DeviceScratch g_csr, g_cols;
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+
+// FP32 stage for a BF16 output (see the header), grown on demand and freed at exit.
+struct Stage {
+  float* p = nullptr;
+  size_t n = 0;
+  float* get(size_t need) {
+    if (need > n) {
+      if (p) cudaFree(p);
+      p = nullptr;
+      n = 0;
+      MSKB_VENDOR_CHECK(cudaMalloc(&p, need * sizeof(float)));
+      n = need;
+    }
+    return p;
+  }
+  ~Stage() {
+    if (p) cudaFree(p);
+  }
+};
+Stage g_stage;
+
+__global__ void widen_kernel(long long n, const __nv_bfloat16* in, float* out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __bfloat162float(in[i]);
+}
+
+__global__ void narrow_kernel(long long n, const float* in, __nv_bfloat16* out) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = __float2bfloat16(in[i]);
+}
+
+// The output cuSPARSE writes: y itself (FP32), or an FP32 copy of the BF16 y.
+void* stage_output(long long n, void* y, cudaDataType type) {
+  if (type != CUDA_R_16BF) return y;
+  float* s = g_stage.get(static_cast<size_t>(n));
+  widen_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const __nv_bfloat16*>(y), s);
+  MSKB_VENDOR_CHECK(cudaGetLastError());
+  return s;
+}
+
+// Rounds the FP32 stage back into the BF16 y (once per element).
+void unstage_output(long long n, void* staged, void* y, cudaDataType type) {
+  if (type != CUDA_R_16BF) return;
+  narrow_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const float*>(staged),
+                                                                 static_cast<__nv_bfloat16*>(y));
+  MSKB_VENDOR_CHECK(cudaGetLastError());
+}
 
 struct SpMat {
   cusparseConstSpMatDescr_t d{};
@@ -157,39 +207,44 @@ __global__ void expand_columns_kernel(int columns, const int* col_offsets, int* 
 template <class T>
 void spmm_csc_any(int rows, int columns, int K, const T* values, const int* row_indices, const int* col_offsets, const T* X, T* Y,
                   cudaDataType type) {
+  const long long out = static_cast<long long>(rows) * K;
   int nnz = 0;
-  if (static_cast<long long>(rows) * K > 0 && columns > 0)
-    MSKB_VENDOR_CHECK(cudaMemcpy(&nnz, col_offsets + columns, sizeof(int), cudaMemcpyDeviceToHost));
+  if (out > 0 && columns > 0) MSKB_VENDOR_CHECK(cudaMemcpy(&nnz, col_offsets + columns, sizeof(int), cudaMemcpyDeviceToHost));
   if (nnz <= 0) {
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
   ConstMat B;
-  Mat C;
   MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, columns, K, K, X, type, CUSPARSE_ORDER_ROW));
-  MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, Y, type, CUSPARSE_ORDER_ROW));
-  const float beta = 1.0f;  // Y accumulates
-  {
-    SpMat A;
-    MSKB_VENDOR_CHECK(cusparseCreateConstCsc(&A.d, rows, columns, nnz, col_offsets, row_indices, values, CUSPARSE_INDEX_32I,
-                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
-    static const cusparseSpMMAlg_t csc_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1};
-    if (spmm_first_supported(A.d, B.d, C.d, beta, csc_algs, 3)) {
-      MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
-      return;
-    }
-  }
-  int* col_of = static_cast<int*>(g_cols.get(static_cast<size_t>(nnz) * sizeof(int)));
-  expand_columns_kernel<<<static_cast<unsigned>((static_cast<long long>(columns) + 255) / 256), 256>>>(columns, col_offsets,
-                                                                                                       col_of);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
-  const CsrCopy<T> csr = sort_by_row(rows, nnz, values, row_indices, col_of);
-  SpMat A;
-  MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&A.d, rows, columns, nnz, csr.offsets, csr.cols, csr.vals, CUSPARSE_INDEX_32I,
+  SpMat csc, csr;
+  MSKB_VENDOR_CHECK(cusparseCreateConstCsc(&csc.d, rows, columns, nnz, col_offsets, row_indices, values, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
+  static const cusparseSpMMAlg_t csc_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1};
   static const cusparseSpMMAlg_t csr_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG3,
                                                CUSPARSE_SPMM_CSR_ALG1};
-  if (!spmm_first_supported(A.d, B.d, C.d, beta, csr_algs, 4)) {
+  // Y += A * X into the output (c, c_type): CSC first, else the row-sorted (CSR) copy.
+  auto attempt = [&](void* c, cudaDataType c_type) {
+    Mat C;
+    MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, c, c_type, CUSPARSE_ORDER_ROW));
+    if (spmm_first_supported(csc.d, B.d, C.d, 1.0f, csc_algs, 3)) return true;  // beta = 1: Y accumulates
+    if (!csr.d) {
+      int* col_of = static_cast<int*>(g_cols.get(static_cast<size_t>(nnz) * sizeof(int)));
+      expand_columns_kernel<<<static_cast<unsigned>((static_cast<long long>(columns) + 255) / 256), 256>>>(columns, col_offsets,
+                                                                                                           col_of);
+      MSKB_VENDOR_CHECK(cudaGetLastError());
+      const CsrCopy<T> sorted = sort_by_row(rows, nnz, values, row_indices, col_of);
+      MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&csr.d, rows, columns, nnz, sorted.offsets, sorted.cols, sorted.vals,
+                                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
+    }
+    return spmm_first_supported(csr.d, B.d, C.d, 1.0f, csr_algs, 4);
+  };
+  void* y_out = stage_output(out, Y, type);
+  bool done = attempt(y_out, type == CUDA_R_16BF ? CUDA_R_32F : type);
+  if (done)
+    unstage_output(out, y_out, Y, type);
+  else if (y_out != static_cast<void*>(Y))  // cuSPARSE refused BF16 in / FP32 out: a BF16 Y directly
+    done = attempt(Y, type);
+  if (!done) {
     std::fprintf(stderr, "spmm_csc vendor: cusparseSpMM supports neither CSC nor CSR for this configuration\n");
     std::abort();
   }

@@ -18,8 +18,9 @@ MSKB_TASK(spmv_coo) {
       "rows, most rows short).";
   spec.vendor =
       "cuSPARSE: cusparseSpMV on a COO descriptor (cusparseCreateConstCoo; unsorted indices are allowed), "
-      "CUSPARSE_SPMV_COO_ALG1 (else the first accepted of ALG_DEFAULT, COO_ALG2), alpha = 1, beta = 1 (y accumulates); bf16 "
-      "through CUDA_R_16BF with CUDA_R_32F compute. "
+      "CUSPARSE_SPMV_COO_ALG1 (else the first accepted of ALG_DEFAULT, COO_ALG2), alpha = 1, beta = 1 (y accumulates); "
+      "bf16: values and x as CUDA_R_16BF with CUDA_R_32F compute and y staged in FP32 (cuSPARSE's BF16-in / FP32-out "
+      "mode; unsorted scatter updates would otherwise round a bf16 y once per entry), rounded to bf16 once at the end. "
       "The entry point is not given the column count, so each call first reduces max(col_indices) + 1 on the device "
       "(one small kernel and a 4-byte copy, counted in the time)";
   spec.params = {int_arg("rows"), int_arg("nnz"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),

@@ -32,7 +32,9 @@ MSKB_TASK(spmv_csc) {
   spec.vendor =
       "cuSPARSE: cusparseSpMV on a CSC descriptor (cusparseCreateConstCsc), CUSPARSE_SPMV_ALG_DEFAULT (else the first "
       "accepted of CSR_ALG1, CSR_ALG2), alpha = 1, "
-      "beta = 1 (y accumulates); bf16 through CUDA_R_16BF with CUDA_R_32F compute. nnz is read from "
+      "beta = 1 (y accumulates); bf16: values and x as CUDA_R_16BF with CUDA_R_32F compute and y staged in FP32 (cuSPARSE's "
+      "BF16-in / FP32-out mode; scattered updates would otherwise round a bf16 y once per entry), rounded to bf16 once at the "
+      "end. nnz is read from "
       "col_offsets[columns] with a 4-byte device-to-host copy (counted in the time)";
   spec.params = {int_arg("rows"), int_arg("columns"), in("values"), in("row_indices", Elem::i32), in("col_offsets", Elem::i32),
                  in("x"),         accumulate("y")};
