@@ -70,6 +70,8 @@ struct EvalOptions {
   double call_timeout_scale = 1.0;          // multiplies the task's per-call watchdog
   std::optional<double> call_timeout_s;     // overrides it
   std::vector<std::string> wrapper;         // e.g. compute-sanitizer --tool memcheck ... (guards off)
+  std::string matrix_path;                  // check and time on this user matrix instead of the sweeps
+  Shape matrix_shape;
 };
 
 struct ContenderResult {

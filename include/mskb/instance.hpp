@@ -12,8 +12,12 @@ namespace mskb {
 // every (task, shape, seed) draws different data and the same triple always draws the same.
 uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed);
 
-// Inputs generated and rounded; outputs sized (out/accumulate zero, inplace = input).
-Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed);
+// Inputs generated (or, for a user's matrix, built from it) and rounded; outputs sized
+// (out/accumulate zero, inplace = input).
+Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix = nullptr);
+// The shape of an instance built from `m`: rows, cols, nnz, max_row_nnz, max_col_nnz, matrix=1,
+// plus the task's other dimensions taken from its first paper shape (e.g. spmm's K).
+Shape matrix_shape(const TaskSpec& spec, const SparseMatrix& m);
 // Copy of `inputs` with the reference outputs filled in (CPU FP64 reference).
 Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const Args& inputs);
 

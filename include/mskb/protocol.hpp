@@ -48,6 +48,7 @@ struct RunRequest {
   bool verify_after_timing = true;        // re-check the output of the last timed call
   double gpu_reference_min_complexity = 1e8;  // use a task's GPU FP64 reference above this
   std::size_t guard_bytes = 64 * 1024;        // poisoned guard zones around every buffer (0: off)
+  std::string matrix_path;                    // a user's Matrix Market file (sparse tasks)
 };
 
 void to_json(nlohmann::json& j, const Shape& s);

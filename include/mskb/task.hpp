@@ -11,6 +11,8 @@
 
 namespace mskb {
 
+struct SparseMatrix;  // mskb/matrix_market.hpp
+
 enum class Precision { fp32, bf16 };
 const char* to_string(Precision p);
 Precision parse_precision(const std::string& s);  // throws std::invalid_argument
@@ -109,6 +111,10 @@ struct TaskSpec {
   // FP64 reference: read the inputs of `a`, write every out/accumulate/inplace buffer
   // (accumulate outputs start at zero, inplace buffers hold the input).
   std::function<void(const Shape&, Precision, Args&)> reference;
+  // Sparse tasks only: an instance from a user's matrix (`mskb run --matrix FILE.mtx`) instead of
+  // `generate`. The shape then holds rows, cols, nnz, max_row_nnz, max_col_nnz and matrix=1, so
+  // tolerance, complexity and cost can read the matrix's real sizes.
+  std::function<void(const SparseMatrix&, const Shape&, Precision, Rng&, Args&)> from_matrix;
   std::function<Tolerance(const Shape&, Precision)> tolerance;
   std::function<uint64_t(const Shape&)> complexity;
   std::function<Cost(const Shape&, Precision)> cost;

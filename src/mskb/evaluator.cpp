@@ -96,7 +96,13 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
       if (t == sweep || t == "all") return true;
     return false;
   };
+  if (!opt.matrix_path.empty()) {
+    req.matrix_path = opt.matrix_path;
+    req.checks.push_back({opt.matrix_shape, "matrix", seeds});
+    if (!opt.check_only) req.timings.push_back({opt.matrix_shape, "matrix", seeds.back()});
+  }
   for (const char* sweep : {"paper", "heldout", "large"}) {
+    if (!opt.matrix_path.empty()) break;
     const bool is_timed = timed(sweep);
     const bool checked = std::string(sweep) != "large" || is_timed;
     if (!checked) continue;
@@ -209,7 +215,7 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     st.sweep = t.value("sweep", "");
     st.shape = t.at("shape").get<Shape>();
     // JSON objects are key-sorted; restore the spec's dimension order.
-    for (const Shape& s : spec.sweep(st.sweep)) {
+    for (const Shape& s : st.sweep == "matrix" ? std::vector<Shape>{opt.matrix_shape} : spec.sweep(st.sweep)) {
       Shape sorted = s;
       std::sort(sorted.dims.begin(), sorted.dims.end());
       Shape got = st.shape;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "mskb/matrix_market.hpp"
 #include "mskb/parallel.hpp"
 
 namespace mskb {
@@ -18,10 +19,15 @@ uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed) 
   return fnv1a(spec.name + "|" + shape.str()) ^ (seed * 0x9e3779b97f4a7c15ULL);
 }
 
-Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed) {
+Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix) {
   Args a(spec.params.size());
   Rng rng(instance_seed(spec, shape, seed));
-  spec.generate(shape, p, rng, a);
+  if (matrix) {
+    if (!spec.from_matrix) throw std::invalid_argument(spec.name + " does not take a user matrix (--matrix is for sparse tasks)");
+    spec.from_matrix(*matrix, shape, p, rng, a);
+  } else {
+    spec.generate(shape, p, rng, a);
+  }
   for (std::size_t i = 0; i < spec.params.size(); ++i) {
     const Param& q = spec.params[i];
     Arg& arg = a[i];
@@ -42,6 +48,14 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
     for (auto& x : arg.data) x = round_elem(q.elem, p, x);
   }
   return a;
+}
+
+Shape matrix_shape(const TaskSpec& spec, const SparseMatrix& m) {
+  Shape s{{"rows", m.rows}, {"cols", m.cols}, {"nnz", m.nnz()}, {"max_row_nnz", m.max_row_nnz()},
+          {"max_col_nnz", m.max_col_nnz()}, {"matrix", 1}};
+  for (const auto& d : spec.paper.front().dims)
+    if (!s.has(d.first) && d.first != "skew") s.dims.push_back(d);
+  return s;
 }
 
 Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const Args& inputs) {

@@ -62,7 +62,8 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
        {"timing", r.timing},
        {"verify_after_timing", r.verify_after_timing},
        {"gpu_reference_min_complexity", r.gpu_reference_min_complexity},
-       {"guard_bytes", r.guard_bytes}};
+       {"guard_bytes", r.guard_bytes},
+       {"matrix_path", r.matrix_path}};
 }
 
 void from_json(const nlohmann::json& j, RunRequest& r) {
@@ -83,6 +84,7 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.verify_after_timing = j.value("verify_after_timing", true);
   r.gpu_reference_min_complexity = j.value("gpu_reference_min_complexity", 1e8);
   r.guard_bytes = j.value("guard_bytes", std::size_t{64 * 1024});
+  r.matrix_path = j.value("matrix_path", std::string());
 }
 
 void to_json(nlohmann::json& j, const TimingStats& t) {

@@ -16,6 +16,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "mskb/instance.hpp"
+#include "mskb/matrix_market.hpp"
 #include "mskb/protocol.hpp"
 #include "mskb/registry.hpp"
 #include "mskb/suite.hpp"
@@ -139,8 +141,9 @@ int mskb_main(int argc, char** argv) {
   run->add_option("--sweep", sweep, "paper | large | heldout | all (sizes to time)")->check(CLI::IsMember({"paper", "large", "heldout", "all"}));
   run->add_option("--contenders", contenders, "Shipped contenders to include: baseline,vendor (or none)");
   run->add_option("--budget", budget, "Timing budget per shape in seconds");
-  std::string md_path;
+  std::string md_path, matrix_path;
   run->add_option("--markdown", md_path, "Also write a Markdown report to FILE");
+  run->add_option("--matrix", matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
   check->add_flag("--memcheck", memcheck, "Also run under compute-sanitizer memcheck");
@@ -256,6 +259,16 @@ int mskb_main(int argc, char** argv) {
         }
       }
       plan.eval.timed_sweeps = {sweep};
+      if (!matrix_path.empty()) {
+        if (plan.tasks.size() != 1) throw std::invalid_argument("--matrix needs a single --task");
+        const TaskSpec& spec = get_task(plan.tasks.front());
+        if (!spec.from_matrix) throw std::invalid_argument(spec.name + " does not take a user matrix (--matrix is for sparse tasks)");
+        const SparseMatrix m = read_matrix_market(matrix_path);  // line-numbered errors before any GPU work
+        plan.eval.matrix_path = fs::absolute(matrix_path).string();
+        plan.eval.matrix_shape = matrix_shape(spec, m);
+        std::fprintf(stderr, "%s: %lld x %lld, %lld entries (longest row %lld)\n", matrix_path.c_str(), static_cast<long long>(m.rows),
+                     static_cast<long long>(m.cols), static_cast<long long>(m.nnz()), static_cast<long long>(m.max_row_nnz()));
+      }
       plan.eval.timing.max_time_s = budget;
     }
     // A user kernel that exports only one precision is judged on that precision alone.

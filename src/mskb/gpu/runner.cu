@@ -22,6 +22,7 @@
 #include "mskb/gpu/runner.cuh"
 #include "mskb/instance.hpp"
 #include "mskb/invoke.hpp"
+#include "mskb/matrix_market.hpp"
 #include "mskb/parallel.hpp"
 #include "mskb/protocol.hpp"
 #include "mskb/registry.hpp"
@@ -452,13 +453,15 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
   void* fn = load_entry(req, spec);
   MSKB_CUDA_CHECK(cudaFree(nullptr));  // create the context before any timing
   L2Flusher l2;
+  std::unique_ptr<SparseMatrix> matrix;
+  if (!req.matrix_path.empty()) matrix = std::make_unique<SparseMatrix>(read_matrix_market(req.matrix_path));
   int failures = 0;
   for (const CheckItem& c : req.checks) {
     const bool timed = is_timed(req, c);
     for (std::size_t k = 0; k < c.seeds.size(); ++k) {
       const uint64_t seed = c.seeds[k];
       rep.phase("generate", c.shape, seed, 120.0 + static_cast<double>(spec.complexity(c.shape)) * 1e-8);
-      const Args inputs = make_inputs(spec, c.shape, req.precision, seed);
+      const Args inputs = make_inputs(spec, c.shape, req.precision, seed, c.shape.has("matrix") ? matrix.get() : nullptr);
       std::string ref_kind;
       const Args expected = expected_for(spec, c.shape, req.precision, inputs, req.gpu_reference_min_complexity, ref_kind);
       DeviceInstance d(spec, req.precision, inputs, req.guard_bytes);

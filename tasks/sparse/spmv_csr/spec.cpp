@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
+#include "mskb/matrix_market.hpp"
 #include "mskb/task.hpp"
 
 MSKB_TASK(spmv_csr) {
@@ -51,14 +52,31 @@ MSKB_TASK(spmv_csr) {
     sp::spmv_rows(g, a[4].data, a[5].data);
   };
   // A row holds per_line(cols) entries (uniform) or up to cols entries (skewed).
+  // A user's matrix (mskb run --matrix FILE.mtx): its CSR as read, x drawn like the generator's.
+  spec.from_matrix = [](const SparseMatrix& m, const Shape&, Precision, Rng& rng, Args& a) {
+    a[0].value = static_cast<double>(m.rows);
+    a[1].data = m.values;
+    a[2].data.assign(m.indices.begin(), m.indices.end());
+    a[3].data.assign(m.offsets.begin(), m.offsets.end());
+    a[4].data.resize(static_cast<std::size_t>(m.cols));
+    sp::fill_values(a[4].data, rng);
+    a[5].data.resize(static_cast<std::size_t>(m.rows));
+  };
+  // A row holds per_line(cols) entries (uniform), up to cols entries (skewed), or a user matrix's
+  // longest row. Values of user matrices can exceed 1 in magnitude; the tolerance then also
+  // scales with the largest |value| through the reference magnitude (rtol).
   spec.tolerance = [](const Shape& s, Precision p) {
+    if (s.has("max_row_nnz")) return sp::sum_tolerance(std::max<int64_t>(1, s["max_row_nnz"]), p);
     return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
   };
-  // Both generators store exactly rows * per_line(cols) entries.
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"])); };
+  // Both generators store exactly rows * per_line(cols) entries; a user matrix says its nnz.
+  spec.complexity = [](const Shape& s) {
+    return static_cast<uint64_t>(std::max<int64_t>(1, s.has("nnz") ? s["nnz"] : sp::total_nnz(s["rows"], s["cols"])));
+  };
   // Each entry read once (value + column index), row_offsets, x and y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(s.has("nnz") ? s["nnz"] : sp::total_nnz(s["rows"], s["cols"])),
+                 rb = static_cast<double>(real_bytes(p));
     const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]);
     return Cost{nnz * (rb + 4.0) + (rows + 1.0) * 4.0 + (cols + rows) * rb, 2.0 * nnz};
   };
