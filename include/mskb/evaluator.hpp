@@ -41,12 +41,13 @@ inline constexpr const char* not_run = "not_run";
 bool is_correct(const std::string& d);  // passed or noisy: the numbers stand, the kernel is right
 
 struct TimingPolicy {
-  double too_fast_fraction = 0.5;   // median below this fraction of the roofline time: impossible
+  double too_fast_fraction = 0.5;   // median below this fraction of the DRAM-traffic time: impossible
   double unsynced_gap_us = 200;     // device still busy this long after the entry point returned
   double unsynced_gap_fraction = 0.25;
   double max_noise = 0.02;          // relative standard error above this at budget end: noisy
 };
-std::string judge_timing(const TimingStats& t, double roofline_us, const TimingPolicy& p);
+// floor_us: the time the minimum DRAM traffic needs at the measured bandwidth (not the FLOP time).
+std::string judge_timing(const TimingStats& t, double floor_us, const TimingPolicy& p);
 std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
 
 struct ShapeTiming {
