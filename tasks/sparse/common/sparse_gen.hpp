@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "mskb/matrix_market.hpp"
 #include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
 
@@ -40,6 +41,10 @@ constexpr int64_t kEllSkewWidthFactor = 8;  // skewed ELL width = 8x the average
 // ---- shape conventions -------------------------------------------------------------------------
 
 inline bool is_skewed(const Shape& s) { return s.has("skew") && s["skew"] != 0; }
+
+// A user's matrix (mskb run --matrix FILE.mtx): the shape then holds rows, cols, nnz,
+// max_row_nnz, max_col_nnz and matrix = 1 (mskb::matrix_shape), plus the paper's other dims (K).
+inline bool is_user_matrix(const Shape& s) { return s.has("matrix") && s["matrix"] != 0; }
 
 // Entries per line of the uniform generator: round(1% of the line capacity), at least 1.
 inline int64_t per_line(int64_t minor) {
@@ -425,6 +430,35 @@ inline Ell generate_ell(int64_t rows, int64_t cols, bool skew, Rng& rng) {
       skew ? powerlaw_lengths(rows, width, total_nnz(rows, cols), 0, kEmptyFraction, rng) : ell_uniform_lengths(rows, width, rng);
   const Compressed csr = build_compressed(rows, cols, lengths, rng);
   return ell_from_csr(csr, width, skew, rng);
+}
+
+// ---- user matrices -------------------------------------------------------------------------------
+
+// The CSR a Matrix Market file was read into, as a Compressed matrix.
+inline Compressed csr_of(const SparseMatrix& m) {
+  Compressed c;
+  c.major = m.rows;
+  c.minor = m.cols;
+  c.offsets = m.offsets;
+  c.indices = m.indices;
+  c.values = m.values;
+  return c;
+}
+
+// COO order for a user's matrix: TASKS.md's (one entry per row first, the rest shuffled) when no row
+// is empty, otherwise every entry in random order.
+inline Coo coo_for_user(const Compressed& csr, Rng& rng) {
+  bool every_row = true;
+  for (int64_t i = 0; i < csr.major; ++i) every_row &= csr.line_length(i) > 0;
+  if (every_row) return coo_cover_then_shuffle(csr, rng);
+  Coo c = coo_row_major(csr);
+  for (int64_t i = static_cast<int64_t>(c.val.size()) - 1; i > 0; --i) {
+    const auto a = static_cast<std::size_t>(i), z = static_cast<std::size_t>(rng.uniform_int(0, i));
+    std::swap(c.row[a], c.row[z]);
+    std::swap(c.col[a], c.col[z]);
+    std::swap(c.val[a], c.val[z]);
+  }
+  return c;
 }
 
 // ---- Args helpers and row grouping for references ------------------------------------------------

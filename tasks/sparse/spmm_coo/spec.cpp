@@ -1,9 +1,26 @@
 // spmm_coo: Y += A*X with A in COO format (unsorted entries), X and Y dense row-major; Y accumulates.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+
+// Stored entries: rows * per_line(cols) for both generators; a user matrix states its own.
+int64_t nnz_of(const mskb::Shape& s) {
+  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : mskb::sparse::total_nnz(s["rows"], s["cols"]);
+}
+
+// Terms summed into one output: per_line(cols) (uniform), up to cols (skewed), or a user matrix's
+// longest row.
+int64_t row_terms(const mskb::Shape& s) {
+  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return mskb::sparse::is_skewed(s) ? s["cols"] : mskb::sparse::per_line(s["cols"]);
+}
+
+}  // namespace
 
 MSKB_TASK(spmm_coo) {
   using namespace mskb;
@@ -57,13 +74,26 @@ MSKB_TASK(spmm_coo) {
     const sp::RowGrouped g = sp::group_coo(rows, a[4].data.data(), a[5].data.data(), a[3].data.data(), nnz);
     sp::spmm_rows(g, K, a[6].data, a[7].data);
   };
-  spec.tolerance = [](const Shape& s, Precision p) {
-    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  // A user's matrix (mskb run --matrix FILE.mtx): its entries in COO order (one per row first when no
+  // row is empty, the rest shuffled), X drawn like the generator's (K from the shape).
+  spec.from_matrix = [](const SparseMatrix& m, const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t K = s["K"];
+    sp::Coo coo = sp::coo_for_user(sp::csr_of(m), rng);
+    a[0].value = static_cast<double>(m.rows);
+    a[1].value = static_cast<double>(coo.val.size());
+    a[2].value = static_cast<double>(K);
+    a[3].data = std::move(coo.val);
+    a[4].data = sp::as_doubles(coo.row);
+    a[5].data = sp::as_doubles(coo.col);
+    a[6].data.resize(static_cast<std::size_t>(m.cols * K));
+    sp::fill_values(a[6].data, rng);
+    a[7].data.resize(static_cast<std::size_t>(m.rows * K));
   };
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"]) * s["K"]); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(nnz_of(s) * s["K"]); };
   // The entries (value + two indices), X and Y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(nnz_of(s)), rb = static_cast<double>(real_bytes(p));
     const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]), K = static_cast<double>(s["K"]);
     return Cost{nnz * (rb + 8.0) + (cols + rows) * K * rb, 2.0 * nnz * K};
   };

@@ -1,6 +1,7 @@
 // Hand-checked cases for the spmm_coo FP64 reference.
 #include <gtest/gtest.h>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -48,5 +49,7 @@ TEST(SpmmCoo, GeneratorCoversRowsFirst) {
   for (int i = 0; i < 256; ++i) ASSERT_EQ(a[4].data[static_cast<std::size_t>(i)], i);
   EXPECT_EQ(a[6].data.size(), 2048u * 4096u);
 }
+
+TEST(SpmmCoo, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmm_coo", 6, 7); }
 
 }  // namespace

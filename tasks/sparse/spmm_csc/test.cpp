@@ -1,6 +1,7 @@
 // Hand-checked cases for the spmm_csc FP64 reference.
 #include <gtest/gtest.h>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -51,5 +52,7 @@ TEST(SpmmCsc, GeneratorSizes) {
   EXPECT_EQ(a[6].data.size(), 777u * 33u);
   EXPECT_EQ(a[7].data.size(), 3001u * 33u);
 }
+
+TEST(SpmmCsc, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmm_csc", 6, 7); }
 
 }  // namespace

@@ -1,9 +1,26 @@
 // spmm_csr: Y = A*X with A in CSR format, X and Y dense row-major; Y is overwritten.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+
+// Stored entries: rows * per_line(cols) for both generators; a user matrix states its own.
+int64_t nnz_of(const mskb::Shape& s) {
+  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : mskb::sparse::total_nnz(s["rows"], s["cols"]);
+}
+
+// Terms summed into one output: per_line(cols) (uniform), up to cols (skewed), or a user matrix's
+// longest row.
+int64_t row_terms(const mskb::Shape& s) {
+  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return mskb::sparse::is_skewed(s) ? s["cols"] : mskb::sparse::per_line(s["cols"]);
+}
+
+}  // namespace
 
 MSKB_TASK(spmm_csr) {
   using namespace mskb;
@@ -51,13 +68,24 @@ MSKB_TASK(spmm_csr) {
     const sp::RowGrouped g = sp::group_csr(rows, a[3].data.data(), a[4].data.data(), a[2].data.data());
     sp::spmm_rows(g, K, a[5].data, a[6].data);
   };
-  spec.tolerance = [](const Shape& s, Precision p) {
-    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  // A user's matrix (mskb run --matrix FILE.mtx): its CSR as read, X drawn like the generator's (K from
+  // the shape: the paper's 4096 unless given).
+  spec.from_matrix = [](const SparseMatrix& m, const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t K = s["K"];
+    a[0].value = static_cast<double>(m.rows);
+    a[1].value = static_cast<double>(K);
+    a[2].data = m.values;
+    a[3].data = sp::as_doubles(m.indices);
+    a[4].data = sp::as_doubles(m.offsets);
+    a[5].data.resize(static_cast<std::size_t>(m.cols * K));
+    sp::fill_values(a[5].data, rng);
+    a[6].data.resize(static_cast<std::size_t>(m.rows * K));
   };
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"]) * s["K"]); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(nnz_of(s) * s["K"]); };
   // The matrix, X and Y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(nnz_of(s)), rb = static_cast<double>(real_bytes(p));
     const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]), K = static_cast<double>(s["K"]);
     return Cost{nnz * (rb + 4.0) + (rows + 1.0) * 4.0 + (cols + rows) * K * rb, 2.0 * nnz * K};
   };

@@ -1,6 +1,7 @@
 // Hand-checked cases for the spmm_csr FP64 reference and generator.
 #include <gtest/gtest.h>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -48,5 +49,7 @@ TEST(SpmmCsr, GeneratorSizes) {
   EXPECT_EQ(a[5].data.size(), 3000u * 100u);
   EXPECT_EQ(a[6].data.size(), 1000u * 100u);
 }
+
+TEST(SpmmCsr, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmm_csr", 5, 6); }
 
 }  // namespace

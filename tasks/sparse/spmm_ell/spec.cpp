@@ -1,10 +1,21 @@
 // spmm_ell: Y = A*X with A in row-major ELL format (padding col = -1), X and Y dense row-major;
 // Y is overwritten.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+
+// ELL width (max_nnz_per_row): the generator's, or a user matrix's longest row (at least 1).
+int64_t width_of(const mskb::Shape& s) {
+  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return mskb::sparse::ell_width(s["cols"], mskb::sparse::is_skewed(s));
+}
+
+}  // namespace
 
 MSKB_TASK(spmm_ell) {
   using namespace mskb;
@@ -54,14 +65,26 @@ MSKB_TASK(spmm_ell) {
     const sp::RowGrouped g = sp::group_ell(rows, width, a[4].data.data(), a[3].data.data());
     sp::spmm_rows(g, K, a[5].data, a[6].data);
   };
-  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::ell_width(s["cols"], sp::is_skewed(s)), p); };
-  // Stored slots (padding included) times K: what an ELL kernel walks.
-  spec.complexity = [](const Shape& s) {
-    return static_cast<uint64_t>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s)) * s["K"]);
+  // A user's matrix (mskb run --matrix FILE.mtx): ELL as wide as its longest row, padding at the row
+  // ends; X drawn like the generator's (K from the shape: the paper's 4096 unless given).
+  spec.from_matrix = [](const SparseMatrix& m, const Shape& s, Precision, Rng& rng, Args& a) {
+    const int64_t K = s["K"];
+    sp::Ell e = sp::ell_from_csr(sp::csr_of(m), std::max<int64_t>(1, m.max_row_nnz()), false, rng);
+    a[0].value = static_cast<double>(m.rows);
+    a[1].value = static_cast<double>(e.width);
+    a[2].value = static_cast<double>(K);
+    a[3].data = std::move(e.val);
+    a[4].data = sp::as_doubles(e.col);
+    a[5].data.resize(static_cast<std::size_t>(m.cols * K));
+    sp::fill_values(a[5].data, rng);
+    a[6].data.resize(static_cast<std::size_t>(m.rows * K));
   };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(width_of(s), p); };
+  // Stored slots (padding included) times K: what an ELL kernel walks.
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["rows"] * width_of(s) * s["K"]); };
   // Every slot (value + column id), X and Y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double slots = static_cast<double>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s)));
+    const double slots = static_cast<double>(s["rows"] * width_of(s));
     const double rb = static_cast<double>(real_bytes(p)), K = static_cast<double>(s["K"]);
     return Cost{slots * (rb + 4.0) + static_cast<double>(s["cols"] + s["rows"]) * K * rb, 2.0 * slots * K};
   };

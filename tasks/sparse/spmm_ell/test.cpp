@@ -1,6 +1,7 @@
 // Hand-checked cases for the spmm_ell FP64 reference and generator.
 #include <gtest/gtest.h>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -59,5 +60,7 @@ TEST(SpmmEll, GeneratorSizesAndScatteredPadding) {
   }
   EXPECT_GT(after_padding, 0);
 }
+
+TEST(SpmmEll, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmm_ell", 5, 6); }
 
 }  // namespace

@@ -1,9 +1,26 @@
 // spmv_coo: y += A*x with A in COO format (unsorted entries); y accumulates (the harness zeroes it).
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+
+// Stored entries: rows * per_line(cols) for both generators; a user matrix states its own.
+int64_t nnz_of(const mskb::Shape& s) {
+  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : mskb::sparse::total_nnz(s["rows"], s["cols"]);
+}
+
+// Terms summed into one output: per_line(cols) (uniform), up to cols (skewed), or a user matrix's
+// longest row.
+int64_t row_terms(const mskb::Shape& s) {
+  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return mskb::sparse::is_skewed(s) ? s["cols"] : mskb::sparse::per_line(s["cols"]);
+}
+
+}  // namespace
 
 MSKB_TASK(spmv_coo) {
   using namespace mskb;
@@ -53,14 +70,24 @@ MSKB_TASK(spmv_coo) {
     const sp::RowGrouped g = sp::group_coo(rows, a[3].data.data(), a[4].data.data(), a[2].data.data(), nnz);
     sp::spmv_rows(g, a[5].data, a[6].data);
   };
-  // A row holds per_line(cols) entries (uniform) or up to cols entries (skewed).
-  spec.tolerance = [](const Shape& s, Precision p) {
-    return sp::sum_tolerance(sp::is_skewed(s) ? s["cols"] : sp::per_line(s["cols"]), p);
+  // A user's matrix (mskb run --matrix FILE.mtx): its entries in COO order (one per row first when no
+  // row is empty, the rest shuffled), x drawn like the generator's.
+  spec.from_matrix = [](const SparseMatrix& m, const Shape&, Precision, Rng& rng, Args& a) {
+    sp::Coo coo = sp::coo_for_user(sp::csr_of(m), rng);
+    a[0].value = static_cast<double>(m.rows);
+    a[1].value = static_cast<double>(coo.val.size());
+    a[2].data = std::move(coo.val);
+    a[3].data = sp::as_doubles(coo.row);
+    a[4].data = sp::as_doubles(coo.col);
+    a[5].data.resize(static_cast<std::size_t>(m.cols));
+    sp::fill_values(a[5].data, rng);
+    a[6].data.resize(static_cast<std::size_t>(m.rows));
   };
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::total_nnz(s["rows"], s["cols"])); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(nnz_of(s)); };
   // Each entry read once (value + two indices), x and y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(sp::total_nnz(s["rows"], s["cols"])), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(nnz_of(s)), rb = static_cast<double>(real_bytes(p));
     const double bytes = nnz * (rb + 8.0) + static_cast<double>(s["cols"] + s["rows"]) * rb;
     return Cost{bytes, 2.0 * nnz};
   };

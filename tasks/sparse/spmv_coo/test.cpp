@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -75,5 +76,7 @@ TEST(SpmvCoo, GeneratorCoversEveryRowFirstThenRandomUniquePairs) {
       EXPECT_EQ(longest, 20);
   }
 }
+
+TEST(SpmvCoo, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmv_coo", 5, 6); }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -74,5 +75,7 @@ TEST(SpmvCsc, GeneratorSortedColumnsAndSkew) {
     }
   }
 }
+
+TEST(SpmvCsc, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmv_csc", 5, 6); }
 
 }  // namespace

@@ -1,9 +1,20 @@
 // spmv_ell: y = A*x with A in row-major ELL format (padding col = -1); y is overwritten.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
 #include "mskb/task.hpp"
+
+namespace {
+
+// ELL width (max_nnz_per_row): the generator's, or a user matrix's longest row (at least 1).
+int64_t width_of(const mskb::Shape& s) {
+  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return mskb::sparse::ell_width(s["cols"], mskb::sparse::is_skewed(s));
+}
+
+}  // namespace
 
 MSKB_TASK(spmv_ell) {
   using namespace mskb;
@@ -52,12 +63,24 @@ MSKB_TASK(spmv_ell) {
     const sp::RowGrouped g = sp::group_ell(rows, width, a[3].data.data(), a[2].data.data());
     sp::spmv_rows(g, a[4].data, a[5].data);
   };
-  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::ell_width(s["cols"], sp::is_skewed(s)), p); };
+  // A user's matrix (mskb run --matrix FILE.mtx): ELL as wide as its longest row, padding at the row
+  // ends; x drawn like the generator's.
+  spec.from_matrix = [](const SparseMatrix& m, const Shape&, Precision, Rng& rng, Args& a) {
+    sp::Ell e = sp::ell_from_csr(sp::csr_of(m), std::max<int64_t>(1, m.max_row_nnz()), false, rng);
+    a[0].value = static_cast<double>(m.rows);
+    a[1].value = static_cast<double>(e.width);
+    a[2].data = std::move(e.val);
+    a[3].data = sp::as_doubles(e.col);
+    a[4].data.resize(static_cast<std::size_t>(m.cols));
+    sp::fill_values(a[4].data, rng);
+    a[5].data.resize(static_cast<std::size_t>(m.rows));
+  };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(width_of(s), p); };
   // Stored slots (padding included): what an ELL kernel walks.
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s))); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["rows"] * width_of(s)); };
   // Every slot read once (value + column id), x and y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double slots = static_cast<double>(s["rows"] * sp::ell_width(s["cols"], sp::is_skewed(s)));
+    const double slots = static_cast<double>(s["rows"] * width_of(s));
     const double rb = static_cast<double>(real_bytes(p));
     return Cost{slots * (rb + 4.0) + static_cast<double>(s["cols"] + s["rows"]) * rb, 2.0 * slots};
   };

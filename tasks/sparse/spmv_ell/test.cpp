@@ -1,6 +1,7 @@
 // Hand-checked cases for the spmv_ell FP64 reference and generator.
 #include <gtest/gtest.h>
 
+#include "../common/matrix_check.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -73,5 +74,7 @@ TEST(SpmvEll, GeneratorPaddingLayout) {
       EXPECT_EQ(entry_after_padding, 0) << "paper ELL pads at the row ends";
   }
 }
+
+TEST(SpmvEll, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmv_ell", 4, 5); }
 
 }  // namespace
