@@ -1,0 +1,57 @@
+// Vendor contender: cuDNN legacy API. cudnnPoolingForward with a CUDNN_POOLING_MAX 2-D descriptor
+// (window k x k, padding p, stride s, NaN not propagated; cuDNN ignores padded cells in max pooling) on
+// NCHW tensor descriptors of type CUDNN_DATA_FLOAT (fp32) or CUDNN_DATA_BFLOAT16 (bf16; the max is exact).
+// The output shape cuDNN derives is checked against (H + 2p - k) / s + 1.
+// mskb-link: cudnn
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "mskb_vendor.cuh"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#pragma nv_diag_suppress 1444
+#pragma nv_diag_suppress 1215
+
+namespace {
+
+void max_pool_cudnn(cudnnDataType_t type, const void* x, void* y, int N, int C, int H, int W, int k, int s, int p) {
+  const int oH = (H + 2 * p - k) / s + 1, oW = (W + 2 * p - k) / s + 1;
+  if (N <= 0 || C <= 0 || oH <= 0 || oW <= 0) return;
+  cudnnHandle_t h = mskb_vendor::cudnn();
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnPoolingDescriptor_t pd;
+  MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&xd));
+  MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&yd));
+  MSKB_VENDOR_CHECK(cudnnCreatePoolingDescriptor(&pd));
+  MSKB_VENDOR_CHECK(cudnnSetPooling2dDescriptor(pd, CUDNN_POOLING_MAX, CUDNN_NOT_PROPAGATE_NAN, k, k, p, p, s, s));
+  MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, type, N, C, H, W));
+  int n2, c2, h2, w2;
+  MSKB_VENDOR_CHECK(cudnnGetPooling2dForwardOutputDim(pd, xd, &n2, &c2, &h2, &w2));
+  if (n2 != N || c2 != C || h2 != oH || w2 != oW) {
+    std::fprintf(stderr, "max_pooling_2d vendor: cuDNN output %dx%dx%dx%d, expected %dx%dx%dx%d\n", n2, c2, h2, w2, N, C, oH, oW);
+    std::abort();
+  }
+  MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, type, N, C, oH, oW));
+  const float one = 1.0f, zero = 0.0f;
+  MSKB_VENDOR_CHECK(cudnnPoolingForward(h, pd, &one, xd, x, &zero, yd, y));
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
+  cudnnDestroyPoolingDescriptor(pd);
+  cudnnDestroyTensorDescriptor(yd);
+  cudnnDestroyTensorDescriptor(xd);
+}
+
+}  // namespace
+
+extern "C" void max_pooling_2d(const float* input, float* output, int N, int C, int H, int W, int kernel_size, int stride,
+                               int padding) {
+  max_pool_cudnn(CUDNN_DATA_FLOAT, input, output, N, C, H, W, kernel_size, stride, padding);
+}
+
+extern "C" void max_pooling_2d_bf16(const __nv_bfloat16* input, __nv_bfloat16* output, int N, int C, int H, int W, int kernel_size,
+                                    int stride, int padding) {
+  max_pool_cudnn(CUDNN_DATA_BFLOAT16, input, output, N, C, H, W, kernel_size, stride, padding);
+}

@@ -1,0 +1,110 @@
+// merge_attn_states: merges two partial attention results (values + log-sum-exp) computed over disjoint
+// key sets into the result over their union (the standard log-sum-exp merge).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "mskb/parallel.hpp"
+#include "mskb/task.hpp"
+
+namespace {
+// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
+// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
+template <class Fn>
+void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const uint64_t base = rng.next();
+  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
+  mskb::parallel_for(
+      chunks,
+      [&](int64_t c) {
+        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
+        for (std::size_t i = b; i < e; ++i) fn(local, i);
+      },
+      1);
+}
+}  // namespace
+
+MSKB_TASK(merge_attn_states) {
+  using namespace mskb;
+  spec.semantics =
+      "Merge of two partial attention states. V_a, V_b, V_out are [num_tokens, num_heads, head_size] row-major; "
+      "lse_a, lse_b, LSE_out are [num_heads, num_tokens]. For token t and head h with a = lse_a[h][t], "
+      "b = lse_b[h][t]: m = max(a, b), wa = exp(a - m), wb = exp(b - m), "
+      "V_out[t][h][:] = (V_a[t][h][:] * wa + V_b[t][h][:] * wb) / (wa + wb), LSE_out[h][t] = m + log(wa + wb). "
+      "The LSEs are finite but may differ by far more than 88 (exp of the raw difference overflows float). bf16 "
+      "variant: every tensor (LSEs included) is bf16.";
+  spec.vendor = "";  // none: the merge lives in vLLM / FlashInfer (merge_state), not in a vendor library
+  spec.params = {out("V_out"), out("LSE_out"),        in("V_a"),          in("lse_a"),       in("V_b"),
+                 in("lse_b"),  int_arg("num_tokens"), int_arg("num_heads"), int_arg("head_size")};
+  for (int64_t t : {512, 768, 1024})
+    for (int64_t h : {32, 64})
+      for (int64_t d : {128, 256}) spec.paper.push_back({{"num_tokens", t}, {"num_heads", h}, {"head_size", d}});
+  spec.heldout = {{{"num_tokens", 1}, {"num_heads", 1}, {"head_size", 1}},
+                  {{"num_tokens", 7}, {"num_heads", 3}, {"head_size", 5}},
+                  {{"num_tokens", 1000}, {"num_heads", 40}, {"head_size", 96}},
+                  {{"num_tokens", 513}, {"num_heads", 17}, {"head_size", 300}},
+                  {{"num_tokens", 3}, {"num_heads", 128}, {"head_size", 512}},
+                  {{"num_tokens", 2049}, {"num_heads", 8}, {"head_size", 64}}};
+  spec.large = {{{"num_tokens", 8192}, {"num_heads", 64}, {"head_size", 128}},
+                {{"num_tokens", 16384}, {"num_heads", 32}, {"head_size", 256}},
+                {{"num_tokens", 32768}, {"num_heads", 64}, {"head_size", 128}}};
+  // lse_a in (-100, 100); lse_b independent in (-100, 100) for 80% of (head, token) pairs (differences up
+  // to 200: exp of the raw difference overflows), equal to lse_a for 10% (ties), lse_a + U(-1, 1) for 10%.
+  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
+    const auto t = static_cast<std::size_t>(s["num_tokens"]), h = static_cast<std::size_t>(s["num_heads"]),
+               d = static_cast<std::size_t>(s["head_size"]);
+    a[0].data.resize(t * h * d);
+    a[1].data.resize(h * t);
+    a[2].data.resize(t * h * d);
+    a[4].data.resize(t * h * d);
+    rng.fill_uniform(a[2].data, -2.0, 2.0);
+    rng.fill_uniform(a[4].data, -2.0, 2.0);
+    a[3].data.resize(h * t);
+    a[5].data.resize(h * t);
+    rng.fill_uniform(a[3].data, -100.0, 100.0);
+    const std::vector<double>& la = a[3].data;
+    std::vector<double>& lb = a[5].data;
+    parallel_fill(h * t, rng, [&](Rng& r, std::size_t i) {
+      const double u = r.uniform(0.0, 1.0);
+      if (u < 0.1) lb[i] = la[i];
+      else if (u < 0.2) lb[i] = la[i] + r.uniform(-1.0, 1.0);
+      else lb[i] = r.uniform(-100.0, 100.0);
+    });
+    a[6].value = static_cast<double>(t);
+    a[7].value = static_cast<double>(h);
+    a[8].value = static_cast<double>(d);
+  };
+  spec.reference = [](const Shape& s, Precision, Args& a) {
+    const int64_t t = s["num_tokens"], h = s["num_heads"], d = s["head_size"];
+    parallel_for(t, [&](int64_t ti) {
+      for (int64_t hi = 0; hi < h; ++hi) {
+        const auto l = static_cast<std::size_t>(hi * t + ti);
+        const double la = a[3].data[l], lb = a[5].data[l];
+        const double m = std::max(la, lb);
+        const double wa = std::exp(la - m), wb = std::exp(lb - m), sum = wa + wb;
+        a[1].data[l] = m + std::log(sum);
+        for (int64_t k = 0; k < d; ++k) {
+          const auto v = static_cast<std::size_t>((ti * h + hi) * d + k);
+          a[0].data[v] = (a[2].data[v] * wa + a[4].data[v] * wb) / sum;
+        }
+      }
+    }, 16);
+  };
+  // V_out is a convex combination of values in (-2, 2); LSE_out lies in (-100, 101). FP32: the weights carry
+  // ~1e-6 relative error (the float difference a - m, expf), LSE_out one float rounding. BF16: one rounding
+  // of each output (2^-9 relative; 0.25 absolute for an LSE of 64..128, inside 1e-2 * |LSE|).
+  spec.tolerance = [](const Shape&, Precision p) {
+    return p == Precision::fp32 ? Tolerance{2e-6, 1e-5} : Tolerance{1e-2, 1e-2};
+  };
+  spec.complexity = [](const Shape& s) {
+    return static_cast<uint64_t>(s["num_tokens"]) * static_cast<uint64_t>(s["num_heads"]) * static_cast<uint64_t>(s["head_size"]);
+  };
+  spec.cost = [](const Shape& s, Precision p) {
+    const double th = static_cast<double>(s["num_tokens"]) * static_cast<double>(s["num_heads"]);
+    const double n = th * static_cast<double>(s["head_size"]);
+    return Cost{(3.0 * n + 3.0 * th) * static_cast<double>(real_bytes(p)), 3.0 * n + 6.0 * th};
+  };
+}
