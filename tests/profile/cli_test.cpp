@@ -49,13 +49,13 @@ class TempDir {
   fs::path path_;
 };
 
-struct Run {
+struct CliRun {
   int exit_code = -1;
   std::string out, err;
   json j;  // stdout parsed, when it is JSON
 };
 
-Run cudamaster(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+CliRun cudamaster(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
   TempDir dir;
   const std::string out_path = dir.file("out"), err_path = dir.file("err");
   std::vector<std::string> argv_s = {CM_CUDAMASTER_BIN};
@@ -74,7 +74,7 @@ Run cudamaster(const std::vector<std::string>& args, const std::map<std::string,
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   pid_t pid = 0;
-  Run run;
+  CliRun run;
   const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
@@ -120,7 +120,7 @@ std::map<std::string, std::string> fake_env(const TempDir& dir, const std::strin
 }  // namespace
 
 TEST(ProfileCli, ImportCsvJson) {
-  const Run r = cudamaster({"profile", "--import", fixture("stream_copy.csv"), "--json"}, {});
+  const CliRun r = cudamaster({"profile", "--import", fixture("stream_copy.csv"), "--json"}, {});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_FALSE(r.j.is_discarded()) << r.out;
   EXPECT_EQ(r.j["class"], "memory-bandwidth");
@@ -135,26 +135,26 @@ TEST(ProfileCli, ImportCsvJson) {
 }
 
 TEST(ProfileCli, ImportTextAndModes) {
-  const Run f = cudamaster({"profile", "--import", fixture("fma_loop.csv")}, {});
+  const CliRun f = cudamaster({"profile", "--import", fixture("fma_loop.csv")}, {});
   ASSERT_EQ(f.exit_code, 0) << f.err;
   EXPECT_EQ(f.out.rfind("bottleneck: compute", 0), 0u) << f.out;
   EXPECT_NE(f.out.find("FMA pipe = "), std::string::npos);
-  const Run full = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "full"}, {});
+  const CliRun full = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "full"}, {});
   ASSERT_EQ(full.exit_code, 0);
   EXPECT_NE(full.out.find("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active = "), std::string::npos);
   EXPECT_GT(full.out.size(), 10 * f.out.size());
-  const Run none = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "none", "--json"}, {});
+  const CliRun none = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "none", "--json"}, {});
   ASSERT_EQ(none.exit_code, 0);
   EXPECT_EQ(none.j["class"], "compute");
   EXPECT_TRUE(none.j["metrics"].empty());
   EXPECT_EQ(none.j["rendered"], "");
-  const Run bad = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "most"}, {});
+  const CliRun bad = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "most"}, {});
   EXPECT_EQ(bad.exit_code, 2);
 }
 
 TEST(ProfileCli, ImportNcuRepThroughNcu) {
   TempDir dir;
-  const Run r = cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep"), "--json"},
+  const CliRun r = cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep"), "--json"},
                            fake_env(dir, "pointer_chase.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["class"], "memory-latency");
@@ -164,7 +164,7 @@ TEST(ProfileCli, ImportNcuRepThroughNcu) {
   EXPECT_TRUE(has_pair(args, "--page", "raw"));
   EXPECT_TRUE(has_pair(args, "--print-units", "base"));
   // Without ncu, a .ncu-rep cannot be read; the CSV still can.
-  const Run missing = cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep")}, {{"CM_NCU", "/nonexistent/ncu"}});
+  const CliRun missing = cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep")}, {{"CM_NCU", "/nonexistent/ncu"}});
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("ncu_missing"), std::string::npos) << missing.err;
 }
@@ -175,7 +175,7 @@ TEST(ProfileCli, TokenReportOverEveryFixture) {
     args.push_back("--import");
     args.push_back(fixture(std::string(f.name) + ".csv"));
   }
-  const Run r = cudamaster(args, {});
+  const CliRun r = cudamaster(args, {});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["ok"], true);
   EXPECT_GE(r.j["min_reduction_approx"].get<double>(), 0.30);
@@ -184,7 +184,7 @@ TEST(ProfileCli, TokenReportOverEveryFixture) {
   for (std::size_t i = 0; i < r.j["files"].size(); ++i)
     EXPECT_EQ(r.j["files"][i]["class"], cmprof_test::fixture_facts()[i].cls);
   // An unreachable target fails the benchmark.
-  const Run strict = cudamaster({"profile", "--token-report", "--min-reduction", "0.9999", "--import", fixture("fma_loop.csv")}, {});
+  const CliRun strict = cudamaster({"profile", "--token-report", "--min-reduction", "0.9999", "--import", fixture("fma_loop.csv")}, {});
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_NE(strict.out.find("MISSED"), std::string::npos) << strict.out;
 }
@@ -193,10 +193,10 @@ TEST(ProfileCli, UsageErrors) {
   EXPECT_EQ(cudamaster({"profile"}, {}).exit_code, 2);
   EXPECT_EQ(cudamaster({"profile", "--task", "vector_add", "--import", fixture("fma_loop.csv")}, {}).exit_code, 2);
   EXPECT_EQ(cudamaster({"profile", "--import", "/nonexistent.csv"}, {}).exit_code, 2);
-  const Run unknown = cudamaster({"profile", "--task", "no_such_task", "--json"}, {});
+  const CliRun unknown = cudamaster({"profile", "--task", "no_such_task", "--json"}, {});
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_EQ(unknown.j["ok"], false);
-  const Run shape = cudamaster({"profile", "--task", "vector_add", "--shape", "Q=4"}, {});
+  const CliRun shape = cudamaster({"profile", "--task", "vector_add", "--shape", "Q=4"}, {});
   EXPECT_EQ(shape.exit_code, 2);
   EXPECT_NE(shape.err.find("no dimension 'Q'"), std::string::npos) << shape.err;
 }
@@ -205,7 +205,7 @@ TEST(ProfileCli, UsageErrors) {
 // nothing but records its arguments and runs the (fake) runner, then serves a captured export.
 TEST(ProfileCli, TaskPathWithFakeNcu) {
   TempDir dir;
-  const Run r = cudamaster({"profile", "--task", "vector_add", "--json"}, fake_env(dir, "vector_add_baseline.csv"));
+  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"}, fake_env(dir, "vector_add_baseline.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["ok"], true);
   EXPECT_EQ(r.j["source"], "ncu");
@@ -246,7 +246,7 @@ TEST(ProfileCli, TaskPathWithFakeNcu) {
 TEST(ProfileCli, TaskPathOptionsAndKeptReport) {
   TempDir dir;
   const std::string keep = dir.file("keep");
-  const Run r = cudamaster({"profile", "--task", "vector_add", "--kernel", "vendor", "--shape", "N=4096", "--report-dir",
+  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--kernel", "vendor", "--shape", "N=4096", "--report-dir",
                             keep, "--profile", "full", "--json"},
                            fake_env(dir, "vector_add_vendor.csv"));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -262,7 +262,7 @@ TEST(ProfileCli, TaskPathOptionsAndKeptReport) {
 
 TEST(ProfileCli, NoCountersFallsBackToTheSolModel) {
   TempDir dir;
-  const Run r = cudamaster({"profile", "--task", "vector_add", "--json"},
+  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"},
                            fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}}));
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["source"], "sol_model");
@@ -282,12 +282,12 @@ TEST(ProfileCli, NoCountersFallsBackToTheSolModel) {
   EXPECT_NE(r.j["rendered"].get<std::string>().find("no hardware counters: no_permission"), std::string::npos);
 
   // A fast enough run is bandwidth-bound by the same model.
-  const Run fast = cudamaster({"profile", "--task", "vector_add", "--json"},
+  const CliRun fast = cudamaster({"profile", "--task", "vector_add", "--json"},
                               fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}, {"FAKE_TIME_US", "1.0"}}));
   ASSERT_EQ(fast.exit_code, 0) << fast.err;
   EXPECT_EQ(fast.j["class"], "memory-bandwidth");
   // --no-fallback turns it into an error.
-  const Run strict = cudamaster({"profile", "--task", "vector_add", "--no-fallback"},
+  const CliRun strict = cudamaster({"profile", "--task", "vector_add", "--no-fallback"},
                                 fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}}));
   EXPECT_EQ(strict.exit_code, 1);
   EXPECT_NE(strict.err.find("no_permission"), std::string::npos) << strict.err;
@@ -295,16 +295,16 @@ TEST(ProfileCli, NoCountersFallsBackToTheSolModel) {
 
 TEST(ProfileCli, OtherNoCounterCases) {
   TempDir dir;
-  const Run missing = cudamaster({"profile", "--task", "vector_add", "--json"},
+  const CliRun missing = cudamaster({"profile", "--task", "vector_add", "--json"},
                                  fake_env(dir, "vector_add_baseline.csv", {{"CM_NCU", "/nonexistent/ncu"}}));
   ASSERT_EQ(missing.exit_code, 0) << missing.err;
   EXPECT_EQ(missing.j["source"], "sol_model");
   EXPECT_EQ(missing.j["ncu_error"]["kind"], "ncu_missing");
-  const Run none = cudamaster({"profile", "--task", "vector_add", "--json"},
+  const CliRun none = cudamaster({"profile", "--task", "vector_add", "--json"},
                               fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "nokernels"}}));
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.j["ncu_error"]["kind"], "no_kernels");
-  const Run hang = cudamaster({"profile", "--task", "vector_add", "--timeout", "2", "--json"},
+  const CliRun hang = cudamaster({"profile", "--task", "vector_add", "--timeout", "2", "--json"},
                               fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "hang"}}));
   ASSERT_EQ(hang.exit_code, 0) << hang.err;
   EXPECT_EQ(hang.j["ncu_error"]["kind"], "timeout");
@@ -313,7 +313,7 @@ TEST(ProfileCli, OtherNoCounterCases) {
 
 TEST(ProfileCli, CrashingKernelIsAnErrorNotAFallback) {
   TempDir dir;
-  const Run r = cudamaster({"profile", "--task", "vector_add", "--json"},
+  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"},
                            fake_env(dir, "vector_add_baseline.csv", {{"FAKE_RUNNER_MODE", "crash"}}));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(r.j["ok"], false);

@@ -62,7 +62,9 @@ TEST(Render, ComputeAndLatencyWhitelists) {
   EXPECT_NE(chase.find("kernels: 2 launches"), std::string::npos) << chase;
   EXPECT_NE(chase.find("% of time, compute"), std::string::npos);         // build_perm
   EXPECT_NE(chase.find("% of time, memory-latency"), std::string::npos);  // chase
-  EXPECT_NE(chase.find("time-weighted over 2 kernels:"), std::string::npos);
+  EXPECT_NE(chase.find("time-weighted over 2 kernels (launch settings of #1):"), std::string::npos) << chase;
+  EXPECT_NE(chase.find("occupancy limit (blocks/SM) = registers 16, warps 16, shared 32, blocks 32"), std::string::npos)
+      << chase;
   EXPECT_NE(chase.find("theoretical occupancy = "), std::string::npos);
   EXPECT_NE(chase.find("occupancy limit (blocks/SM) = registers"), std::string::npos);
   EXPECT_NE(chase.find("eligible warps per cycle = "), std::string::npos);

@@ -87,6 +87,10 @@ TEST(ParseCsv, WeightedAggregateOfRealMultiKernelExport) {
   EXPECT_DOUBLE_EQ(*d.aggregate.number("inst_executed"), *d.kernels[0].number("inst_executed") + *d.kernels[1].number("inst_executed"));
   EXPECT_DOUBLE_EQ(*d.aggregate.number("gpu__time_duration.sum"), d.total_duration_ns);
   EXPECT_GT(w1, 0.9);  // the chase dominates the entry point's time
+  // Launch settings are the longest kernel's, not a mean of two different launches.
+  EXPECT_DOUBLE_EQ(*d.aggregate.number("launch__grid_size"), *d.kernels[1].number("launch__grid_size"));
+  EXPECT_DOUBLE_EQ(*d.aggregate.number("launch__occupancy_limit_registers"),
+                   *d.kernels[1].number("launch__occupancy_limit_registers"));
 }
 
 // Every cell of every export is accounted for: numbers parse to the value a plain reading of the

@@ -74,7 +74,8 @@ ProfileData load_ncu_csv(const std::string& path);
 // Duration-weighted aggregate: extensive counters (time, cycles, instructions, bytes, sectors
 // summed over launches: ".sum" rollups and unrolled counters in those units) are summed; every
 // other number is the mean weighted by gpu__time_duration.sum (equal weights when no duration);
-// text is kept when all kernels agree, else "(varies)". Weights are returned per kernel.
+// per-launch settings (launch__*, theoretical occupancy) are the longest kernel's; text is kept
+// when all kernels agree, else "(varies)". Weights are returned per kernel.
 KernelProfile aggregate_kernels(const std::vector<KernelProfile>& kernels, std::vector<double>* weights = nullptr);
 
 }  // namespace cudamaster::profile

@@ -66,6 +66,13 @@ bool is_extensive(std::string_view name, std::string_view unit) {
   return !ends_with(name, ".avg") && !ends_with(name, ".min") && !ends_with(name, ".max");
 }
 
+// Per-launch settings (grid, block, registers, occupancy limits, theoretical occupancy): a mean
+// over different launches means nothing, so the aggregate takes the longest kernel's.
+bool is_launch_setting(std::string_view name) {
+  return name.rfind("launch__", 0) == 0 || name.rfind("sm__maximum_warps", 0) == 0 ||
+         name.rfind("smsp__maximum_warps", 0) == 0 || name.rfind("derived__pct_occupancy", 0) == 0;
+}
+
 }  // namespace
 
 bool is_identification_column(std::string_view name) {
@@ -240,6 +247,7 @@ KernelProfile aggregate_kernels(const std::vector<KernelProfile>& kernels, std::
   if (weights_out) *weights_out = w;
   if (kernels.size() == 1) return kernels.front();
 
+  const std::size_t longest = static_cast<std::size_t>(std::max_element(w.begin(), w.end()) - w.begin());
   KernelProfile agg;
   agg.name = std::to_string(kernels.size()) + " kernels";
   // Union of metric names, first-seen order.
@@ -256,6 +264,11 @@ KernelProfile aggregate_kernels(const std::vector<KernelProfile>& kernels, std::
       m.kind = ValueKind::text;
       m.raw = agg.name;
       agg.add(std::move(m));
+      continue;
+    }
+    if (is_launch_setting(m.name)) {
+      const Metric* lm = kernels[longest].find(m.name);
+      agg.add(lm ? *lm : *proto);
       continue;
     }
     bool all_numbers = true, any = false, same_text = true;

@@ -1,5 +1,6 @@
 #include "cudamaster/profile/report.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -50,7 +51,9 @@ std::string render_filtered(const ProfileOutcome& o) {
     for (std::size_t i = 0; i < d.kernels.size(); ++i)
       s += fmt::format("  #{} {}: {:.0f} % of time, {}, {}\n", d.kernels[i].id, short_name(d.kernels[i].name),
                        100 * o.weights[i], to_string(o.kernel_classes[i].cls), launch(d.kernels[i]));
-    s += fmt::format("time-weighted over {} kernels:\n", d.kernels.size());
+    const auto longest = std::max_element(o.weights.begin(), o.weights.end()) - o.weights.begin();
+    s += fmt::format("time-weighted over {} kernels (launch settings of #{}):\n", d.kernels.size(),
+                     d.kernels[static_cast<std::size_t>(longest)].id);
   }
   for (const auto& m : filter_metrics(d.aggregate, c.cls)) s += m.label + " = " + m.shown + "\n";
   if (c.cls == Bottleneck::memory_latency) {
