@@ -67,7 +67,9 @@ TEST_P(EveryTask, InputsAreDeterministicSeededAndNotConstant) {
     if (!q.is_buffer || q.role == Role::out || q.role == Role::accumulate) continue;
     any_diff |= a1[i].data != a2[i].data;
     if (q.elem != Elem::i32 && a1[i].data.size() > 8) {
-      std::set<double> distinct(a1[i].data.begin(), a1[i].data.end());
+      // The first 100k values are plenty to tell constant data from real data.
+      const auto end = a1[i].data.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(a1[i].data.size(), 100000));
+      std::set<double> distinct(a1[i].data.begin(), end);
       EXPECT_GT(distinct.size(), 2u) << t.name << ": input '" << q.name << "' is (nearly) constant";
     }
     for (double x : a1[i].data) ASSERT_TRUE(std::isfinite(x)) << q.name;
@@ -79,7 +81,11 @@ TEST_P(EveryTask, InputsAreDeterministicSeededAndNotConstant) {
 TEST_P(EveryTask, ToleranceSeparatesRightFromWrong) {
   const TaskSpec& t = *GetParam().spec;
   const Precision p = GetParam().p;
-  for (const Shape& s : {smallest(t.paper, t), smallest(t.heldout, t)}) {
+  // The smallest held-out shape always; the smallest paper shape too unless its CPU reference is
+  // heavy (GEMM-like paper shapes start at ~1e9 operations; the GPU tests cover them).
+  std::vector<Shape> shapes = {smallest(t.heldout, t)};
+  if (t.complexity(smallest(t.paper, t)) <= uint64_t{1} << 26) shapes.push_back(smallest(t.paper, t));
+  for (const Shape& s : shapes) {
     const Args in = make_inputs(t, s, p, 1);
     const Args ref = make_expected(t, s, p, in);
     const Tolerance tol = t.tolerance(s, p);
