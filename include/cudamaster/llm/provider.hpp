@@ -34,6 +34,8 @@ class Provider {
   virtual Result<ChatResponse> complete(const ChatRequest& request) = 0;
 };
 
+enum class ReplayMatch { Full, SystemOnly };
+
 struct ProviderOptions {
   HttpOptions http;
   RetryPolicy retry;
@@ -42,6 +44,10 @@ struct ProviderOptions {
   // Replay: strictly in recorded order (default), or the first unused matching exchange, for
   // runs whose concurrent conversations interleave differently from the recording.
   bool replay_allow_reorder = false;
+  // Replay: what must equal the recording. Full: messages and parameters. SystemOnly: the system
+  // messages, the roles of all messages and the parameters; user and assistant text may differ
+  // (prompts that carry measurements - times, profiles - replay on another machine).
+  ReplayMatch replay_match = ReplayMatch::Full;
 };
 
 // Environment: OPENAI_API_KEY (required), OPENAI_BASE_URL, OPENAI_ORGANIZATION, OPENAI_PROJECT;

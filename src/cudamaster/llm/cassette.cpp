@@ -31,6 +31,16 @@ json cassette_line(std::int64_t seq, const std::string& provider, const std::str
 
 namespace {
 
+// The part of a normalised request that replay compares: everything (Full), or everything but
+// the text of user and assistant messages (SystemOnly).
+json match_view(const json& request, ReplayMatch match) {
+  if (match == ReplayMatch::Full || !request.contains("messages")) return request;
+  json v = request;
+  for (json& m : v["messages"])
+    if (m.value("role", "") != "system" && m.contains("content")) m["content"] = "";
+  return v;
+}
+
 struct Exchange {
   std::size_t line_no = 0;
   json request;
@@ -41,15 +51,15 @@ struct Exchange {
 
 class ReplayProvider final : public Provider {
  public:
-  ReplayProvider(std::string path, std::vector<Exchange> exchanges, bool allow_reorder)
-      : path_(std::move(path)), exchanges_(std::move(exchanges)), allow_reorder_(allow_reorder) {}
+  ReplayProvider(std::string path, std::vector<Exchange> exchanges, bool allow_reorder, ReplayMatch match)
+      : path_(std::move(path)), exchanges_(std::move(exchanges)), allow_reorder_(allow_reorder), match_(match) {}
 
   std::string name() const override { return "replay"; }
   std::string model() const override { return ""; }
   std::string endpoint() const override { return path_; }
 
   Result<ChatResponse> complete(const ChatRequest& request) override {
-    const json got = to_json(request);
+    const json got = match_view(to_json(request), match_);
     std::lock_guard<std::mutex> lock(mutex_);
     while (next_ < exchanges_.size() && exchanges_[next_].used) ++next_;
     if (next_ >= exchanges_.size())
@@ -82,6 +92,7 @@ class ReplayProvider final : public Provider {
   std::string path_;
   std::vector<Exchange> exchanges_;
   bool allow_reorder_;
+  ReplayMatch match_;
   std::mutex mutex_;
   std::size_t next_ = 0;
 };
@@ -119,7 +130,7 @@ class RecordingProvider final : public Provider {
 
 }  // namespace
 
-Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, bool allow_reorder) {
+Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, bool allow_reorder, ReplayMatch match) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return make_error(LlmErrorKind::Io, "replay", fmt::format("cannot read cassette '{}'", path));
   std::vector<Exchange> exchanges;
@@ -139,7 +150,7 @@ Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, 
     if (!parsed_request) return bad(parsed_request.error().message);
     Exchange ex;
     ex.line_no = line_no;
-    ex.request = to_json(*parsed_request);  // normalised, so comparisons ignore formatting
+    ex.request = match_view(to_json(*parsed_request), match);  // normalised: comparisons ignore formatting
     if (const json* response = member(line, "response")) {
       auto r = chat_response_from_json(*response);
       if (!r) return bad(r.error().message);
@@ -152,7 +163,7 @@ Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, 
     }
     exchanges.push_back(std::move(ex));
   }
-  return std::unique_ptr<Provider>(std::make_unique<ReplayProvider>(path, std::move(exchanges), allow_reorder));
+  return std::unique_ptr<Provider>(std::make_unique<ReplayProvider>(path, std::move(exchanges), allow_reorder, match));
 }
 
 }  // namespace cudamaster::llm::detail

@@ -86,7 +86,7 @@ Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec, const 
       break;
     }
     case ProviderKind::Replay:
-      return detail::make_replay_provider(spec.path, options.replay_allow_reorder);
+      return detail::make_replay_provider(spec.path, options.replay_allow_reorder, options.replay_match);
   }
   return detail::make_http_provider(std::move(c));
 }

@@ -42,7 +42,8 @@ struct HttpProviderConfig {
 
 std::unique_ptr<Provider> make_http_provider(HttpProviderConfig config);
 
-Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, bool allow_reorder);
+Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, bool allow_reorder,
+                                                      ReplayMatch match = ReplayMatch::Full);
 
 // One cassette line for an exchange (exactly one of response / error is non-null).
 nlohmann::json cassette_line(std::int64_t seq, const std::string& provider, const std::string& model,
