@@ -1,0 +1,126 @@
+// Owns the optimization loop of one job (one task in one precision) and of a whole run.
+//
+// A job first builds and measures the task's baseline and vendor kernels, then runs up to R
+// rounds. Each round profiles the current best, asks the Planner for a plan (unless
+// --no-planner), asks the Coder for a kernel file, and then loops: parse -> integrity screen ->
+// build -> evaluate. Whatever fails goes to the Debug agent (or, for toolchain failures, the
+// Compiler agent), up to D fix attempts per round. A correct candidate replaces the best only if
+// its P beats the best by more than the measured noise (score.hpp). The job stops early on the
+// run's budget, its wall-clock limit, K rounds without gain, or an interrupt.
+//
+// Every step (LLM call, candidate, build, evaluation, profile, round) is recorded in the run
+// store as it completes. A resumed job re-walks its steps: recorded ones return their stored
+// results (nothing is sent, built or measured again), the first missing one is where live work
+// resumes. Decisions that depend on the clock or the budget are taken only in live steps.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cudamaster/agents/agents.hpp"
+#include "cudamaster/exec/executor.hpp"
+#include "cudamaster/loop/backends.hpp"
+#include "cudamaster/loop/gateway.hpp"
+#include "cudamaster/store/store.hpp"
+
+namespace cudamaster::loop {
+
+struct LoopConfig {
+  int rounds = 5;                    // R
+  int debug_loops = 3;               // D: fix attempts (Debug or Compiler) per round
+  int patience = 3;                  // K: stop after this many rounds without gain (0: never)
+  std::string profile = "filtered";  // filtered | full | none
+  bool planner = true;               // false: --no-planner (the Coder alone)
+  double min_gain = 0.02;            // acceptance margin floor (score.hpp)
+  bool allow_libraries = false;
+  agents::BuildRecipe recipe{"", {}, false};               // "" arch: the harness's default
+  std::vector<std::string> allowed_archs = {"90", "90a"};  // what the Compiler agent may choose
+  std::optional<double> max_minutes;                       // wall clock over all sessions
+  std::optional<double> budget_usd;                        // run-wide LLM budget
+  agents::AgentSettings planner_settings{4096, std::nullopt, std::nullopt};
+  agents::AgentSettings coder_settings{16384, std::nullopt, std::nullopt};
+  agents::AgentSettings debug_settings{16384, std::nullopt, std::nullopt};
+  agents::AgentSettings compiler_settings{2048, std::nullopt, std::nullopt};
+
+  nlohmann::json to_json() const;
+  static LoopConfig from_json(const nlohmann::json& j);
+};
+
+// What a job runs against. Everything is owned by the caller and outlives the job.
+struct Services {
+  store::RunStore* store = nullptr;
+  LlmGateway* llm = nullptr;
+  agents::PromptLibrary* prompts = nullptr;
+  KernelBuilder* builder = nullptr;
+  CandidateEvaluator* evaluator = nullptr;
+  ProfileProvider* profiler = nullptr;  // may be null (then profiles are skipped)
+  exec::GpuLanes* gpu = nullptr;
+};
+
+struct JobEnv {
+  std::int64_t run_id = 0;
+  std::string work_dir;  // candidate files: <work_dir>/<task>_<precision>/<seq>.cu
+  std::string out_dir;   // best kernels: <out_dir>/<task>_<precision>.cu (+ .json)
+  std::string gpu_name = "NVIDIA GPU";
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  const std::atomic<bool>* interrupted = nullptr;
+  std::function<void(const std::string&)> progress;  // one or more lines for stderr
+  std::function<void()> heartbeat;                   // after every round (active time)
+};
+
+struct JobResult {
+  std::string status;       // finished | stopped | failed
+  std::string stop_reason;  // rounds | patience | budget | wall_clock | interrupted | llm_error | ...
+  nlohmann::json result;
+};
+
+JobResult run_job(const Services& services, const LoopConfig& config, const JobEnv& env, const store::JobInfo& job);
+
+// ---- a whole run
+
+struct OptimizeRequest {
+  std::vector<std::string> tasks;
+  std::vector<mskb::Precision> precisions = {mskb::Precision::fp32};
+  LoopConfig config;
+  std::string llm;                            // PROVIDER:MODEL
+  std::optional<std::string> record_path;     // cassette of the live calls
+  std::optional<std::string> pricing_path;
+  llm::ProviderOptions provider;
+  std::string db_path = "cudamaster.db";
+  std::string out_dir;                        // "" = cudamaster-out/run-<id>
+  int jobs = 1;                               // concurrent conversations
+  int gpus = 1;                               // GPU lanes
+  std::optional<std::int64_t> resume;         // continue this run (its recorded config wins)
+  std::string prompts_dir;                    // "" = agents::default_prompts_dir()
+  nlohmann::json device;                      // device info (name, ceilings), recorded with the run
+};
+
+struct OptimizeResult {
+  std::int64_t run_id = 0;
+  std::string status;  // finished | stopped | failed
+  nlohmann::json summary;
+};
+
+// Backends a run uses; null members get the real implementations (MskbBuilder, MskbEvaluator,
+// cm_profile). `gateway` lets tests inject an LLM client (else built from request.llm).
+struct Backends {
+  KernelBuilder* builder = nullptr;
+  CandidateEvaluator* evaluator = nullptr;
+  ProfileProvider* profiler = nullptr;
+  LlmGateway* gateway = nullptr;
+};
+
+// Throws std::runtime_error (one-line message) for setup problems: unknown task, unusable
+// database, a run to resume that does not exist or is still running, LLM setup errors.
+OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& backends,
+                            const std::function<void(const std::string&)>& progress,
+                            const std::atomic<bool>* interrupted = nullptr);
+
+}  // namespace cudamaster::loop

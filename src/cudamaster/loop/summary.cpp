@@ -1,0 +1,108 @@
+#include "cudamaster/loop/summary.hpp"
+
+#include <cmath>
+#include <optional>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mskb/scoring.hpp"
+
+namespace cudamaster::loop {
+
+using nlohmann::json;
+
+namespace {
+std::optional<double> opt(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key) || !j[key].is_number()) return std::nullopt;
+  return j[key].get<double>();
+}
+std::string fmt_opt(const json& v, const char* f = "{:.2f}") {
+  return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("-");
+}
+}  // namespace
+
+json build_summary(store::RunStore& store, std::int64_t run_id) {
+  const auto run = store.run(run_id);
+  if (!run) throw store::StoreError("no run " + std::to_string(run_id));
+  json tasks = json::array();
+  std::vector<std::optional<double>> ps;
+  std::vector<double> vendor_ratios;
+  for (const store::JobInfo& j : store.jobs(run_id)) {
+    const json& r = j.result;
+    std::optional<double> p;
+    const json best = r.is_object() ? r.value("best", json()) : json();
+    if (best.is_object() && best.value("origin", "") == "candidate") p = opt(best, "p");
+    else if (r.is_object() && r.value("correct", false)) p = opt(r, "best_correct_p");
+    ps.push_back(p);
+    const std::optional<double> vv = best.is_object() && best.value("origin", "") == "candidate" ? opt(best, "vs_vendor") : std::nullopt;
+    if (vv) vendor_ratios.push_back(*vv);
+    tasks.push_back({{"task", j.task},
+                     {"precision", j.precision},
+                     {"status", j.status},
+                     {"stop_reason", j.stop_reason},
+                     {"p", p ? json(*p) : json()},
+                     {"best_origin", best.is_object() ? best.value("origin", "") : ""},
+                     {"vs_vendor", vv ? json(*vv) : json()},
+                     {"vendor_p", r.is_object() ? r.value("vendor_p", json()) : json()},
+                     {"rounds", r.is_object() ? r.value("rounds", 0) : 0},
+                     {"file", best.is_object() ? best.value("file", "") : ""},
+                     {"message", r.is_object() ? r.value("message", "") : ""}});
+  }
+  const mskb::SuiteSummary s = mskb::summarize_suite(ps);
+  json suite = {{"tasks", s.tasks},       {"correct", s.correct}, {"success_rate", s.success_rate}, {"fast_1", s.fast_1},
+                {"fast_1_5", s.fast_1_5}, {"fast_2", s.fast_2},   {"mean_p", s.correct > 0 ? json(s.mean_p) : json()}};
+  if (!vendor_ratios.empty()) {
+    double sum = 0, logs = 0;
+    for (double v : vendor_ratios) {
+      sum += v;
+      logs += std::log(v);
+    }
+    suite["mean_vs_vendor"] = sum / static_cast<double>(vendor_ratios.size());
+    suite["geomean_vs_vendor"] = std::exp(logs / static_cast<double>(vendor_ratios.size()));
+    suite["tasks_with_vendor"] = vendor_ratios.size();
+  } else {
+    suite["mean_vs_vendor"] = nullptr;
+  }
+  json agents = json::array();
+  std::int64_t in = 0, out = 0;
+  for (const json& a : store.usage_by_agent(run_id)) {
+    agents.push_back(a);
+    in += a.value("input_tokens", std::int64_t{0});
+    out += a.value("output_tokens", std::int64_t{0});
+  }
+  return {{"run", run_id},
+          {"status", run->status},
+          {"llm", run->llm},
+          {"created_at", run->created_at},
+          {"active_seconds", run->active_seconds},
+          {"config", run->config},
+          {"tasks", tasks},
+          {"suite", suite},
+          {"agents", agents},
+          {"cost_usd", store.run_cost(run_id)},
+          {"tokens", {{"input", in}, {"output", out}}}};
+}
+
+std::string render_summary(const json& s) {
+  std::string out = fmt::format("run {} ({}) with {}\n", s.value("run", 0), s.value("status", ""), s.value("llm", ""));
+  out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7}\n", "task", "prec", "status", "stop", "P", "vs vendor", "rounds");
+  for (const json& t : s["tasks"])
+    out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7}\n", t.value("task", ""), t.value("precision", ""),
+                       t.value("status", ""), t.value("stop_reason", ""), fmt_opt(t["p"]), fmt_opt(t["vs_vendor"]), t.value("rounds", 0));
+  const json& u = s["suite"];
+  out += fmt::format("  suite: {} tasks, {} with a correct generated kernel; success rate {:.0f}%; fast_1 {:.0f}%, fast_1.5 {:.0f}%, "
+                     "fast_2 {:.0f}%; mean P {}; mean vs vendor {}\n",
+                     u.value("tasks", 0), u.value("correct", 0), 100 * u.value("success_rate", 0.0), 100 * u.value("fast_1", 0.0),
+                     100 * u.value("fast_1_5", 0.0), 100 * u.value("fast_2", 0.0), fmt_opt(u["mean_p"]), fmt_opt(u["mean_vs_vendor"]));
+  out += fmt::format("  {:<9} {:>6} {:>10} {:>10} {:>10} {:>9}\n", "agent", "calls", "input tok", "output tok", "cost", "latency");
+  for (const json& a : s["agents"])
+    out += fmt::format("  {:<9} {:>6} {:>10} {:>10} {:>10} {:>8.1f}s\n", a.value("agent", ""), a.value("calls", 0),
+                       a.value("input_tokens", 0), a.value("output_tokens", 0), fmt::format("${:.4f}", a.value("cost_usd", 0.0)),
+                       a.value("latency_ms", 0.0) / 1000.0);
+  out += fmt::format("  total: {} input + {} output tokens, ${:.4f}", s["tokens"].value("input", 0), s["tokens"].value("output", 0),
+                     s.value("cost_usd", 0.0));
+  return out;
+}
+
+}  // namespace cudamaster::loop

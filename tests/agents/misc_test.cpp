@@ -1,0 +1,140 @@
+// Scoring and acceptance, replay matching of system prompts only, GPU lanes, the job pool.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "cudamaster/exec/executor.hpp"
+#include "cudamaster/loop/score.hpp"
+#include "support.hpp"
+
+using namespace cmtest;
+
+namespace {
+
+mskb::ContenderResult timed(const std::vector<std::pair<std::uint64_t, double>>& c_and_us, double noise = 0.002) {
+  mskb::ContenderResult r;
+  r.disposition = "passed";
+  int i = 0;
+  for (const auto& [c, us] : c_and_us) {
+    mskb::ShapeTiming t;
+    t.sweep = "paper";
+    t.shape = mskb::Shape{{"N", ++i}};
+    t.complexity = c;
+    t.time.median_us = us;
+    t.time.noise = noise;
+    t.roofline_us = 1.0;
+    r.timings.push_back(t);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(Score, ComplexityWeightedSpeedupAndVendorRatio) {
+  const auto base = timed({{1, 10}, {3, 40}});
+  const auto cand = timed({{1, 5}, {3, 10}});   // speedups 2 and 4
+  const auto vend = timed({{1, 8}, {3, 20}});   // vendor/cand 1.6 and 2
+  const auto s = loop::score_result(cand, base, &vend);
+  ASSERT_TRUE(s.p);
+  EXPECT_DOUBLE_EQ(*s.p, (1 * 2.0 + 3 * 4.0) / 4.0);
+  EXPECT_DOUBLE_EQ(*s.geomean, std::sqrt(8.0));
+  EXPECT_DOUBLE_EQ(*s.vs_vendor, (1 * 1.6 + 3 * 2.0) / 4.0);
+  ASSERT_EQ(s.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.rows[1].baseline_us, 40);
+  EXPECT_DOUBLE_EQ(*s.shapes[0].sol_fraction, 0.2);
+  // sigma_P/P with e = sqrt(2) * 0.002 on every size.
+  EXPECT_NEAR(s.rel_noise, std::sqrt(2.0 * 2.0 + 12.0 * 12.0) / 14.0 * std::sqrt(2.0) * 0.002, 1e-12);
+  const auto self = loop::score_result(base, base, nullptr);
+  EXPECT_DOUBLE_EQ(*self.p, 1.0);
+  EXPECT_FALSE(self.vs_vendor);
+}
+
+TEST(Score, AcceptOnlyBeyondTheNoise) {
+  const auto base = timed({{1, 10}});
+  const auto best = loop::score_result(base, base, nullptr);
+  auto v = loop::judge(loop::score_result(timed({{1, 9.9}}), base, nullptr), best, 0.02);  // 1 % faster
+  EXPECT_FALSE(v.accept);
+  EXPECT_NEAR(v.required_p, 1.02, 1e-12);
+  v = loop::judge(loop::score_result(timed({{1, 9.0}}), base, nullptr), best, 0.02);  // 11 % faster
+  EXPECT_TRUE(v.accept) << v.reason;
+  // Noisy measurements widen the margin: 3 % noise on both sides -> 2*sqrt(2*(sqrt(2)*0.03)^2) ~ 12 %.
+  const auto noisy_base = timed({{1, 10}}, 0.03);
+  const auto noisy_best = loop::score_result(noisy_base, noisy_base, nullptr);
+  v = loop::judge(loop::score_result(timed({{1, 9.0}}, 0.03), noisy_base, nullptr), noisy_best, 0.02);
+  EXPECT_FALSE(v.accept) << v.reason;
+  auto wrong = timed({{1, 1.0}});
+  wrong.disposition = "wrong_result";
+  v = loop::judge(loop::score_result(wrong, base, nullptr), best, 0.02);
+  EXPECT_FALSE(v.accept);
+  EXPECT_EQ(v.reason, "not correct");
+}
+
+TEST(ReplayMatch, SystemOnlyIgnoresUserTextButNotSystemPromptsOrParams) {
+  TempDir dir;
+  const std::string path = dir.file("c.jsonl");
+  {
+    auto rec = llm::make_recording_provider(std::make_unique<StubProvider>("openai", "gpt-4o"), path);
+    ASSERT_TRUE(rec.ok());
+    llm::LlmClient client(std::move(rec).value(), llm::PricingTable::builtin(), nullptr);
+    ASSERT_TRUE(client.complete(simple_request("time 5.1 us", "You are the Planner")).ok());
+    ASSERT_TRUE(client.complete(simple_request("fix this", "You are the Debug agent")).ok());
+  }
+  auto make = [&](llm::ReplayMatch m) {
+    llm::ClientOptions o;
+    o.llm = "replay:" + path;
+    o.provider.replay_match = m;
+    return std::move(llm::LlmClient::create(o)).value();
+  };
+  // Full matching: different measurements in the user prompt are a mismatch.
+  auto full = make(llm::ReplayMatch::Full);
+  auto r = full->complete(simple_request("time 4.7 us", "You are the Planner"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, llm::LlmErrorKind::ReplayMismatch);
+  // System-only: the same run on another GPU replays.
+  auto loose = make(llm::ReplayMatch::SystemOnly);
+  r = loose->complete(simple_request("time 4.7 us", "You are the Planner"));
+  ASSERT_TRUE(r.ok()) << r.error().describe();
+  EXPECT_EQ(r->text, "echo: time 5.1 us");
+  // ...but a different agent (system prompt) or different parameters are still mismatches.
+  auto wrong_agent = loose->complete(simple_request("fix this", "You are the Coder"));
+  ASSERT_FALSE(wrong_agent.ok());
+  EXPECT_NE(wrong_agent.error().message.find("messages[0].content"), std::string::npos) << wrong_agent.error().message;
+  auto req = simple_request("fix that", "You are the Debug agent");
+  req.params.max_tokens = 999;
+  auto wrong_params = make(llm::ReplayMatch::SystemOnly);
+  ASSERT_TRUE(wrong_params->complete(simple_request("x", "You are the Planner")).ok());
+  auto bad = wrong_params->complete(req);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("params.max_tokens"), std::string::npos) << bad.error().message;
+  // Extra messages (a different conversation shape) are a mismatch too.
+  auto extra = make(llm::ReplayMatch::SystemOnly);
+  auto three = simple_request("x", "You are the Planner");
+  three.messages.push_back({llm::Role::User, "more"});
+  EXPECT_FALSE(extra->complete(three).ok());
+}
+
+TEST(Executor, LanesLimitConcurrentGpuWork) {
+  cudamaster::exec::GpuLanes lanes(1);
+  std::atomic<int> now{0}, peak{0};
+  cudamaster::exec::run_pool(8, 4, [&](std::size_t) {
+    auto lease = lanes.acquire();
+    const int n = ++now;
+    int p = peak.load();
+    while (n > p && !peak.compare_exchange_weak(p, n)) {
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    --now;
+  });
+  EXPECT_EQ(peak.load(), 1);
+  EXPECT_EQ(lanes.max_in_use(), 1);
+  cudamaster::exec::GpuLanes two(2);
+  cudamaster::exec::run_pool(8, 4, [&](std::size_t) {
+    auto lease = two.acquire();
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  });
+  EXPECT_EQ(two.max_in_use(), 2);
+  std::atomic<int> ran{0};
+  cudamaster::exec::run_pool(5, 3, [&](std::size_t) { ++ran; });
+  EXPECT_EQ(ran.load(), 5);
+}
