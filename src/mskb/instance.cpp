@@ -45,7 +45,10 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
       std::fill(arg.data.begin(), arg.data.end(), 0.0);
       continue;
     }
-    for (auto& x : arg.data) x = round_elem(q.elem, p, x);
+    parallel_for(static_cast<int64_t>(arg.data.size()), [&](int64_t k) {
+      auto& x = arg.data[static_cast<std::size_t>(k)];
+      x = round_elem(q.elem, p, x);
+    }, 1 << 16);
   }
   return a;
 }

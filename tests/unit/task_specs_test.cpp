@@ -70,7 +70,8 @@ TEST_P(EveryTask, InputsAreDeterministicSeededAndNotConstant) {
       // The first 100k values are plenty to tell constant data from real data.
       const auto end = a1[i].data.begin() + static_cast<std::ptrdiff_t>(std::min<std::size_t>(a1[i].data.size(), 100000));
       std::set<double> distinct(a1[i].data.begin(), end);
-      EXPECT_GT(distinct.size(), 2u) << t.name << ": input '" << q.name << "' is (nearly) constant";
+      // Two values are allowed (triangle_attention's 0/1 mask); one is a constant input.
+      EXPECT_GE(distinct.size(), 2u) << t.name << ": input '" << q.name << "' is constant";
     }
     for (double x : a1[i].data) ASSERT_TRUE(std::isfinite(x)) << q.name;
   }
