@@ -7,3 +7,5 @@ preset=${MSKB_PRESET:-cpu}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)" "$@"
+# The slow check that every shipped kernel compiles (about 330 nvcc builds) runs with:
+#   ctest --test-dir build/cpu -L slow     (or: build/cpu/apps/mskb build --all)
