@@ -18,6 +18,9 @@ int cudamaster_main(int argc, char** argv) {
   // One line per subcommand.
   cli::add_llm_check_command(app);
   cli::add_profile_command(app);
+  cli::add_optimize_command(app);
+  cli::add_runs_command(app);
+  cli::add_show_command(app);
 
   try {
     app.parse(argc, argv);

@@ -159,7 +159,8 @@ class RunStore {
   RunStore& operator=(const RunStore&) = delete;
 
   const std::string& path() const { return path_; }
-  std::string journal_mode();  // "wal" once opened
+  std::string journal_mode();     // "wal" once opened
+  std::string integrity_check();  // "ok" for an intact database (PRAGMA integrity_check)
 
   // ---- runs
   std::int64_t create_run(const std::string& llm, const nlohmann::json& config);

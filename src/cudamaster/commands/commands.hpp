@@ -25,5 +25,8 @@ class CommandExit : public std::exception {
 
 void add_llm_check_command(CLI::App& app);
 void add_profile_command(CLI::App& app);
+void add_optimize_command(CLI::App& app);
+void add_runs_command(CLI::App& app);
+void add_show_command(CLI::App& app);
 
 }  // namespace cudamaster::cli

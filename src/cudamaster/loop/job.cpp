@@ -677,7 +677,7 @@ class Job {
   }
 
   std::string round_table() const {
-    std::string out = fmt::format("{} rounds\n  {:<6} {:<9} {:>8} {:>7} {:>7}  {}\n", tag_, "round", "outcome", "attempts", "P", "best", "class");
+    std::string out = fmt::format("rounds:\n  {:<6} {:<9} {:>8} {:>7} {:>7}  {}\n", "round", "outcome", "attempts", "P", "best", "class");
     for (const json& r : table_)
       out += fmt::format("  {:<6} {:<9} {:>8} {:>7} {:>7.2f}  {}\n", r["round"].get<int>(), r["outcome"].get<std::string>(),
                          r["attempts"].get<int>(), r["p"].is_null() ? std::string("-") : fmt::format("{:.2f}", r["p"].get<double>()),

@@ -369,6 +369,14 @@ std::string RunStore::journal_mode() {
   return s.step() ? s.text(0) : std::string();
 }
 
+std::string RunStore::integrity_check() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Impl::Stmt s(*impl_, "PRAGMA integrity_check");
+  std::string out;
+  while (s.step()) out += (out.empty() ? "" : "; ") + s.text(0);
+  return out;
+}
+
 // ---- runs
 
 std::int64_t RunStore::create_run(const std::string& llm, const json& config) {

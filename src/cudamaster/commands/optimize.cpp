@@ -1,0 +1,238 @@
+// `cudamaster optimize`: the agent loop over one task, a list, or the whole suite (docs/agents.md).
+// Progress and per-round tables go to stderr; --json prints the suite summary on stdout.
+// Exit codes: 0 finished, 3 stopped early and resumable (budget, wall clock, interrupt, LLM
+// error), 1 failed, 2 usage errors.
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands/commands.hpp"
+
+#if CM_HAVE_AGENT_LOOP
+#include <atomic>
+#include <sstream>
+
+#include "cudamaster/loop/optimizer.hpp"
+#include "cudamaster/loop/summary.hpp"
+#include "mskb/compiler.hpp"
+#include "mskb/evaluator.hpp"
+#include "mskb/registry.hpp"
+#endif
+
+namespace cudamaster::cli {
+
+#if CM_HAVE_AGENT_LOOP
+namespace {
+
+using nlohmann::json;
+
+struct OptimizeOptions {
+  std::vector<std::string> tasks;
+  bool all = false;
+  std::string precision = "fp32";
+  std::string llm;
+  int rounds = 5, debug_loops = 3, patience = 3, jobs = 1;
+  std::string profile = "filtered";
+  bool no_planner = false;
+  double budget_usd = -1, max_minutes = -1, min_gain = 0.02;
+  std::string db = "cudamaster.db";
+  std::int64_t resume = -1;
+  std::string out;
+  bool json = false, quiet = false;
+  bool allow_libraries = false;
+  std::string arch;
+  std::vector<std::string> flags;
+  std::vector<std::string> archs = {"90", "90a"};
+  std::string record, pricing, prompts;
+  std::string replay_match = "system";
+  bool replay_reorder = false;
+  int max_tokens = 16384;
+  double temperature = -1;
+  std::string reasoning_effort;
+  double timeout_s = 600;
+  int attempts = 6;
+};
+
+std::atomic<bool> g_interrupted{false};
+
+void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+[[noreturn]] void usage(const std::string& message) {
+  fmt::print(stderr, "cudamaster optimize: {}\n", message);
+  throw CommandExit(2);
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const std::string& item : items) {
+    std::stringstream ss(item);
+    for (std::string t; std::getline(ss, t, ',');)
+      if (!t.empty()) out.push_back(t);
+  }
+  return out;
+}
+
+void run_optimize_command(const OptimizeOptions& o) {
+  loop::OptimizeRequest req;
+  req.db_path = o.db;
+  req.jobs = std::max(1, o.jobs);
+  req.out_dir = o.out;
+  req.prompts_dir = o.prompts;
+  if (!o.record.empty()) req.record_path = o.record;
+  if (!o.pricing.empty()) req.pricing_path = o.pricing;
+  req.provider.http.read_timeout = std::chrono::milliseconds{static_cast<std::int64_t>(o.timeout_s * 1000.0)};
+  req.provider.retry.max_attempts = o.attempts;
+  if (o.replay_match != "system" && o.replay_match != "full") usage("--replay-match must be system or full");
+  req.provider.replay_match = o.replay_match == "system" ? llm::ReplayMatch::SystemOnly : llm::ReplayMatch::Full;
+  req.provider.replay_allow_reorder = o.replay_reorder;
+  if (o.budget_usd >= 0) req.config.budget_usd = o.budget_usd;
+  if (o.max_minutes > 0) req.config.max_minutes = o.max_minutes;
+
+  if (o.resume >= 0) {
+    req.resume = o.resume;
+  } else {
+    if (o.llm.empty()) usage("--llm PROVIDER:MODEL is required (or CUDAMASTER_LLM); replay:FILE needs no key");
+    req.llm = o.llm;
+    if (o.all) {
+      for (const mskb::TaskSpec& t : mskb::all_tasks()) req.tasks.push_back(t.name);
+    } else {
+      req.tasks = split_list(o.tasks);
+    }
+    if (req.tasks.empty()) usage("name a task (--task T[,T...]) or --all");
+    try {
+      for (const std::string& t : req.tasks) (void)mskb::get_task(t);
+    } catch (const std::invalid_argument& e) {
+      usage(e.what());
+    }
+    if (o.precision == "all") req.precisions = {mskb::Precision::fp32, mskb::Precision::bf16};
+    else {
+      try {
+        req.precisions = {mskb::parse_precision(o.precision)};
+      } catch (const std::invalid_argument& e) {
+        usage(e.what());
+      }
+    }
+    if (o.profile != "filtered" && o.profile != "full" && o.profile != "none") usage("--profile must be filtered, full or none");
+    loop::LoopConfig& c = req.config;
+    c.rounds = o.rounds;
+    c.debug_loops = o.debug_loops;
+    c.patience = o.patience;
+    c.profile = o.profile;
+    c.planner = !o.no_planner;
+    c.min_gain = o.min_gain;
+    c.allow_libraries = o.allow_libraries;
+    c.recipe.arch = o.arch;
+    c.recipe.flags = o.flags;
+    for (const std::string& f : o.flags) {
+      try {
+        mskb::check_flag(f);
+      } catch (const std::invalid_argument& e) {
+        usage(e.what());
+      }
+    }
+    c.allowed_archs = split_list(o.archs);
+    c.coder_settings.max_tokens = c.debug_settings.max_tokens = o.max_tokens;
+    for (agents::AgentSettings* s : {&c.planner_settings, &c.coder_settings, &c.debug_settings, &c.compiler_settings}) {
+      if (o.temperature >= 0) s->temperature = o.temperature;
+      if (!o.reasoning_effort.empty()) s->reasoning_effort = o.reasoning_effort;
+    }
+    // The GPU the run measures on (recorded with the run; prompts name it).
+    try {
+      req.device = mskb::device_info(false);
+    } catch (const std::exception& e) {
+      req.device = {{"name", "unknown GPU"}, {"error", e.what()}};
+      if (!o.quiet) fmt::print(stderr, "cudamaster optimize: warning: {}\n", e.what());
+    }
+  }
+
+  g_interrupted.store(false);
+  std::signal(SIGINT, on_sigint);
+  auto progress = [&](const std::string& line) {
+    if (!o.quiet) fmt::print(stderr, "{}\n", line);
+  };
+  loop::OptimizeResult res;
+  try {
+    res = loop::run_optimize(req, loop::Backends{}, progress, &g_interrupted);
+  } catch (const std::exception& e) {
+    std::signal(SIGINT, SIG_DFL);
+    if (o.json) fmt::print("{}\n", json{{"ok", false}, {"error", e.what()}}.dump(2));
+    fmt::print(stderr, "cudamaster optimize: {}\n", e.what());
+    throw CommandExit(1);
+  }
+  std::signal(SIGINT, SIG_DFL);
+  if (!o.quiet) fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
+  if (o.json) fmt::print("{}\n", res.summary.dump(2, ' ', false, json::error_handler_t::replace));
+  if (res.status == "stopped") {
+    if (!o.quiet)
+      fmt::print(stderr, "run {} stopped early; continue it with: cudamaster optimize --resume {} --db {}\n", res.run_id, res.run_id, o.db);
+    throw CommandExit(3);
+  }
+  if (res.status == "failed") throw CommandExit(1);
+}
+
+}  // namespace
+
+void add_optimize_command(CLI::App& app) {
+  auto o = std::make_shared<OptimizeOptions>();
+  CLI::App* cmd = app.add_subcommand("optimize", "Optimize kernels with the Planner/Coder/Compiler/Debug agents (docs/agents.md)");
+  cmd->add_option("--task", o->tasks, "Task(s) to optimize: T or T1,T2 (repeatable)");
+  cmd->add_flag("--all", o->all, "Every task of the suite");
+  cmd->add_option("--precision", o->precision, "fp32 | bf16 | all (default fp32)");
+  cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE")
+      ->envname("CUDAMASTER_LLM");
+  cmd->add_option("--rounds", o->rounds, "R: optimization rounds per task (default 5)");
+  cmd->add_option("--debug-loops", o->debug_loops, "D: fix attempts (Debug or Compiler agent) per round (default 3)");
+  cmd->add_option("--patience", o->patience, "K: stop a task after K rounds without gain (default 3; 0 = never)");
+  cmd->add_option("--profile", o->profile, "What the Planner sees of the profile: filtered | full | none (default filtered)");
+  cmd->add_flag("--no-planner", o->no_planner, "Ablation: no Planner; the Coder alone sees the measurements");
+  cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent)");
+  cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run (over all its sessions)");
+  cmd->add_option("--min-gain", o->min_gain, "Smallest relative gain in P a candidate must show beyond the noise (default 0.02)");
+  cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; GPU work stays one at a time)");
+  cmd->add_option("--db", o->db, "Run store (SQLite); default ./cudamaster.db");
+  cmd->add_option("--resume", o->resume, "Continue run RUN where it stopped (its recorded configuration is used)");
+  cmd->add_option("--out", o->out, "Output folder for the best kernels (default cudamaster-out/run-<id>)");
+  cmd->add_flag("--json", o->json, "Print the suite summary as JSON on stdout");
+  cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
+  cmd->add_flag("--allow-libraries", o->allow_libraries, "Let candidates call vendor libraries (// mskb-link: ...)");
+  cmd->add_option("--arch", o->arch, "Build architecture (e.g. 90, 90a; default: the harness's)");
+  cmd->add_option("--flag", o->flags, "Extra nvcc flag for candidates (whitelisted; repeatable)");
+  cmd->add_option("--archs", o->archs, "Architectures the Compiler agent may choose (default 90,90a)");
+  cmd->add_option("--record", o->record, "Record every LLM exchange to this cassette (live providers)");
+  cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, see docs/llm.md)");
+  cmd->add_option("--prompts", o->prompts, "Prompt templates folder (default $CM_PROMPTS_DIR or <source>/prompts)");
+  cmd->add_option("--replay-match", o->replay_match,
+                  "replay: what must equal the cassette: system (system prompts, roles, parameters; default) or full");
+  cmd->add_flag("--replay-reorder", o->replay_reorder, "replay: accept recorded exchanges out of order (with --replay-match full)");
+  cmd->add_option("--max-tokens", o->max_tokens, "Token limit of Coder and Debug answers (default 16384)");
+  cmd->add_option("--temperature", o->temperature, "Sampling temperature for every agent (default: the provider's)");
+  cmd->add_option("--reasoning-effort", o->reasoning_effort, "Reasoning models: minimal | low | medium | high");
+  cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds (default 600)");
+  cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included (default 6)");
+  cmd->callback([o] { run_optimize_command(*o); });
+}
+
+#else  // built without SQLite: the command explains how to get it
+
+void add_optimize_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("optimize", "Optimize kernels with the agents (not built: needs SQLite)");
+  cmd->allow_extras();
+  cmd->callback([] {
+    fmt::print(stderr, "cudamaster optimize: this build has no run store (sqlite3.h was not found); "
+                       "run scripts/prefix-deps.sh and rebuild (see docs/agents.md)\n");
+    throw CommandExit(1);
+  });
+}
+
+#endif
+
+}  // namespace cudamaster::cli

@@ -1,0 +1,108 @@
+// `cudamaster runs`: the runs in a run store, newest last (id, when, status, LLM, tasks, cost).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands/commands.hpp"
+
+#if CM_HAVE_AGENT_LOOP
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "cudamaster/store/store.hpp"
+#endif
+
+namespace cudamaster::cli {
+
+#if CM_HAVE_AGENT_LOOP
+namespace {
+
+using nlohmann::json;
+
+struct RunsOptions {
+  std::string db = "cudamaster.db";
+  bool json = false;
+};
+
+// A run marked running whose process is gone was killed: it can be resumed.
+std::string live_status(const store::RunInfo& r) {
+  if (r.status != "running") return r.status;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::error_code ec;
+  if (r.host == host && !std::filesystem::exists("/proc/" + std::to_string(r.pid), ec)) return "interrupted";
+  return "running";
+}
+
+void run_runs(const RunsOptions& o) {
+  std::error_code ec;
+  if (!std::filesystem::exists(o.db, ec)) {
+    fmt::print(stderr, "cudamaster runs: no run store at {} (see --db)\n", o.db);
+    throw CommandExit(2);
+  }
+  auto store = store::RunStore::open(o.db);
+  json out = json::array();
+  for (const store::RunInfo& r : store->runs()) {
+    int done = 0, total = 0;
+    for (const store::JobInfo& j : store->jobs(r.id)) {
+      ++total;
+      done += j.status == "finished" || j.status == "failed";
+    }
+    out.push_back({{"id", r.id},
+                   {"created_at", r.created_at},
+                   {"updated_at", r.updated_at},
+                   {"status", live_status(r)},
+                   {"llm", r.llm},
+                   {"tasks", r.config.value("tasks", json::array())},
+                   {"precisions", r.config.value("precisions", json::array())},
+                   {"jobs_done", done},
+                   {"jobs", total},
+                   {"cost_usd", store->run_cost(r.id)},
+                   {"active_seconds", r.active_seconds},
+                   {"sessions", r.sessions}});
+  }
+  if (o.json) {
+    fmt::print("{}\n", out.dump(2));
+    return;
+  }
+  fmt::print("{:>4}  {:<20}  {:<11}  {:>5}  {:>9}  {:>7}  {}\n", "run", "created (UTC)", "status", "jobs", "cost", "minutes", "llm / tasks");
+  for (const json& r : out) {
+    std::string tasks;
+    for (const json& t : r["tasks"]) tasks += (tasks.empty() ? "" : ",") + t.get<std::string>();
+    if (tasks.size() > 40) tasks = tasks.substr(0, 37) + "...";
+    fmt::print("{:>4}  {:<20}  {:<11}  {:>5}  {:>9}  {:>7.1f}  {} / {}\n", r["id"].get<std::int64_t>(), r["created_at"].get<std::string>(),
+               r["status"].get<std::string>(), fmt::format("{}/{}", r["jobs_done"].get<int>(), r["jobs"].get<int>()),
+               fmt::format("${:.4f}", r["cost_usd"].get<double>()), r["active_seconds"].get<double>() / 60.0,
+               r["llm"].get<std::string>(), tasks);
+  }
+}
+
+}  // namespace
+
+void add_runs_command(CLI::App& app) {
+  auto o = std::make_shared<RunsOptions>();
+  CLI::App* cmd = app.add_subcommand("runs", "List the optimization runs in a run store");
+  cmd->add_option("--db", o->db, "Run store (default ./cudamaster.db)");
+  cmd->add_flag("--json", o->json, "JSON on stdout");
+  cmd->callback([o] { run_runs(*o); });
+}
+
+#else
+
+void add_runs_command(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand("runs", "List optimization runs (not built: needs SQLite)");
+  cmd->allow_extras();
+  cmd->callback([] {
+    fmt::print(stderr, "cudamaster runs: this build has no run store (sqlite3.h was not found); see docs/agents.md\n");
+    throw CommandExit(1);
+  });
+}
+
+#endif
+
+}  // namespace cudamaster::cli

@@ -1,0 +1,305 @@
+// The real `cudamaster` binary, faked only at the process boundary: MSKB_NVCC is the fake nvcc
+// script, MSKB_RUNNER the fake mskb-runner, the LLM a replay cassette or a loopback HTTP server.
+// A run is killed with SIGKILL at several points and resumed; the store must end up exactly as
+// an uninterrupted run leaves it.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "support.hpp"
+#if CM_HAVE_HTTPLIB
+#include "../llm/fake_llm_server.hpp"
+#endif
+
+extern char** environ;
+
+using namespace cmtest;
+using agents::Agent;
+
+namespace {
+
+struct Proc {
+  int code = -1;
+  std::string out, err;
+};
+
+// Starts the binary with `args` and extra environment; stdout/stderr go to files in `dir`.
+pid_t spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const std::string& dir,
+            const std::string& tag) {
+  std::vector<std::string> envs;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string kv = *e;
+    if (env.count(kv.substr(0, kv.find('='))) == 0) envs.push_back(kv);
+  }
+  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
+  const std::string out = dir + "/" + tag + ".out", err = dir + "/" + tag + ".err";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    FILE* o = std::freopen(out.c_str(), "w", stdout);
+    FILE* e = std::freopen(err.c_str(), "w", stderr);
+    (void)o;
+    (void)e;
+    std::vector<char*> argv, envp;
+    static std::string bin = CM_CUDAMASTER_BIN;
+    argv.push_back(bin.data());
+    std::vector<std::string> a = args;
+    for (auto& s : a) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    for (auto& s : envs) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    execve(bin.c_str(), argv.data(), envp.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+Proc finish(pid_t pid, const std::string& dir, const std::string& tag) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Proc p;
+  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  p.out = read_file(dir + "/" + tag + ".out");
+  p.err = read_file(dir + "/" + tag + ".err");
+  return p;
+}
+
+struct Cli {
+  TempDir dir;
+  std::map<std::string, std::string> env;
+  int runs = 0;
+  Cli() {
+    env = {{"MSKB_NVCC", std::string(CM_AGENTS_FAKES) + "/nvcc"},
+           {"MSKB_RUNNER", CM_FAKE_RUNNER},
+           {"MSKB_CACHE_DIR", dir.file("cache")},
+           {"FAKE_RUNNER_LOG", dir.file("runner.log")}};
+  }
+  Proc run(const std::vector<std::string>& args) {
+    const std::string tag = "run" + std::to_string(++runs);
+    return finish(spawn(args, env, dir.file(""), tag), dir.file(""), tag);
+  }
+  std::string db() const { return dir.file("runs.db"); }
+};
+
+// Records the story cassette in-process (scripted LLM, in-process fakes with the same markers).
+std::string record_story(const std::string& path) {
+  InProcess rec;
+  auto p = std::make_unique<ScriptedProvider>();
+  script_story(*p);
+  auto req = rec.request();
+  req.config.profile = "none";
+  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, "finished");
+  return path;
+}
+
+std::vector<std::string> optimize_args(const std::string& cassette, const std::string& db, const std::string& out) {
+  return {"optimize", "--task", "spmv_csr", "--llm", "replay:" + cassette, "--rounds", "2", "--profile", "none",
+          "--db", db, "--out", out};
+}
+
+std::size_t lines_in(const std::string& path) { return read_lines(path).size(); }
+
+}  // namespace
+
+TEST(Cli, ReplayRunThroughTheBinaryWithEvaluationsInChildProcesses) {
+  Cli c;
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));
+  auto args = optimize_args(cassette, c.db(), c.dir.file("out"));
+  args.push_back("--json");
+  const Proc p = c.run(args);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json summary = json::parse(p.out);
+  EXPECT_EQ(summary["status"], "finished");
+  EXPECT_NEAR(summary["suite"]["mean_p"].get<double>(), 2.5, 1e-9);
+  EXPECT_DOUBLE_EQ(summary["suite"]["success_rate"].get<double>(), 1.0);
+  EXPECT_EQ(summary["config"]["device"]["name"], "Fake H200");
+  EXPECT_NE(p.err.find("[spmv_csr fp32] round 1: coder: compile_error"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("round  outcome"), std::string::npos);
+  EXPECT_NE(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu").find("fake-eval: speed=2.5"), std::string::npos);
+  // Baseline, vendor and three candidates, each judged by its own runner process.
+  EXPECT_EQ(lines_in(c.dir.file("runner.log")), 5u);
+
+  const Proc runs = c.run({"runs", "--db", c.db()});
+  ASSERT_EQ(runs.code, 0) << runs.err;
+  EXPECT_NE(runs.out.find("finished"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("replay:"), std::string::npos);
+  const Proc runs_json = c.run({"runs", "--db", c.db(), "--json"});
+  EXPECT_EQ(json::parse(runs_json.out)[0]["jobs_done"], 1);
+
+  const Proc show = c.run({"show", "1", "--db", c.db(), "--calls"});
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_NE(show.out.find("round 1: rejected"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("round 2: accepted"), std::string::npos);
+  EXPECT_NE(show.out.find("- debug 1: wrong_result"), std::string::npos);
+  EXPECT_NE(show.out.find("recorded: 6 agent calls"), std::string::npos);
+  const Proc call = c.run({"show", "1", "--db", c.db(), "--call", "1"});
+  EXPECT_NE(call.out.find("===== system =====\nYou are the Planner"), std::string::npos) << call.out;
+  EXPECT_NE(call.out.find("===== answer (stop) ====="), std::string::npos);
+  const Proc cand = c.run({"show", "1", "--db", c.db(), "--candidate", "6"});
+  EXPECT_NE(cand.out.find("extern \"C\" void spmv_csr"), std::string::npos) << cand.out;
+  const Proc sj = c.run({"show", "1", "--db", c.db(), "--json"});
+  EXPECT_EQ(json::parse(sj.out)["jobs"][0]["rounds"].size(), 2u);
+}
+
+TEST(Cli, UsageErrors) {
+  Cli c;
+  Proc p = c.run({"optimize", "--task", "spmv_csrr", "--llm", "replay:x", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("unknown task 'spmv_csrr'"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("--llm"), std::string::npos);
+  p = c.run({"optimize", "--resume", "7", "--db", c.db()});
+  EXPECT_EQ(p.code, 1);
+  EXPECT_NE(p.err.find("no run 7"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--llm", "replay:/no/such/file.jsonl", "--db", c.db(), "--profile", "none"});
+  EXPECT_EQ(p.code, 1);
+  EXPECT_NE(p.err.find("cannot read cassette"), std::string::npos) << p.err;
+  p = c.run({"runs", "--db", c.dir.file("missing.db")});
+  EXPECT_EQ(p.code, 2);
+  p = c.run({"show", "3", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+}
+
+TEST(Cli, KilledWithSigkillAndResumedLeavesTheStoreAsAnUninterruptedRun) {
+  Cli ref;
+  const std::string cassette = record_story(ref.dir.file("story.jsonl"));
+  ASSERT_EQ(ref.run(optimize_args(cassette, ref.db(), ref.dir.file("out"))).code, 0);
+  auto rs = store::RunStore::open(ref.db());
+  const auto ref_trace = call_trace(*rs, 1);
+  const auto ref_job = rs->jobs(1)[0];
+  const auto ref_steps = rs->journal(ref_job.id);
+  std::vector<std::string> ref_shas;
+  for (const json& c : rs->rows("candidates", ref_job.id)) ref_shas.push_back(c["sha256"]);
+
+  // Kill points: after the n-th agent call is recorded, or while the n-th evaluation runs.
+  struct Kill {
+    const char* table;
+    int count;
+  };
+  for (const Kill k : {Kill{"llm_calls", 1}, Kill{"evaluations", 3}, Kill{"llm_calls", 4}, Kill{"candidates", 5}}) {
+    SCOPED_TRACE(std::string(k.table) + " >= " + std::to_string(k.count));
+    Cli c;
+    c.env["FAKE_RUNNER_SLEEP_MS"] = "250";  // evaluations take a while: the kill lands mid-run
+    const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "killed");
+    bool killed = false;
+    for (int i = 0; i < 3000 && !killed; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (!std::filesystem::exists(c.db())) continue;
+      try {
+        auto s = store::RunStore::open(c.db());
+        if (s->runs().empty()) continue;
+        if (s->count(k.table, 1) >= k.count) {
+          ::kill(pid, SIGKILL);
+          killed = true;
+        }
+      } catch (const store::StoreError&) {
+        // the writer holds the lock while creating the schema: try again
+      }
+    }
+    const Proc first = finish(pid, c.dir.file(""), "killed");
+    ASSERT_TRUE(killed);
+    ASSERT_EQ(first.code, 128 + SIGKILL);
+    {
+      auto s = store::RunStore::open(c.db());
+      EXPECT_EQ(s->integrity_check(), "ok");
+      EXPECT_EQ(s->run(1)->status, "running");
+      EXPECT_LT(call_trace(*s, 1).size() + s->rows("rounds", s->jobs(1)[0].id).size(), ref_trace.size() + 2);
+    }
+    const Proc listed = c.run({"runs", "--db", c.db()});
+    EXPECT_NE(listed.out.find("interrupted"), std::string::npos) << listed.out;
+    const std::size_t evaluations_before = lines_in(c.dir.file("runner.log"));
+
+    c.env.erase("FAKE_RUNNER_SLEEP_MS");
+    const Proc resumed = c.run({"optimize", "--resume", "1", "--db", c.db()});
+    ASSERT_EQ(resumed.code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("resuming:"), std::string::npos) << resumed.err;
+
+    auto s = store::RunStore::open(c.db());
+    EXPECT_EQ(s->integrity_check(), "ok");
+    EXPECT_EQ(s->run(1)->status, "finished");
+    EXPECT_EQ(s->run(1)->sessions, 2);
+    EXPECT_EQ(call_trace(*s, 1), ref_trace);
+    const auto job = s->jobs(1)[0];
+    const auto steps = s->journal(job.id);
+    ASSERT_EQ(steps.size(), ref_steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i].kind, ref_steps[i].kind) << "step " << i;
+    std::vector<std::string> shas;
+    for (const json& cand : s->rows("candidates", job.id)) shas.push_back(cand["sha256"]);
+    EXPECT_EQ(shas, ref_shas);
+    EXPECT_EQ(s->rows("rounds", job.id).size(), 2u);
+    // At most the evaluation in flight at the kill ran twice.
+    const std::size_t evaluations = lines_in(c.dir.file("runner.log"));
+    EXPECT_LE(evaluations, 6u) << evaluations_before << " before the resume";
+    EXPECT_GE(evaluations, 5u);
+    EXPECT_EQ(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(ref.dir.file("out") + "/spmv_csr_fp32.cu"));
+  }
+}
+
+TEST(Cli, ResumingARunningRunIsRefused) {
+  Cli c;
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "2000";
+  const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "slow");
+  bool started = false;
+  for (int i = 0; i < 2000 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    try {
+      started = std::filesystem::exists(c.db()) && !store::RunStore::open(c.db())->runs().empty();
+    } catch (const store::StoreError&) {
+    }
+  }
+  ASSERT_TRUE(started);
+  const Proc second = c.run({"optimize", "--resume", "1", "--db", c.db()});
+  EXPECT_EQ(second.code, 1);
+  EXPECT_NE(second.err.find("is still running"), std::string::npos) << second.err;
+  ::kill(pid, SIGINT);  // the first Ctrl-C stops at the next step boundary
+  const Proc first = finish(pid, c.dir.file(""), "slow");
+  EXPECT_EQ(first.code, 3) << first.err;
+  EXPECT_NE(first.err.find("continue it with: cudamaster optimize --resume 1"), std::string::npos) << first.err;
+  auto s = store::RunStore::open(c.db());
+  EXPECT_EQ(s->run(1)->status, "stopped");
+  EXPECT_EQ(s->jobs(1)[0].stop_reason, "interrupted");
+}
+
+#if CM_HAVE_HTTPLIB
+TEST(Cli, LiveRoundAgainstALoopbackOpenAICompatibleServer) {
+  Cli c;
+  FakeLlmServer server;
+  server.enqueue(ScriptedReply(200, openai_reply(plan_answer("warp per row"), 900, 120)));
+  server.enqueue(ScriptedReply(200, openai_reply(code_answer(spmv_kernel("// fake-eval: speed=2\n")), 1500, 400)));
+  const Proc p = c.run({"optimize", "--task", "spmv_csr", "--llm", "openai-compatible:" + server.url() + "/v1:test-model", "--rounds",
+                        "1", "--profile", "none", "--db", c.db(), "--out", c.dir.file("out"), "--json"});
+  ASSERT_EQ(p.code, 0) << p.err;
+  ASSERT_EQ(server.request_count(), 2u);
+  const auto reqs = server.requests();
+  EXPECT_EQ(reqs[0].path, "/v1/chat/completions");
+  EXPECT_EQ(reqs[0].json["model"], "test-model");
+  EXPECT_EQ(reqs[0].json["messages"][0]["content"].get<std::string>().rfind("You are the Planner", 0), 0u);
+  EXPECT_EQ(reqs[1].json["messages"][0]["content"].get<std::string>().rfind("You are the Coder", 0), 0u);
+  // The round's plan reached the Coder.
+  EXPECT_NE(reqs[1].json["messages"][1]["content"].get<std::string>().find("1. warp per row: do it"), std::string::npos);
+
+  auto s = store::RunStore::open(c.db());
+  const auto job = s->jobs(1)[0];
+  const auto calls = s->rows("llm_calls", job.id);
+  ASSERT_EQ(calls.size(), 2u);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["provider"], "openai-compatible");
+    EXPECT_EQ(calls[i]["model"], "test-model");
+    EXPECT_EQ(calls[i]["endpoint"].get<std::string>().rfind(server.url(), 0), 0u) << calls[i]["endpoint"];
+    EXPECT_EQ(calls[i]["replayed"], 0);
+    EXPECT_EQ(json::parse(calls[i]["raw_request"].get<std::string>()), reqs[i].json);
+    EXPECT_NE(calls[i]["raw_response"].get<std::string>().find("chatcmpl-test"), std::string::npos);
+  }
+  EXPECT_EQ(calls[0]["input_tokens"], 900);
+  EXPECT_EQ(calls[1]["output_tokens"], 400);
+  EXPECT_EQ(s->rows("rounds", job.id).size(), 1u);
+  const json summary = json::parse(p.out);
+  EXPECT_EQ(summary["tasks"][0]["best_origin"], "candidate");
+  EXPECT_EQ(summary["tokens"]["input"], 2400);
+}
+#endif
