@@ -1,0 +1,86 @@
+// The shipped demo: its cassette must match what the loop records today from the demo's answers
+// (same agents in the same order, same system prompts, parameters and answers), and replaying it
+// must walk through the story: compile error -> Debug -> wrong result -> Debug -> slower correct
+// kernel rejected; then a faster kernel accepted.
+#include <gtest/gtest.h>
+
+#include "cudamaster/loop/screen.hpp"
+#include "demo_support.hpp"
+
+using namespace cmtest;
+
+namespace {
+json system_view(const json& request) {
+  json v = request;
+  for (json& m : v["messages"])
+    if (m["role"] != "system") m["content"] = "";
+  return v;
+}
+}  // namespace
+
+TEST(Demo, ShippedCassetteMatchesTheLoopAndTheAnswers) {
+  TempDir work;
+  const std::string fresh = work.file("fresh.jsonl");
+  (void)record_demo(demo_dir(), fresh, /*real_nvcc=*/false, work.file(""));
+  const auto want = read_lines(demo_cassette());
+  const auto got = read_lines(fresh);
+  ASSERT_EQ(got.size(), want.size()) << "re-record with: cm_demo_cassette --real-nvcc";
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const json g = json::parse(got[i]), w = json::parse(want[i]);
+    EXPECT_EQ(system_view(g["request"]), system_view(w["request"]))
+        << "exchange " << i << ": the prompts' system part changed; re-record with: cm_demo_cassette --real-nvcc";
+    EXPECT_EQ(g["response"]["text"], w["response"]["text"]) << "exchange " << i;
+  }
+}
+
+TEST(Demo, ShippedCassetteReplaysTheStory) {
+  TempDir work;
+  Demo d(demo_dir());
+  Demo::Builder builder(d);
+  Demo::Evaluator evaluator(d);
+  auto req = demo_request(d, work.file(""));
+  req.llm = "replay:" + demo_cassette();
+  req.provider.replay_match = llm::ReplayMatch::SystemOnly;
+  loop::Backends b;
+  b.builder = &builder;
+  b.evaluator = &evaluator;
+  const auto res = loop::run_optimize(req, b, {});
+  ASSERT_EQ(res.status, "finished");
+  EXPECT_EQ(demo_outcome(work.file("demo.db")), d.script()["expect"]);
+  auto s = store::RunStore::open(work.file("demo.db"));
+  EXPECT_EQ(call_trace(*s, 1), (std::vector<std::string>{"spmv_csr/planner/r1/a0", "spmv_csr/coder/r1/a0", "spmv_csr/debug/r1/a1",
+                                                         "spmv_csr/debug/r1/a2", "spmv_csr/planner/r2/a0", "spmv_csr/coder/r2/a0"}));
+  const std::string best = read_file(work.file("out") + "/spmv_csr_fp32.cu");
+  EXPECT_NE(best.find("spmv_csr_warp_per_row"), std::string::npos);
+  EXPECT_GT(res.summary["suite"]["mean_p"].get<double>(), 1.5);
+  // The ablations replay too: no profile, the same agents.
+  EXPECT_EQ(res.summary["config"]["loop"]["profile"], "none");
+}
+
+TEST(Demo, KernelsBehaveAsScriptedWithRealNvcc) {
+  if (std::getenv("CM_SKIP_NVCC") != nullptr) GTEST_SKIP() << "CM_SKIP_NVCC is set";
+  TempDir work;
+  Demo d(demo_dir());
+  loop::MskbBuilder nvcc(work.file("cache"));
+  const auto& spec = mskb::get_task("spmv_csr");
+  const auto entry = agents::make_task_brief(spec, mskb::Precision::fp32, false, "").entry;
+  for (const json& a : d.script()["answers"]) {
+    if (a["agent"] != "coder" && a["agent"] != "debug") continue;
+    SCOPED_TRACE(a["file"].get<std::string>());
+    const auto code = agents::parse_code_answer(read_file(demo_dir() + "/" + a["file"].get<std::string>()), entry);
+    ASSERT_TRUE(code.ok) << code.describe();
+    EXPECT_TRUE(cudamaster::loop::screen_source(code.code, {}).ok);
+    const std::string path = work.file(a["file"].get<std::string>() + ".cu");
+    write_file(path, code.code);
+    const mskb::CompileResult r = nvcc.build({path, {}, false});
+    if (a.contains("build")) {
+      ASSERT_FALSE(r.ok);
+      ASSERT_FALSE(r.diagnostics.empty()) << r.log;
+      EXPECT_EQ(r.diagnostics[0].message, a["build"]["error"].get<std::string>());
+      EXPECT_EQ(r.diagnostics[0].line, a["build"]["line"].get<int>());
+      EXPECT_FALSE(loop::toolchain_failure(r));  // a code error: the Debug agent's job
+    } else {
+      EXPECT_TRUE(r.ok) << r.log;
+    }
+  }
+}
