@@ -1,6 +1,9 @@
 // The run store: schema, WAL, journal order, one row per step, concurrent writers.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <thread>
 
 #include "support.hpp"
@@ -142,4 +145,35 @@ TEST(RunStore, ConfigUpdateAndJobs) {
   EXPECT_EQ(jobs[0].status, "stopped");
   EXPECT_EQ(jobs[0].stop_reason, "budget");
   EXPECT_TRUE(jobs[0].result.contains("best"));
+}
+
+TEST(RunStore, ProcessesOpeningANewStoreAtOnceAllSucceed) {
+  // Switching a new file to WAL needs it exclusively: without the retry, one of several processes
+  // opening it at once got "database is locked" (a killed run's resume racing `cudamaster runs`).
+  TempDir dir;
+  int failures = 0;
+  for (int it = 0; it < 15; ++it) {
+    const std::string path = dir.file("s" + std::to_string(it) + ".db");
+    std::vector<pid_t> kids;
+    for (int k = 0; k < 4; ++k) {
+      const pid_t p = fork();
+      if (p == 0) {
+        try {
+          auto s = store::RunStore::open(path);
+          if (k == 0) s->create_run("x", json::object());
+          else (void)s->runs();
+          _exit(0);
+        } catch (const std::exception&) {
+          _exit(1);
+        }
+      }
+      kids.push_back(p);
+    }
+    for (pid_t p : kids) {
+      int st = 0;
+      waitpid(p, &st, 0);
+      failures += !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+    }
+  }
+  EXPECT_EQ(failures, 0);
 }

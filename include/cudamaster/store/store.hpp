@@ -203,6 +203,7 @@ class RunStore {
 
  private:
   RunStore(std::string path, std::unique_ptr<Impl> impl);
+  static void setup(Impl& impl, const std::string& path);
   std::string path_;
   std::unique_ptr<Impl> impl_;
   std::mutex mutex_;

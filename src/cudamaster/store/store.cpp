@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <ctime>
+#include <thread>
 #include <utility>
 
 namespace cudamaster::store {
@@ -340,6 +341,23 @@ std::unique_ptr<RunStore> RunStore::open(const std::string& path) {
     throw StoreError("cannot open run store '" + path + "': " + msg);
   }
   sqlite3_busy_timeout(impl->db, 30000);
+  // Two processes opening a new store at once can see SQLITE_BUSY outside the busy handler
+  // (switching to WAL needs the file to themselves): such a setup is retried, for up to 30 s.
+  for (int attempt = 0;; ++attempt) {
+    try {
+      setup(*impl, path);
+      break;
+    } catch (const StoreError&) {
+      const int code = sqlite3_extended_errcode(impl->db) & 0xff;
+      if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || attempt >= 300) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  return std::unique_ptr<RunStore>(new RunStore(path, std::move(impl)));
+}
+
+void RunStore::setup(Impl& db, const std::string& path) {
+  Impl* impl = &db;
   try {
     impl->exec("PRAGMA journal_mode=WAL");
     impl->exec("PRAGMA synchronous=FULL");
@@ -352,15 +370,16 @@ std::unique_ptr<RunStore> RunStore::open(const std::string& path) {
     if (version > kSchemaVersion)
       throw StoreError("run store '" + path + "' has schema version " + std::to_string(version) +
                        ", newer than this cudamaster (" + std::to_string(kSchemaVersion) + ")");
-    impl->transaction([&] {
-      impl->exec(kSchema);
-      impl->exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
-      return 0;
-    });
+    if (version < kSchemaVersion) {  // readers of an existing store take no write lock
+      impl->transaction([&] {
+        impl->exec(kSchema);
+        impl->exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+        return 0;
+      });
+    }
   } catch (const StoreError& e) {
     throw StoreError("run store '" + path + "': " + e.what());
   }
-  return std::unique_ptr<RunStore>(new RunStore(path, std::move(impl)));
 }
 
 std::string RunStore::journal_mode() {
