@@ -169,7 +169,11 @@ void run_optimize_command(const OptimizeOptions& o) {
     throw CommandExit(1);
   }
   std::signal(SIGINT, SIG_DFL);
-  if (!o.quiet) fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
+    fmt::print(stderr, "best kernels and summary.json in {}; details: cudamaster show {} --db {}\n",
+               res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
+  }
   if (o.json) fmt::print("{}\n", res.summary.dump(2, ' ', false, json::error_handler_t::replace));
   if (res.status == "stopped") {
     if (!o.quiet)
