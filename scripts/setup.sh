@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: install dependencies, build, and run the main job.
-#   GPU machine:    measures the device, then `mskb run --all` (baseline + vendor, paper sweep),
+#   GPU machine:    measures the device, runs the no-key agent demo (replay cassette), then
+#                   `mskb run --all` (baseline + vendor, paper sweep),
 #                   writing results/mskb-run.json and results/mskb-run.md.
 #   No GPU:         builds everything, compiles every shipped kernel, and says what needs a GPU.
 set -euo pipefail
@@ -13,6 +14,8 @@ mskb=build/$preset/apps/mskb
 if [ "$preset" = gpu ]; then
   mkdir -p results
   $mskb device
+  build/$preset/apps/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
+    --db results/demo.db --out results/demo
   $mskb run --all --json results/mskb-run.json --markdown results/mskb-run.md "$@"
   echo "results: results/mskb-run.json, results/mskb-run.md"
 else
