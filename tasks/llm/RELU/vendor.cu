@@ -2,13 +2,13 @@
 // 1 x N packed NCHW tensor (W innermost, so no kernel maps N onto a 65535-limited grid axis) (alpha = 1,
 // beta = 0: y is not read). bf16: the same call with CUDNN_DATA_BFLOAT16 tensors; if the legacy API rejects
 // bf16 (NOT_SUPPORTED / BAD_PARAM on the first call), the graph API's RELU_FWD pointwise op (FP32 math,
-// bf16 I/O) is used instead (cudnn_pointwise.cuh).
+// bf16 I/O) is used instead (kernels/include/mskb_cudnn_pointwise.cuh).
 // mskb-link: cudnn
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include "cudnn_pointwise.cuh"
+#include "mskb_cudnn_pointwise.cuh"
 #include "mskb_vendor.cuh"
 
 namespace {

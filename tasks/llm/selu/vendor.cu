@@ -4,7 +4,7 @@
 // y = lambda * (x > 0 ? x : alpha * (exp(x) - 1)).
 // FP32 math for both precisions (bf16 tensors in the bf16 variant). The execution plan is built once
 // per (N, alpha; lambda is passed per call) and cached; a call builds a variant pack and executes on the legacy default stream
-// (cudnn_pointwise.cuh).
+// (kernels/include/mskb_cudnn_pointwise.cuh).
 // mskb-link: cudnn
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "cudnn_pointwise.cuh"
+#include "mskb_cudnn_pointwise.cuh"
 #include "mskb_vendor.cuh"
 
 namespace {

@@ -1,5 +1,5 @@
 // A small runner for cuDNN graph (backend) API pointwise chains over a flat vector of N elements,
-// shared (as identical copies) by the activation tasks' vendor contenders. The cuDNN frontend C++
+// shared by the activation tasks' vendor contenders (kernels/include is on every kernel build's include path). The cuDNN frontend C++
 // headers are not part of the toolkit, so this talks to the backend descriptors directly.
 // Per (chain, N, data type, parameters) it builds the operation graph once, asks the heuristics
 // (mode A, then FALLBACK) for engine configurations, keeps the first execution plan that finalizes,
