@@ -50,6 +50,10 @@ using Progress = std::function<void(const std::string& line, bool final_line)>;
 
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress);
 
+// Builds `files` with `jobs` parallel nvcc processes (0 = all cores), each path once; results in
+// the order of `files`. Trusted files may link vendor libraries.
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
+
 // Symbols a built library exports (nm -D --defined-only); empty on failure.
 std::vector<std::string> exported_symbols(const std::string& so_path);
 

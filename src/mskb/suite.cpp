@@ -95,6 +95,18 @@ json num_or_null(double x) { return std::isfinite(x) && x > 0 ? json(x) : json(n
 
 }  // namespace
 
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs) {
+  std::vector<std::shared_future<CompileResult>> futures;
+  {
+    BuildPool pool(opt, jobs);
+    for (const auto& f : files) futures.push_back(pool.submit(f));
+    pool.start();
+  }  // joins the workers
+  std::vector<CompileResult> out;
+  for (auto& f : futures) out.push_back(f.get());
+  return out;
+}
+
 std::vector<std::string> exported_symbols(const std::string& so_path) {
   std::string out;
   if (run_command({"nm", "-D", "--defined-only", so_path}, out, 30) != 0) return {};

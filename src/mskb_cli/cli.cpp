@@ -7,10 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <algorithm>
-#include <atomic>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -186,19 +184,8 @@ int mskb_main(int argc, char** argv) {
       files.erase(std::unique(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path == b.path; }), files.end());
       CompileOptions co;
       co.arch = arch;
-      std::atomic<std::size_t> next{0};
-      std::vector<CompileResult> results(files.size());
-      std::vector<std::thread> workers;
-      const int n = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      for (int w = 0; w < n; ++w)
-        workers.emplace_back([&] {
-          for (std::size_t i; (i = next++) < files.size();) {
-            CompileOptions o = co;
-            o.allow_libraries = true;  // shipped kernels and wrong/ kernels are ours
-            results[i] = compile_kernel(files[i].path, o);
-          }
-        });
-      for (auto& w : workers) w.join();
+      co.allow_libraries = true;  // shipped kernels and wrong/ kernels are ours
+      const std::vector<CompileResult> results = compile_all(files, co, jobs);
       int failed = 0;
       if (build_json) {
         json out = json::array();
