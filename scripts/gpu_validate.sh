@@ -1,40 +1,93 @@
 #!/usr/bin/env bash
 # GPU validation (used on the H200 through the device tool; usable on any GPU machine).
-#   scripts/gpu_validate.sh tests            build, mskb device, gpu-labelled tests
-#   scripts/gpu_validate.sh run [TASKS] [SWEEP] [BUDGET]   build, mskb run -> run.json / run.md
-# Outputs land in $OUT (default ./gpu-out). The correctness-only test of every shipped kernel is
-# sharded over 4 concurrent processes; the timing tests and `mskb run` run alone on the GPU.
+#   scripts/gpu_validate.sh PHASES        PHASES: a comma list of
+#     tests     mskb device, every shipped kernel built, the gpu-labelled tests (the correctness
+#               test of every shipped and wrong/ kernel sharded 4 ways per GPU)
+#     agents    the replay demo of `cudamaster optimize` (store + summary) and `cudamaster profile`
+#               on the slice tasks, each timed
+#     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
+#     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
+#               $BUDGET s per shape (default 0.1), one lane per GPU -> run.json / run.md
+# Outputs land in $OUT (default ./gpu-out). A .deb/ folder (scripts/prefix-deps.sh download) is
+# unpacked first so the run store (SQLite headers) builds on machines that lack them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
-phase=${1:-tests}
+phases=",${1:-tests},"
 export MSKB_CACHE_DIR=${MSKB_CACHE_DIR:-$PWD/build/kernel-cache}
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 1; }
 t0=$(date +%s)
+if [ -d .deb ] && ls .deb/*.deb >/dev/null 2>&1; then
+  scripts/prefix-deps.sh unpack > "$OUT/prefix.log" 2>&1 && export MSKB_PREFIX=$PWD/.prefix
+fi
 cmake --preset gpu > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build --preset gpu -j "$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-mskb=build/gpu/apps/mskb
-export MSKB_RUNNER=$PWD/build/gpu/apps/mskb-runner MSKB_TEST_KERNELS=$PWD/tests/gpu/kernels
-if [ "$phase" = tests ]; then
+echo "build: $(( $(date +%s) - t0 )) s on $ngpu GPU(s)"
+B=build/gpu/apps
+mskb=$B/mskb
+export MSKB_RUNNER=$PWD/$B/mskb-runner MSKB_TEST_KERNELS=$PWD/tests/gpu/kernels
+since() { echo "$(( $(date +%s) - $1 )) s"; }
+sel=(--all); [ -n "${TASKS:-}" ] && sel=(--task "$TASKS")
+
+if [[ $phases == *,tests,* ]]; then
   $mskb device --json > "$OUT/device.json"; $mskb device
   t1=$(date +%s)
-  $mskb build --all > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(( $(date +%s) - t1 )) s): $(tail -1 "$OUT/kernels-build.log")"
+  $mskb build --all > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
   grep FAIL -A1 "$OUT/kernels-build.log" | head -20
-  build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1; echo "harness_gpu_test rc=$?"
-  build/gpu/tests/gpu/gpu_reference_gpu_test > "$OUT/gpu_reference_gpu_test.log" 2>&1; echo "gpu_reference_gpu_test rc=$?"
+  # The timing test alone on GPU 0; the FP64 reference test beside it on the last GPU.
+  CUDA_VISIBLE_DEVICES=0 build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1 &
+  hp=$!
+  [ "$ngpu" -gt 1 ] || wait $hp
+  CUDA_VISIBLE_DEVICES=$((ngpu - 1)) build/gpu/tests/gpu/gpu_reference_gpu_test > "$OUT/gpu_reference_gpu_test.log" 2>&1
+  echo "gpu_reference_gpu_test rc=$?"
+  wait $hp; echo "harness_gpu_test rc=$?"
   grep -E "repeatab|paper sweep|cached rebuild|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" "$OUT/gpu_reference_gpu_test.log" | head -30
   t2=$(date +%s)
-  for s in 0 1 2 3; do
-    GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$s build/gpu/tests/gpu/shipped_kernels_gpu_test > "$OUT/shipped.$s.log" 2>&1 &
+  shards=$((4 * ngpu))
+  for ((s = 0; s < shards; s++)); do
+    CUDA_VISIBLE_DEVICES=$((s % ngpu)) GTEST_TOTAL_SHARDS=$shards GTEST_SHARD_INDEX=$s \
+      build/gpu/tests/gpu/shipped_kernels_gpu_test > "$OUT/shipped.$s.log" 2>&1 &
   done
   wait
-  cat "$OUT"/shipped.?.log > "$OUT/shipped_kernels_gpu_test.log"; rm -f "$OUT"/shipped.?.log
-  echo "shipped_kernels_gpu_test ($(( $(date +%s) - t2 )) s): $(grep -c '^\[       OK' "$OUT/shipped_kernels_gpu_test.log") tasks ok, $(grep -c '^\[  FAILED  \] Tasks' "$OUT/shipped_kernels_gpu_test.log") failed"
-  grep -E "^\[  FAILED  \] Tasks" "$OUT/shipped_kernels_gpu_test.log" | sort -u | head -40
-else
-  tasks=${2:-all}; sweep=${3:-paper}; budget=${4:-0.25}
-  sel="--all"; [ "$tasks" != all ] && sel="--task $tasks"
-  t2=$(date +%s)
-  $mskb run $sel --sweep "$sweep" --budget "$budget" --json "$OUT/run.json" --markdown "$OUT/run.md" > "$OUT/run.log" 2>"$OUT/run.progress"
-  echo "mskb run rc=$? ($(( $(date +%s) - t2 )) s)"; cat "$OUT/run.log"
+  cat "$OUT"/shipped.*.log > "$OUT/shipped_kernels_gpu_test.log"; rm -f "$OUT"/shipped.*.log
+  echo "shipped_kernels_gpu_test ($(since $t2)): $(grep -c '^\[       OK' "$OUT/shipped_kernels_gpu_test.log") tasks ok, $(grep -c '^\[  FAILED  \] Tasks.*ms)$' "$OUT/shipped_kernels_gpu_test.log") failed"
+  grep -E "^\[  FAILED  \] Tasks.*ms\)$" "$OUT/shipped_kernels_gpu_test.log" | sort -u | head -40
 fi
+
+if [[ $phases == *,agents,* ]]; then
+  t1=$(date +%s)
+  $B/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
+    --db "$OUT/demo.db" --out "$OUT/demo" --json > "$OUT/demo-summary.json" 2> "$OUT/demo.log"
+  echo "demo rc=$? ($(since $t1))"; tail -25 "$OUT/demo.log"
+  $B/cudamaster runs --db "$OUT/demo.db" > "$OUT/demo-runs.txt" 2>&1; cat "$OUT/demo-runs.txt"
+  $B/cudamaster show 1 --calls --db "$OUT/demo.db" > "$OUT/demo-show.txt" 2>&1; echo "show rc=$?"
+  : > "$OUT/profile.log"
+  for t in vector_add dot_product softmax matrix_mul spmv_csr stencil_2d; do
+    for k in baseline vendor; do
+      [ "$t" = stencil_2d ] && [ "$k" = vendor ] && continue
+      t1=$(date +%s%N)
+      $B/cudamaster profile --task $t --kernel $k --json > "$OUT/profile.$t.$k.json" 2>> "$OUT/profile.log"
+      rc=$?
+      printf '%s %s rc=%s %s ms class=%s\n' $t $k $rc $(( ($(date +%s%N) - t1) / 1000000 )) \
+        "$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d.get('class'), d.get('confidence'), d.get('source', ''))" "$OUT/profile.$t.$k.json" 2>/dev/null)" | tee -a "$OUT/profile.log"
+    done
+  done
+  (cd "$OUT" && tar czf profiles.tgz profile.*.json && rm -f profile.*.json)
+fi
+
+if [[ $phases == *,memcheck,* ]]; then
+  t1=$(date +%s)
+  $mskb check "${sel[@]}" --memcheck --checks-per-gpu "${CHECKS_PER_GPU:-4}" --json "$OUT/memcheck.json" \
+    > "$OUT/memcheck.log" 2> "$OUT/memcheck.progress"
+  echo "memcheck rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/memcheck.log") pass, $(grep -c '^FAIL' "$OUT/memcheck.log") fail"
+  grep '^FAIL' "$OUT/memcheck.log" | head -30
+fi
+
+if [[ $phases == *,run,* ]]; then
+  t1=$(date +%s)
+  $mskb run "${sel[@]}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" \
+    --json "$OUT/run.json" --markdown "$OUT/run.md" > "$OUT/run.log" 2> "$OUT/run.progress"
+  echo "mskb run rc=$? ($(since $t1))"; cat "$OUT/run.log"
+fi
+echo "total: $(since $t0)"

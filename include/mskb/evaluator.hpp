@@ -73,6 +73,7 @@ struct EvalOptions {
   std::vector<std::string> wrapper;         // e.g. compute-sanitizer --tool memcheck ... (guards off)
   std::string matrix_path;                  // check and time on this user matrix instead of the sweeps
   Shape matrix_shape;
+  std::vector<std::pair<std::string, std::string>> env;  // extra runner environment (CUDA_VISIBLE_DEVICES of a lane)
 };
 
 struct ContenderResult {

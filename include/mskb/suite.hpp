@@ -29,6 +29,8 @@ struct SuitePlan {
   CompileOptions compile;
   bool memcheck = false;
   int build_jobs = 0;                 // 0 = hardware threads
+  std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
+  int checks_per_gpu = 1;             // correctness-only runs: concurrent evaluations per GPU
   // A user kernel that exports only some precisions is judged on those (no explicit --precision).
   bool skip_missing_precisions = false;
 };
@@ -36,6 +38,7 @@ struct SuitePlan {
 struct ContenderRun {
   ContenderResult result;
   CompileResult build;
+  std::string gpu;  // the CUDA_VISIBLE_DEVICES entry of the lane that evaluated it
 };
 
 struct SuiteReport {
@@ -49,6 +52,10 @@ struct SuiteReport {
 using Progress = std::function<void(const std::string& line, bool final_line)>;
 
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress);
+
+// The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
+// runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.
+std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env);
 
 // Builds `files` with `jobs` parallel nvcc processes (0 = all cores), each path once; results in
 // the order of `files`. Trusted files may link vendor libraries.

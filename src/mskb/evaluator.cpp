@@ -126,6 +126,7 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   so.log_path = dir + "/runner.log";
   so.initial_timeout_s = 120;
   so.report_fd = 3;
+  so.env = opt.env;
 
   std::string phase = "start", phase_shape, fatal_disp, fatal_msg;
   uint64_t phase_seed = 0;
@@ -288,6 +289,7 @@ json device_info(bool refresh, const std::string& runner) {
     json j = json::parse(f, nullptr, false);
     if (!j.is_discarded() && j.contains("dram_bandwidth_gbs")) {
       j["cached"] = true;
+      j["device_count"] = id.value("device_count", 1);
       return j;
     }
   }

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -162,15 +164,41 @@ std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec) {
   return out;
 }
 
+std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env) {
+  // Ordinals as this process sees them, mapped to what a child's CUDA_VISIBLE_DEVICES must say when
+  // the parent already runs under a CUDA_VISIBLE_DEVICES list (e.g. a Slurm allocation).
+  std::vector<std::string> visible;
+  if (visible_env && *visible_env) {
+    std::stringstream ss(visible_env);
+    for (std::string v; std::getline(ss, v, ',');)
+      if (!v.empty()) visible.push_back(v);
+  }
+  const int count = visible.empty() ? std::max(1, device_count) : std::min<int>(std::max(1, device_count), static_cast<int>(visible.size()));
+  std::vector<int> ordinals = requested;
+  if (ordinals.empty())
+    for (int i = 0; i < count; ++i) ordinals.push_back(i);
+  std::vector<std::string> lanes;
+  for (int o : ordinals) {
+    if (o < 0 || o >= count)
+      throw std::invalid_argument(fmt::format("--gpus: no GPU {} ({} visible)", o, count));
+    const std::string id = visible.empty() ? std::to_string(o) : visible[static_cast<std::size_t>(o)];
+    if (std::find(lanes.begin(), lanes.end(), id) == lanes.end()) lanes.push_back(id);
+  }
+  return lanes;
+}
+
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
   SuiteReport report;
   EvalOptions eval = plan.eval;
-  if (!eval.check_only) {
+  if (!eval.check_only && !plan.memcheck) {
     report.device = device_info(false, eval.runner);
     eval.ceilings = ceilings_from(report.device);
   } else {
     report.device = query_device("identify", eval.runner);
   }
+  const std::vector<std::string> lanes =
+      gpu_lanes(plan.gpus, report.device.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
+  report.device["lanes"] = lanes;
   BuildPool pool(plan.compile, plan.build_jobs);
   std::vector<Item> items;
   for (const auto& name : plan.tasks) {
@@ -185,13 +213,39 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
   }
   pool.start();
 
-  std::size_t idx = 0;
-  for (auto& it : items) {
-    ++idx;
-    const std::string label = fmt::format("[{:>3}/{}] {} {} {}", idx, items.size(), it.spec->name, to_string(it.precision), it.kernel.contender);
-    progress(label + ": building", false);
+  // Work units: a timed run keeps one (task, precision) on one GPU, so baseline, vendor and the
+  // candidates it compares are timed on the same device, one evaluation per GPU at a time. A
+  // correctness-only run (check, memcheck) takes items one by one, `checks_per_gpu` per GPU.
+  const bool check_only = eval.check_only || plan.memcheck;
+  std::vector<std::vector<std::size_t>> units;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!check_only && !units.empty()) {
+      const Item& prev = items[units.back().front()];
+      if (prev.spec == items[i].spec && prev.precision == items[i].precision) {
+        units.back().push_back(i);
+        continue;
+      }
+    }
+    units.push_back({i});
+  }
+  const std::size_t workers =
+      std::max<std::size_t>(1, std::min(units.size(), lanes.size() * static_cast<std::size_t>(check_only ? std::max(1, plan.checks_per_gpu) : 1)));
+
+  std::vector<std::optional<ContenderRun>> results(items.size());
+  std::mutex progress_mutex;
+  std::atomic<std::size_t> next_unit{0}, started{0};
+  auto say = [&](const std::string& line, bool final_line) {
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    progress(line, final_line);
+  };
+  auto run_item = [&](Item& it, const std::string& lane) {
+    const std::size_t idx = ++started;
+    const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}", idx, items.size(), it.spec->name, to_string(it.precision),
+                                          it.kernel.contender, lanes.size() > 1 ? " (gpu " + lane + ")" : "");
+    say(label + ": building", false);
     ContenderRun run;
     run.build = it.build.get();
+    run.gpu = lane;
     ContenderResult& r = run.result;
     r.task = it.spec->name;
     r.precision = to_string(it.precision);
@@ -209,17 +263,19 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
       auto exports = [&](const std::string& s) { return std::find(syms.begin(), syms.end(), s) != syms.end(); };
       if (!syms.empty() && !exports(sym) && !it.kernel.trusted && plan.skip_missing_precisions &&
           (exports(it.spec->symbol(Precision::fp32)) || exports(it.spec->symbol(Precision::bf16)))) {
-        progress(label + ": skipped (exports no " + sym + ")", true);
-        continue;
+        say(label + ": skipped (exports no " + sym + ")", true);
+        return std::optional<ContenderRun>{};
       }
       if (!syms.empty() && !exports(sym)) {
         r.disposition = disposition::missing_entry;
         r.message = "missing_entry: " + fs::path(it.kernel.path).filename().string() + " does not export " + it.spec->signature(it.precision);
       } else {
-        progress(label + ": evaluating", false);
+        say(label + ": evaluating", false);
         EvalOptions e = eval;
+        if (lanes.size() > 1 || !plan.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
         if (plan.memcheck) {
           e.check_only = true;
+          e.seeds = 1;  // the sanitizer checks addresses; values were checked with every seed without it
           e.wrapper = {"compute-sanitizer", "--tool", "memcheck", "--error-exitcode",
                        std::to_string(disposition::kSanitizerExitCode), "--print-limit", "5"};
           e.call_timeout_scale *= 20;  // instrumented kernels run far slower
@@ -227,11 +283,25 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
         r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
       }
     }
-    progress(fmt::format("{}: {}{} ({:.1f} s{})", label, r.disposition, r.message.empty() ? "" : " - " + r.message,
-                         r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
-             true);
-    report.runs.push_back(std::move(run));
+    say(fmt::format("{}: {}{} ({:.1f} s{})", label, r.disposition, r.message.empty() ? "" : " - " + r.message,
+                    r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
+        true);
+    return std::optional<ContenderRun>{std::move(run)};
+  };
+  auto worker = [&](std::size_t w) {
+    const std::string& lane = lanes[w % lanes.size()];
+    for (std::size_t u; (u = next_unit++) < units.size();)
+      for (std::size_t i : units[u]) results[i] = run_item(items[i], lane);
+  };
+  if (workers == 1) {
+    worker(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(worker, w);
+    for (auto& t : threads) t.join();
   }
+  for (auto& r : results)
+    if (r) report.runs.push_back(std::move(*r));
   return report;
 }
 
@@ -260,7 +330,8 @@ json SuiteReport::to_json() const {
                           {"checks_total", r.checks_total},
                           {"failure", r.failure},
                           {"build", {{"ok", run.build.ok}, {"cache_hit", run.build.cache_hit}, {"seconds", run.build.seconds}, {"key", run.build.key}}},
-                          {"seconds", r.seconds}});
+                          {"seconds", r.seconds},
+                          {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)}});
     std::map<std::string, std::vector<WeightedSample>> weighted;
     std::map<std::string, std::vector<double>> speedups;
     for (const auto& t : r.timings) {

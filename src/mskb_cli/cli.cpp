@@ -118,7 +118,8 @@ int mskb_main(int argc, char** argv) {
   std::string precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false, memcheck = false;
-  int seeds = 3, jobs = 0;
+  int seeds = 3, jobs = 0, checks_per_gpu = 1;
+  std::vector<int> gpus;
   double timeout = 0, budget = 0.25;
   auto add_common = [&](CLI::App* c) {
     c->add_option("--task", task_list, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
@@ -132,19 +133,22 @@ int mskb_main(int argc, char** argv) {
     c->add_option("--json", json_path, "Write the JSON report to FILE (- for stdout)");
     c->add_option("-j,--jobs", jobs, "Parallel nvcc builds (default: all cores)");
     c->add_flag("-q,--quiet", quiet, "No progress on stderr");
+    c->add_option("--gpus", gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
+    c->add_flag("--all", all, "Every task");
+    c->add_option("--contenders", contenders, "Shipped contenders to include: baseline,vendor (or none)");
   };
   auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
   add_common(run);
-  run->add_flag("--all", all, "Every task");
-  run->add_option("--sweep", sweep, "paper | large | heldout | all (sizes to time)")->check(CLI::IsMember({"paper", "large", "heldout", "all"}));
-  run->add_option("--contenders", contenders, "Shipped contenders to include: baseline,vendor (or none)");
+  run->add_option("--sweep", sweep, "Sizes to time: paper | large | heldout | all, or a list such as paper,large");
   run->add_option("--budget", budget, "Timing budget per shape in seconds");
   std::string md_path, matrix_path;
   run->add_option("--markdown", md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
-  check->add_flag("--memcheck", memcheck, "Also run under compute-sanitizer memcheck");
+  check->add_flag("--memcheck", memcheck, "Run under compute-sanitizer memcheck instead (1 seed per shape, no guard zones)");
+  check->add_option("--checks-per-gpu", checks_per_gpu, "Concurrent evaluations per GPU (correctness needs no exclusive GPU)")
+      ->check(CLI::Range(1, 64));
 
   std::string build_task;
   bool build_all = false;
@@ -223,29 +227,34 @@ int mskb_main(int argc, char** argv) {
     if (timeout > 0) plan.eval.call_timeout_s = timeout;
     for (const auto& k : kernels)
       if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
+    if (all == !task_list.empty()) throw std::invalid_argument(std::string("mskb ") + (*check ? "check" : "run") + " needs exactly one of --task T[,T...] or --all");
+    if (!kernels.empty() && task_list.size() != 1) throw std::invalid_argument("--kernel needs a single --task");
+    if (all)
+      for (const auto& t : all_tasks()) plan.tasks.push_back(t.name);
+    else
+      for (const auto& t : task_list) plan.tasks.push_back(get_task(t).name);
+    plan.contenders.clear();
+    // `mskb check --kernel F` judges F alone; without --kernel it judges the shipped contenders.
+    if (contenders != "none" && !(*check && !kernels.empty())) {
+      std::stringstream ss(contenders);
+      for (std::string c; std::getline(ss, c, ',');) {
+        if (c != "baseline" && c != "vendor") throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor or none)");
+        plan.contenders.push_back(c);
+      }
+    }
+    plan.gpus = gpus;
     if (*check) {
-      if (task_list.size() != 1) throw std::invalid_argument("mskb check needs one --task");
-      if (kernels.empty()) throw std::invalid_argument("mskb check needs --kernel FILE.cu");
-      plan.tasks = {get_task(task_list[0]).name};
-      plan.contenders = {};
       plan.eval.check_only = true;
       plan.memcheck = memcheck;
+      plan.checks_per_gpu = checks_per_gpu;
     } else {
-      if (all == !task_list.empty()) throw std::invalid_argument("mskb run needs exactly one of --task T[,T...] or --all");
-      if (!kernels.empty() && task_list.size() != 1) throw std::invalid_argument("--kernel needs a single --task");
-      if (all)
-        for (const auto& t : all_tasks()) plan.tasks.push_back(t.name);
-      else
-        for (const auto& t : task_list) plan.tasks.push_back(get_task(t).name);
-      plan.contenders.clear();
-      if (contenders != "none") {
-        std::stringstream ss(contenders);
-        for (std::string c; std::getline(ss, c, ',');) {
-          if (c != "baseline" && c != "vendor") throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor or none)");
-          plan.contenders.push_back(c);
-        }
+      plan.eval.timed_sweeps.clear();
+      std::stringstream sw(sweep);
+      for (std::string w; std::getline(sw, w, ',');) {
+        if (w != "paper" && w != "large" && w != "heldout" && w != "all")
+          throw std::invalid_argument("unknown sweep '" + w + "' (paper, large, heldout, all, or a list such as paper,large)");
+        plan.eval.timed_sweeps.push_back(w);
       }
-      plan.eval.timed_sweeps = {sweep};
       if (!matrix_path.empty()) {
         if (plan.tasks.size() != 1) throw std::invalid_argument("--matrix needs a single --task");
         const TaskSpec& spec = get_task(plan.tasks.front());

@@ -9,6 +9,7 @@
 #include "mskb/process.hpp"
 #include "mskb/protocol.hpp"
 #include "mskb/sha256.hpp"
+#include "mskb/suite.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;
@@ -134,4 +135,16 @@ TEST(Process, RunCommandCapturesOutputAndTimesOut) {
   EXPECT_EQ(run_command({"/bin/sh", "-c", "sleep 30"}, slow, 0.3), 124);
   std::string missing;
   EXPECT_EQ(run_command({"/nonexistent/tool"}, missing), 127);
+}
+
+TEST(GpuLanes, EveryVisibleGpuByDefaultAndParentListsHonoured) {
+  EXPECT_EQ(mskb::gpu_lanes({}, 1, nullptr), (std::vector<std::string>{"0"}));
+  EXPECT_EQ(mskb::gpu_lanes({}, 4, nullptr), (std::vector<std::string>{"0", "1", "2", "3"}));
+  EXPECT_EQ(mskb::gpu_lanes({2, 0, 2}, 4, nullptr), (std::vector<std::string>{"2", "0"}));
+  // Under CUDA_VISIBLE_DEVICES=5,7 ordinal 1 is physical GPU 7 (or a UUID): the child must get that.
+  EXPECT_EQ(mskb::gpu_lanes({}, 2, "5,7"), (std::vector<std::string>{"5", "7"}));
+  EXPECT_EQ(mskb::gpu_lanes({1}, 2, "GPU-aa,GPU-bb"), (std::vector<std::string>{"GPU-bb"}));
+  EXPECT_EQ(mskb::gpu_lanes({}, 0, ""), (std::vector<std::string>{"0"}));
+  EXPECT_THROW(mskb::gpu_lanes({2}, 2, nullptr), std::invalid_argument);
+  EXPECT_THROW(mskb::gpu_lanes({-1}, 2, nullptr), std::invalid_argument);
 }

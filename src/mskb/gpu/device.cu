@@ -81,8 +81,10 @@ nlohmann::json identify_device() {
     u += b;
     if (i == 3 || i == 5 || i == 7 || i == 9) u += '-';
   }
+  int count = 0;
+  MSKB_CUDA_CHECK(cudaGetDeviceCount(&count));
   return {{"event", "device"}, {"name", prop.name}, {"uuid", u}, {"sms", prop.multiProcessorCount},
-          {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)}};
+          {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)}, {"device_count", count}};
 }
 
 nlohmann::json measure_device() {
@@ -140,6 +142,7 @@ nlohmann::json measure_device() {
   return {{"event", "device"},
           {"name", prop.name},
           {"uuid", u},
+          {"device_count", id.value("device_count", 1)},
           {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
           {"sms", prop.multiProcessorCount},
           {"l2_bytes", prop.l2CacheSize},
