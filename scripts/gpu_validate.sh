@@ -8,12 +8,20 @@
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
 #               $BUDGET s per shape (default 0.1), one lane per GPU -> run.json / run.md
-# Outputs land in $OUT (default ./gpu-out). A .deb/ folder (scripts/prefix-deps.sh download) is
+# Outputs land in $OUT (default ./gpu-out), bundled at the end into $OUT/results.tgz (BUNDLE=0 keeps them loose). A .deb/ folder (scripts/prefix-deps.sh download) is
 # unpacked first so the run store (SQLite headers) builds on machines that lack them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 phases=",${1:-tests},"
+# The device tool returns at most 8 files: everything but console.log and earlier bundles goes into
+# one more archive (`gpu_validate.sh bundle` alone does just that, e.g. after a timeout).
+bundle() {
+  (cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name console.log ! -name 'results*.tgz' ! -name .bundle -printf '%P\n' > .bundle &&
+   if [ -s .bundle ]; then n=1; while [ -e results$n.tgz ]; do n=$((n + 1)); done
+     tar czf results$n.tgz -T .bundle && xargs rm -rf < .bundle; fi; rm -f .bundle)
+}
+if [ "$phases" = ",bundle," ]; then bundle; exit 0; fi
 export MSKB_CACHE_DIR=${MSKB_CACHE_DIR:-$PWD/build/kernel-cache}
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 1; }
@@ -62,6 +70,20 @@ if [[ $phases == *,agents,* ]]; then
   echo "demo rc=$? ($(since $t1))"; tail -25 "$OUT/demo.log"
   $B/cudamaster runs --db "$OUT/demo.db" > "$OUT/demo-runs.txt" 2>&1; cat "$OUT/demo-runs.txt"
   $B/cudamaster show 1 --calls --db "$OUT/demo.db" > "$OUT/demo-show.txt" 2>&1; echo "show rc=$?"
+  # Live: the same script served over real HTTP by a loopback OpenAI-compatible server.
+  rm -f "$OUT/llm.port"
+  python3 scripts/script_llm_server.py --cassette data/demo/spmv_csr_fp32.jsonl --port-file "$OUT/llm.port" \
+    --log "$OUT/llm-server.log" > /dev/null 2>&1 &
+  srv=$!
+  for _ in $(seq 50); do [ -s "$OUT/llm.port" ] && break; sleep 0.1; done
+  t1=$(date +%s)
+  $B/cudamaster optimize --task spmv_csr --llm "openai-compatible:http://127.0.0.1:$(cat "$OUT/llm.port")/v1:cudamaster-demo-script" \
+    --rounds 2 --db "$OUT/live.db" --out "$OUT/live" --json > "$OUT/live-summary.json" 2> "$OUT/live.log"
+  echo "live rc=$? ($(since $t1)), $(wc -l < "$OUT/llm-server.log") HTTP requests served"; tail -8 "$OUT/live.log"
+  kill $srv 2>/dev/null
+  $B/cudamaster show 1 --calls --db "$OUT/live.db" > "$OUT/live-show.txt" 2>&1; echo "live show rc=$?"
+  (cd "$OUT" && tar czf agents.tgz demo.db demo-summary.json demo.log demo-runs.txt demo-show.txt demo live.db live-summary.json \
+     live.log live-show.txt llm-server.log 2>/dev/null)
   : > "$OUT/profile.log"
   for t in vector_add dot_product softmax matrix_mul spmv_csr stencil_2d; do
     for k in baseline vendor; do
@@ -91,3 +113,4 @@ if [[ $phases == *,run,* ]]; then
   echo "mskb run rc=$? ($(since $t1))"; cat "$OUT/run.log"
 fi
 echo "total: $(since $t0)"
+[ "${BUNDLE:-1}" != 0 ] && bundle
