@@ -2,6 +2,8 @@
 // with the builder, evaluator and profiler faked. Debug and Compiler paths, the screen, the
 // acceptance rule, budget and patience stops, --no-planner, --jobs with one GPU lane, and resume
 // after an interruption at every step with nothing lost or repeated.
+#include <map>
+#include <set>
 #include <gtest/gtest.h>
 
 #include "support.hpp"
@@ -394,4 +396,31 @@ TEST(Loop, ConcurrentJobsShareOneGpuLane) {
   EXPECT_EQ(s->jobs(res.run_id).size(), 2u);
   EXPECT_EQ(t.evaluator.max_in_flight, 1);
   EXPECT_GE(t.evaluator.libraries.size(), 4u);  // two baselines and two vendors at least
+}
+
+TEST(Loop, EachJobKeepsToOneGpuLaneAndLanesRunConcurrently) {
+  InProcess t;
+  t.evaluator.delay_ms = 20;
+  auto p = std::make_unique<ScriptedProvider>();
+  for (int i = 0; i < 2; ++i) {
+    p->add(Agent::planner, plan_answer("x"));
+    p->add(Agent::coder, code_answer(spmv_kernel("// fake-eval: speed=2\n")));
+  }
+  auto req = t.request();
+  req.tasks = {"spmv_csr"};
+  req.precisions = {mskb::Precision::fp32, mskb::Precision::bf16};
+  req.config.rounds = 1;
+  req.jobs = 2;
+  req.gpus = {"5", "7"};
+  t.run(req, std::move(p));
+  std::map<std::string, std::set<std::string>> lanes_of;
+  std::set<std::string> used;
+  for (const auto& [precision, gpu] : t.evaluator.gpus) {
+    lanes_of[precision].insert(gpu);
+    used.insert(gpu);
+  }
+  ASSERT_EQ(lanes_of.size(), 2u);
+  for (const auto& [precision, lanes] : lanes_of) EXPECT_EQ(lanes.size(), 1u) << precision << " moved between GPUs";
+  EXPECT_EQ(used, (std::set<std::string>{"5", "7"}));
+  EXPECT_LE(t.evaluator.max_in_flight, 2);
 }

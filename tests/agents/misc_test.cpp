@@ -134,6 +134,31 @@ TEST(Executor, LanesLimitConcurrentGpuWork) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   });
   EXPECT_EQ(two.max_in_use(), 2);
+  // Affinity: lane `k % lanes`, each with its device; a busy lane makes its own users wait.
+  cudamaster::exec::GpuLanes devs(std::vector<std::string>{"3", "GPU-x"});
+  EXPECT_EQ(devs.lanes(), 2);
+  {
+    auto a = devs.acquire(4);
+    EXPECT_EQ(a.lane(), 0);
+    EXPECT_EQ(a.device(), "3");
+    auto b = devs.acquire(1);
+    EXPECT_EQ(b.device(), "GPU-x");
+  }
+  std::atomic<int> on_lane1{0}, peak1{0};
+  cudamaster::exec::run_pool(6, 6, [&](std::size_t i) {
+    auto lease = devs.acquire(static_cast<int>(i));
+    if (lease.lane() == 1) {
+      const int n = ++on_lane1;
+      int pk = peak1.load();
+      while (n > pk && !peak1.compare_exchange_weak(pk, n)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      --on_lane1;
+    }
+  });
+  EXPECT_EQ(peak1.load(), 1);
+  cudamaster::exec::GpuLanes inherit(1);
+  EXPECT_EQ(inherit.acquire().device(), "");
   std::atomic<int> ran{0};
   cudamaster::exec::run_pool(5, 3, [&](std::size_t) { ++ran; });
   EXPECT_EQ(ran.load(), 5);

@@ -120,6 +120,7 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
       std::lock_guard<std::mutex> lock(mutex_);
       max_in_flight = std::max(max_in_flight, now);
       libraries.push_back(r.library);
+      gpus.push_back({mskb::to_string(r.precision), r.gpu});
     }
     if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
     mskb::ContenderResult res;
@@ -167,6 +168,7 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
   int delay_ms = 0;
   double jitter = 1.0;  // multiplies every time (a "different GPU")
   std::vector<std::string> libraries;
+  std::vector<std::pair<std::string, std::string>> gpus;  // (precision, lane device) per evaluation
 
  private:
   std::mutex mutex_;

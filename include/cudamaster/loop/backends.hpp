@@ -61,6 +61,7 @@ struct EvalRequest {
   std::string contender;  // baseline | vendor | candidate
   std::string kernel;     // the kernel file (for messages)
   std::string library;    // the built shared object
+  std::string gpu;        // CUDA_VISIBLE_DEVICES of the GPU lane it runs on; empty: inherited
 };
 
 class CandidateEvaluator {
@@ -93,6 +94,7 @@ struct ProfileRequest {
   bool trusted = false;          // the task's own file (may link vendor libraries)
   bool allow_libraries = false;
   std::string mode = "filtered"; // filtered | full
+  std::string gpu;               // CUDA_VISIBLE_DEVICES of the GPU lane; empty: inherited
 };
 
 struct ProfileSummary {

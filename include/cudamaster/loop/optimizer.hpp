@@ -96,9 +96,9 @@ struct OptimizeRequest {
   std::string db_path = "cudamaster.db";
   std::string out_dir;                        // "" = cudamaster-out/run-<id>
   int jobs = 1;                               // concurrent conversations
-  // GPU lanes. Keep 1 until mskb::EvalOptions can pin an evaluation to a device (it cannot set
-  // CUDA_VISIBLE_DEVICES for the runner yet): more lanes would share GPU 0.
-  int gpus = 1;
+  // GPU lanes: the CUDA_VISIBLE_DEVICES value of each (mskb::gpu_lanes); empty = one lane on the
+  // process's GPU. A job keeps to one lane; a lane runs one evaluation or profile at a time.
+  std::vector<std::string> gpus;
   std::optional<std::int64_t> resume;         // continue this run (its recorded config wins)
   std::string prompts_dir;                    // "" = agents::default_prompts_dir()
   nlohmann::json device;                      // device info (name, ceilings), recorded with the run

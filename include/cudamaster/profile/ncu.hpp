@@ -60,6 +60,7 @@ struct NcuOptions {
   double timeout_s = 300;        // the profiling run (ncu replays each kernel once per pass)
   double import_timeout_s = 120;
   std::string work_dir;          // report, CSV and log go here; empty: a fresh temp dir per run
+  std::vector<std::pair<std::string, std::string>> env;  // extra environment (CUDA_VISIBLE_DEVICES of a GPU lane)
 };
 
 // The binary to run, or "" when there is none. An explicit path (or $CM_NCU) is used as given

@@ -40,6 +40,7 @@ struct TaskProfileOptions {
   std::string report_dir;           // keep report, CSV, logs here; empty: a temp dir, removed after
   bool sol_fallback = true;         // classify from the SOL model when counters are unavailable
   double fallback_timeout_s = 600;
+  std::string gpu;                  // CUDA_VISIBLE_DEVICES for ncu and the runner; empty: inherited
 };
 
 using Progress = std::function<void(const std::string&)>;

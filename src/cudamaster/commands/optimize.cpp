@@ -3,6 +3,7 @@
 // Exit codes: 0 finished, 3 stopped early and resumable (budget, wall clock, interrupt, LLM
 // error), 1 failed, 2 usage errors.
 #include <csignal>
+#include <cstdlib>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -23,6 +24,7 @@
 #include "mskb/compiler.hpp"
 #include "mskb/evaluator.hpp"
 #include "mskb/registry.hpp"
+#include "mskb/suite.hpp"
 #endif
 
 namespace cudamaster::cli {
@@ -38,6 +40,7 @@ struct OptimizeOptions {
   std::string precision = "fp32";
   std::string llm;
   int rounds = 5, debug_loops = 3, patience = 3, jobs = 1;
+  std::vector<int> gpus;
   std::string profile = "filtered";
   bool no_planner = false;
   double budget_usd = -1, max_minutes = -1, min_gain = 0.02;
@@ -154,6 +157,17 @@ void run_optimize_command(const OptimizeOptions& o) {
     }
   }
 
+  // GPU lanes: every visible GPU unless --gpus picks some; a job keeps to one of them.
+  try {
+    const json id = mskb::query_device("identify");
+    req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
+    if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!o.gpus.empty()) throw std::invalid_argument(std::string("--gpus: ") + e.what());
+  }
+
   g_interrupted.store(false);
   std::signal(SIGINT, on_sigint);
   auto progress = [&](const std::string& line) {
@@ -201,7 +215,8 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent)");
   cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run (over all its sessions)");
   cmd->add_option("--min-gain", o->min_gain, "Smallest relative gain in P a candidate must show beyond the noise (default 0.02)");
-  cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; GPU work stays one at a time)");
+  cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; one GPU evaluation at a time per GPU)");
+  cmd->add_option("--gpus", o->gpus, "GPU ordinals to evaluate on, e.g. 0,1 (default: every visible GPU; a task keeps to one)")->delimiter(',');
   cmd->add_option("--db", o->db, "Run store (SQLite); default ./cudamaster.db");
   cmd->add_option("--resume", o->resume, "Continue run RUN where it stopped (its recorded configuration is used)");
   cmd->add_option("--out", o->out, "Output folder for the best kernels (default cudamaster-out/run-<id>)");

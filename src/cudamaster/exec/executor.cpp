@@ -8,6 +8,22 @@ namespace cudamaster::exec {
 
 GpuLanes::GpuLanes(int lanes) : busy_(static_cast<std::size_t>(std::max(1, lanes)), false) {}
 
+GpuLanes::GpuLanes(std::vector<std::string> devices)
+    : busy_(std::max<std::size_t>(1, devices.size()), false), devices_(std::move(devices)) {}
+
+std::string GpuLanes::device(int lane) const {
+  return static_cast<std::size_t>(lane) < devices_.size() ? devices_[static_cast<std::size_t>(lane)] : std::string();
+}
+
+GpuLanes::Lease GpuLanes::acquire(int affinity) {
+  const std::size_t lane = static_cast<std::size_t>(std::max(0, affinity)) % busy_.size();
+  std::unique_lock<std::mutex> lock(mutex_);
+  freed_.wait(lock, [&] { return !busy_[lane]; });
+  busy_[lane] = true;
+  max_in_use_ = std::max(max_in_use_, ++in_use_);
+  return Lease(*this, static_cast<int>(lane));
+}
+
 GpuLanes::Lease::~Lease() {
   if (owner_ != nullptr) owner_->release(lane_);
 }
@@ -31,7 +47,7 @@ void GpuLanes::release(int lane) {
     busy_[static_cast<std::size_t>(lane)] = false;
     --in_use_;
   }
-  freed_.notify_one();
+  freed_.notify_all();  // waiters may want a particular lane
 }
 
 int GpuLanes::max_in_use() const {

@@ -55,7 +55,10 @@ mskb::CompileResult compile_result_from_json(const json& j) {
 // ---- evaluating
 
 mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
-  return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, options_);
+  if (r.gpu.empty()) return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, options_);
+  mskb::EvalOptions o = options_;
+  o.env.push_back({"CUDA_VISIBLE_DEVICES", r.gpu});
+  return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, o);
 }
 
 namespace {

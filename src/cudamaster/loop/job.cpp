@@ -388,8 +388,9 @@ class Job {
     check_interrupt();
     mskb::ContenderResult r;
     {
-      exec::GpuLanes::Lease lease = sv_.gpu->acquire();
-      r = sv_.evaluator->evaluate({&spec_, p_, contender, c.file, library});
+      // A job keeps to one GPU: its baseline, vendor and candidates are compared on one device.
+      exec::GpuLanes::Lease lease = sv_.gpu->acquire(static_cast<int>(info_.id));
+      r = sv_.evaluator->evaluate({&spec_, p_, contender, c.file, library, lease.device()});
     }
     const Score s = contender == "baseline" ? score_result(r, r, nullptr)
                                             : score_result(r, have_baseline_ ? baseline_ : r, have_vendor_ ? &vendor_ : nullptr);
@@ -419,8 +420,8 @@ class Job {
     check_interrupt();
     ProfileSummary s;
     {
-      exec::GpuLanes::Lease lease = sv_.gpu->acquire();
-      s = sv_.profiler->profile({&spec_, p_, best_.file, best_.trusted, cfg_.allow_libraries, cfg_.profile});
+      exec::GpuLanes::Lease lease = sv_.gpu->acquire(static_cast<int>(info_.id));
+      s = sv_.profiler->profile({&spec_, p_, best_.file, best_.trusted, cfg_.allow_libraries, cfg_.profile, lease.device()});
     }
     store::ProfileRow row;
     row.job_id = info_.id;

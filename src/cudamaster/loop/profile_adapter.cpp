@@ -24,6 +24,7 @@ class CmProfileProvider final : public ProfileProvider {
       o.precision = r.precision;
       o.allow_libraries = r.allow_libraries || r.trusted;
       o.runner = runner_;
+      o.gpu = r.gpu;
       const profile::ProfileOutcome out = profile::profile_task(o);
       const profile::RenderMode mode = profile::parse_render_mode(r.mode);
       s.ok = true;

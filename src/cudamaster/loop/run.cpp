@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
@@ -211,7 +212,8 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
     own_profiler = make_cm_profile_provider();
     profiler = own_profiler.get();
   }
-  exec::GpuLanes lanes(request.gpus);
+  exec::GpuLanes lanes = request.gpus.empty() ? exec::GpuLanes(1) : exec::GpuLanes(request.gpus);
+  if (request.gpus.size() > 1) say(fmt::format("GPU lanes: {} (CUDA_VISIBLE_DEVICES {})", request.gpus.size(), fmt::join(request.gpus, ",")));
 
   Services sv;
   sv.store = store.get();

@@ -185,6 +185,7 @@ NcuResult<NcuCapture> NcuRunner::profile(const std::vector<std::string>& app) co
 
   mskb::SpawnOptions so;
   so.argv = cap.command;
+  so.env = o_.env;
   so.log_path = cap.log_path;
   so.initial_timeout_s = o_.timeout_s;
   so.report_fd = 3;

@@ -77,6 +77,7 @@ Timing time_with_harness(const mskb::TaskSpec& spec, const TaskProfileOptions& o
   std::ofstream(req_path) << json(req).dump(1);
   mskb::SpawnOptions sp;
   sp.argv = {mskb::runner_path(o.runner), req_path, "3"};
+  if (!o.gpu.empty()) sp.env.push_back({"CUDA_VISIBLE_DEVICES", o.gpu});
   sp.log_path = (fs::path(dir) / "timing-runner.log").string();
   sp.initial_timeout_s = o.fallback_timeout_s;
   sp.report_fd = 3;
@@ -268,6 +269,7 @@ ProfileOutcome profile_task(const TaskProfileOptions& o, const Progress& progres
   }
   NcuOptions nopt = o.ncu;
   nopt.work_dir = work.path();
+  if (!o.gpu.empty()) nopt.env.push_back({"CUDA_VISIBLE_DEVICES", o.gpu});
   const NcuRunner ncu(nopt);
   say(progress, fmt::format("profiling {} {} at {} under ncu", spec.name, mskb::to_string(o.precision), shape.str()));
   auto cap = ncu.profile({runner, req_path, "3"});
