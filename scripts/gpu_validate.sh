@@ -5,9 +5,12 @@
 #               test of every shipped and wrong/ kernel sharded 4 ways per GPU)
 #     agents    the replay demo of `cudamaster optimize` (store + summary) and `cudamaster profile`
 #               on the slice tasks, each timed
+#     check     `mskb check` of the shipped baseline + vendor of $TASKS (default all), both precisions
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
 #               $BUDGET s per shape (default 0.1), one lane per GPU -> run.json / run.md
+# SKIP_BUILD=1 uses the existing build (for phases started in parallel on different GPUs after one
+# `gpu_validate.sh build`; pin each with CUDA_VISIBLE_DEVICES).
 # Outputs land in $OUT (default ./gpu-out), bundled at the end into $OUT/results.tgz (BUNDLE=0 keeps them loose). A .deb/ folder (scripts/prefix-deps.sh download) is
 # unpacked first so the run store (SQLite headers) builds on machines that lack them.
 set -uo pipefail
@@ -29,9 +32,11 @@ t0=$(date +%s)
 if [ -d .deb ] && ls .deb/*.deb >/dev/null 2>&1; then
   scripts/prefix-deps.sh unpack > "$OUT/prefix.log" 2>&1 && export MSKB_PREFIX=$PWD/.prefix
 fi
-cmake --preset gpu > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build --preset gpu -j "$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s on $ngpu GPU(s)"
+if [ -z "${SKIP_BUILD:-}" ]; then
+  cmake --preset gpu > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+  cmake --build --preset gpu -j "$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  echo "build: $(( $(date +%s) - t0 )) s on $ngpu GPU(s)"
+fi
 B=build/gpu/apps
 mskb=$B/mskb
 export MSKB_RUNNER=$PWD/$B/mskb-runner MSKB_TEST_KERNELS=$PWD/tests/gpu/kernels
@@ -96,6 +101,13 @@ if [[ $phases == *,agents,* ]]; then
     done
   done
   (cd "$OUT" && tar czf profiles.tgz profile.*.json && rm -f profile.*.json)
+fi
+
+if [[ $phases == *,check,* ]]; then
+  t1=$(date +%s)
+  $mskb check "${sel[@]}" --checks-per-gpu "${CHECKS_PER_GPU:-4}" --json "$OUT/check.json" > "$OUT/check.log" 2> "$OUT/check.progress"
+  echo "check rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/check.log") pass, $(grep -c '^FAIL' "$OUT/check.log") fail"
+  grep '^FAIL' "$OUT/check.log" | head -30
 fi
 
 if [[ $phases == *,memcheck,* ]]; then
