@@ -5,7 +5,7 @@
 #               test of every shipped and wrong/ kernel sharded 4 ways per GPU)
 #     agents    the replay demo of `cudamaster optimize` (store + summary) and `cudamaster profile`
 #               on the slice tasks, each timed
-#     check     `mskb check` of the shipped baseline + vendor of $TASKS (default all), both precisions
+#     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
 #               $BUDGET s per shape (default 0.1), one lane per GPU -> run.json / run.md
@@ -105,7 +105,7 @@ fi
 
 if [[ $phases == *,check,* ]]; then
   t1=$(date +%s)
-  $mskb check "${sel[@]}" --checks-per-gpu "${CHECKS_PER_GPU:-4}" --json "$OUT/check.json" > "$OUT/check.log" 2> "$OUT/check.progress"
+  $mskb check "${sel[@]}" --contenders "${CONTENDERS:-baseline,vendor,wrong}" --checks-per-gpu "${CHECKS_PER_GPU:-4}" --json "$OUT/check.json" > "$OUT/check.log" 2> "$OUT/check.progress"
   echo "check rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/check.log") pass, $(grep -c '^FAIL' "$OUT/check.log") fail"
   grep '^FAIL' "$OUT/check.log" | head -30
 fi

@@ -23,7 +23,7 @@ struct KernelFile {
 struct SuitePlan {
   std::vector<std::string> tasks;
   std::vector<Precision> precisions = {Precision::fp32, Precision::bf16};
-  std::vector<std::string> contenders = {"baseline", "vendor"};  // shipped contenders to include
+  std::vector<std::string> contenders = {"baseline", "vendor"};  // shipped contenders: baseline, vendor, wrong (check only)
   std::vector<std::string> kernels;   // user kernel files (single task only)
   EvalOptions eval;
   CompileOptions compile;
@@ -38,7 +38,9 @@ struct SuitePlan {
 struct ContenderRun {
   ContenderResult result;
   CompileResult build;
-  std::string gpu;  // the CUDA_VISIBLE_DEVICES entry of the lane that evaluated it
+  std::string gpu;     // the CUDA_VISIBLE_DEVICES entry of the lane that evaluated it
+  std::string expect;  // wrong/ kernels: the declared disposition (the run is right when it matches)
+  bool as_expected() const { return expect.empty() ? is_correct(result.disposition) : result.disposition == expect; }
 };
 
 struct SuiteReport {

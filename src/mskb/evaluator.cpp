@@ -299,6 +299,7 @@ json device_info(bool refresh, const std::string& runner) {
   std::ofstream(tmp) << d.dump(2);
   fs::rename(tmp, cache, ec);
   d["cached"] = false;
+  d["device_count"] = id.value("device_count", 1);
   return d;
 }
 

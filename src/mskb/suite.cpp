@@ -91,6 +91,7 @@ struct Item {
   Precision precision;
   KernelFile kernel;
   std::shared_future<CompileResult> build;
+  std::string expect;  // wrong/ kernels: the disposition their header declares
 };
 
 json num_or_null(double x) { return std::isfinite(x) && x > 0 ? json(x) : json(nullptr); }
@@ -204,10 +205,16 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
   for (const auto& name : plan.tasks) {
     const TaskSpec& spec = get_task(name);
     for (Precision p : plan.precisions) {
-      for (auto& k : shipped_kernels(spec, p, plan.contenders)) items.push_back({&spec, p, k, pool.submit(k)});
+      for (auto& k : shipped_kernels(spec, p, plan.contenders)) items.push_back({&spec, p, k, pool.submit(k), ""});
+      if (std::find(plan.contenders.begin(), plan.contenders.end(), "wrong") != plan.contenders.end())
+        for (const auto& w : wrong_kernels(spec)) {
+          if (std::find(w.precisions.begin(), w.precisions.end(), p) == w.precisions.end()) continue;
+          KernelFile k{w.path, "wrong/" + fs::path(w.path).stem().string(), true};
+          items.push_back({&spec, p, k, pool.submit(k), w.expect.empty() ? std::string("(no mskb-expect header)") : w.expect});
+        }
       for (const auto& path : plan.kernels) {
         KernelFile k{path, fs::path(path).stem().string(), false};
-        items.push_back({&spec, p, k, pool.submit(k)});
+        items.push_back({&spec, p, k, pool.submit(k), ""});
       }
     }
   }
@@ -246,6 +253,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
     ContenderRun run;
     run.build = it.build.get();
     run.gpu = lane;
+    run.expect = it.expect;
     ContenderResult& r = run.result;
     r.task = it.spec->name;
     r.precision = to_string(it.precision);
@@ -283,7 +291,9 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
         r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
       }
     }
-    say(fmt::format("{}: {}{} ({:.1f} s{})", label, r.disposition, r.message.empty() ? "" : " - " + r.message,
+    say(fmt::format("{}: {}{}{} ({:.1f} s{})", label, r.disposition,
+                    it.expect.empty() ? "" : (r.disposition == it.expect ? " (as declared)" : " (DECLARED " + it.expect + ")"),
+                    r.message.empty() ? "" : " - " + r.message,
                     r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
         true);
     return std::optional<ContenderRun>{std::move(run)};
@@ -331,7 +341,8 @@ json SuiteReport::to_json() const {
                           {"failure", r.failure},
                           {"build", {{"ok", run.build.ok}, {"cache_hit", run.build.cache_hit}, {"seconds", run.build.seconds}, {"key", run.build.key}}},
                           {"seconds", r.seconds},
-                          {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)}});
+                          {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)},
+                          {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
     std::map<std::string, std::vector<WeightedSample>> weighted;
     std::map<std::string, std::vector<double>> speedups;
     for (const auto& t : r.timings) {

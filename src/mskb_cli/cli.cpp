@@ -135,7 +135,7 @@ int mskb_main(int argc, char** argv) {
     c->add_flag("-q,--quiet", quiet, "No progress on stderr");
     c->add_option("--gpus", gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
     c->add_flag("--all", all, "Every task");
-    c->add_option("--contenders", contenders, "Shipped contenders to include: baseline,vendor (or none)");
+    c->add_option("--contenders", contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition)");
   };
   auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
   add_common(run);
@@ -238,7 +238,9 @@ int mskb_main(int argc, char** argv) {
     if (contenders != "none" && !(*check && !kernels.empty())) {
       std::stringstream ss(contenders);
       for (std::string c; std::getline(ss, c, ',');) {
-        if (c != "baseline" && c != "vendor") throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor or none)");
+        if (c == "wrong" && !*check) throw std::invalid_argument("--contenders wrong is for mskb check (wrong/ kernels are judged, not timed)");
+        if (c != "baseline" && c != "vendor" && c != "wrong")
+          throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor, wrong or none)");
         plan.contenders.push_back(c);
       }
     }
@@ -271,11 +273,15 @@ int mskb_main(int argc, char** argv) {
     const SuiteReport report = run_suite(plan, stderr_progress(quiet));
     int failures = 0;
     for (const auto& r : report.runs)
-      if (!is_correct(r.result.disposition)) ++failures;
+      if (!r.as_expected()) ++failures;
     if (*check) {
       for (const auto& r : report.runs) {
         const auto& c = r.result;
-        if (is_correct(c.disposition))
+        if (!r.expect.empty())
+          std::cout << fmt::format("{} {} {} {}: {}{}\n", r.as_expected() ? "PASS" : "FAIL", c.task, c.precision, c.contender,
+                                   r.as_expected() ? "rejected as declared: " + c.disposition : "declared " + r.expect + ", got " + c.disposition,
+                                   c.message.empty() ? "" : " - " + c.message);
+        else if (is_correct(c.disposition))
           std::cout << fmt::format("PASS {} {} {}: {}/{} checks (paper + held-out, every element)\n", c.task, c.precision,
                                    fs::path(c.kernel).filename().string(), c.checks_passed, c.checks_total);
         else

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <set>
 
 #include "support.hpp"
 #if CM_HAVE_HTTPLIB
@@ -29,7 +30,7 @@ struct Proc {
 
 // Starts the binary with `args` and extra environment; stdout/stderr go to files in `dir`.
 pid_t spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const std::string& dir,
-            const std::string& tag) {
+            const std::string& tag, const std::string& program = CM_CUDAMASTER_BIN) {
   std::vector<std::string> envs;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string kv = *e;
@@ -44,7 +45,7 @@ pid_t spawn(const std::vector<std::string>& args, const std::map<std::string, st
     (void)o;
     (void)e;
     std::vector<char*> argv, envp;
-    static std::string bin = CM_CUDAMASTER_BIN;
+    std::string bin = program;
     argv.push_back(bin.data());
     std::vector<std::string> a = args;
     for (auto& s : a) argv.push_back(s.data());
@@ -77,9 +78,9 @@ struct Cli {
            {"MSKB_CACHE_DIR", dir.file("cache")},
            {"FAKE_RUNNER_LOG", dir.file("runner.log")}};
   }
-  Proc run(const std::vector<std::string>& args) {
+  Proc run(const std::vector<std::string>& args, const std::string& program = CM_CUDAMASTER_BIN) {
     const std::string tag = "run" + std::to_string(++runs);
-    return finish(spawn(args, env, dir.file(""), tag), dir.file(""), tag);
+    return finish(spawn(args, env, dir.file(""), tag, program), dir.file(""), tag);
   }
   std::string db() const { return dir.file("runs.db"); }
 };
@@ -303,3 +304,38 @@ TEST(Cli, LiveRoundAgainstALoopbackOpenAICompatibleServer) {
   EXPECT_EQ(summary["tokens"]["input"], 2400);
 }
 #endif
+
+// mskb itself over the fake runner: a timed run spreads (task, precision) groups over the GPU
+// lanes and keeps each group on one GPU; wrong/ kernels are judged against their declared
+// disposition (the fake runner passes everything, so each one is a FAIL and the exit code is 1).
+TEST(MskbCli, LanesKeepEachGroupOnOneGpuAndWrongKernelsMustMatchTheirDeclaration) {
+  Cli c;
+  c.env["FAKE_GPUS"] = "2";
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "150";
+  c.env.erase("CUDA_VISIBLE_DEVICES");
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--json", c.dir.file("run.json")}, CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  std::set<std::string> used;
+  for (const std::string& line : read_lines(c.dir.file("runner.log"))) {
+    const auto at = line.find(" gpu=");
+    ASSERT_NE(at, std::string::npos) << "a runner without CUDA_VISIBLE_DEVICES: " << line;
+    used.insert(line.substr(at + 5));
+  }
+  EXPECT_EQ(used, (std::set<std::string>{"0", "1"}));
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  std::map<std::string, std::set<std::string>> by_precision;
+  for (const json& r : report["contenders"]) by_precision[r["precision"].get<std::string>()].insert(r["gpu"].get<std::string>());
+  ASSERT_EQ(by_precision.size(), 2u);
+  for (const auto& [prec, gpus] : by_precision) EXPECT_EQ(gpus.size(), 1u) << prec << ": baseline and vendor on different GPUs";
+  EXPECT_NE(*by_precision["fp32"].begin(), *by_precision["bf16"].begin());
+
+  const Proc bad = c.run({"run", "--task", "spmv_csr", "--gpus", "2"}, CM_MSKB_BIN);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--gpus: no GPU 2 (2 visible)"), std::string::npos) << bad.err;
+
+  const Proc wrong = c.run({"check", "--task", "spmv_csr", "--contenders", "wrong", "--gpus", "1", "--precision", "fp32"}, CM_MSKB_BIN);
+  EXPECT_EQ(wrong.code, 1) << wrong.err;
+  EXPECT_NE(wrong.out.find("FAIL spmv_csr fp32 wrong/"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find(", got passed"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find("PASS"), std::string::npos) << wrong.out;
+}

@@ -2,7 +2,8 @@
 // protocol (mskb/protocol.hpp: a request file, JSON-lines events on a report fd) without a GPU.
 // The "library" it is given is the kernel source (the fake nvcc copies it), and the source's
 // markers (fake_markers.hpp) decide the verdict and the timings. FAKE_RUNNER_LOG, when set, gets
-// one line per evaluation (the library path), so tests can count evaluations.
+// one line per evaluation (the library path, then " gpu=N" when CUDA_VISIBLE_DEVICES is set), so
+// tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports.
 #include <signal.h>
 #include <unistd.h>
 
@@ -65,8 +66,11 @@ int main(int argc, char** argv) {
   const json req = json::parse(f, nullptr, false);
   if (req.is_discarded()) return 2;
   const std::string mode = req.value("mode", "evaluate");
+  // FAKE_GPUS: how many GPUs the fake machine has (identify's device_count; default 1).
+  const char* gpus = std::getenv("FAKE_GPUS");
+  const int device_count = gpus != nullptr ? std::atoi(gpus) : 1;
   if (mode == "identify") {
-    emit({{"event", "device"}, {"name", "Fake H200"}, {"uuid", "GPU-fake-agents-0001"}, {"sms", 132}});
+    emit({{"event", "device"}, {"name", "Fake H200"}, {"uuid", "GPU-fake-agents-0001"}, {"sms", 132}, {"device_count", device_count}});
     emit({{"event", "done"}});
     return 0;
   }
@@ -79,7 +83,8 @@ int main(int argc, char** argv) {
   const std::string library = req.value("library", "");
   const cmtest::Markers m = cmtest::read_markers(cmtest::slurp(library));
   if (const char* log = std::getenv("FAKE_RUNNER_LOG"); log != nullptr && *log != '\0') {
-    std::ofstream(log, std::ios::app) << library << "\n";
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::ofstream(log, std::ios::app) << library << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
   }
   int sleep_ms = m.sleep_ms;
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
