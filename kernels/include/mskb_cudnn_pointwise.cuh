@@ -2,10 +2,11 @@
 // shared by the activation tasks' vendor contenders (kernels/include is on every kernel build's include path). The cuDNN frontend C++
 // headers are not part of the toolkit, so this talks to the backend descriptors directly.
 // Per (chain, N, data type, parameters) it builds the operation graph once, asks the heuristics
-// (mode A, then FALLBACK) for engine configurations, keeps the first execution plan that finalizes,
-// and caches it; a call then only builds a variant pack and executes on the handle's stream (the
-// legacy default stream). Several 3-D and 4-D views of the vector are tried, because the pointwise
-// engines accept only some layouts.
+// (mode A, then FALLBACK) for engine configurations, keeps the first execution plan that finalizes
+// AND runs (a trial execution on the first call's buffers), and caches it; a call then only builds
+// a variant pack and executes on the handle's stream (the legacy default stream). Several 3-D and
+// 4-D views of the vector are tried, because the pointwise engines accept only some layouts; where
+// no engine runs at N, the vector is processed in the largest power-of-two chunks one does run on.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -124,9 +125,42 @@ inline cudnnBackendDescriptor_t make_pointwise_op(Plan& p, const Node& node, cud
   return ok ? op : nullptr;
 }
 
+// Executes `plan` once on x -> y; the cuDNN status (a launch the driver refuses is reported here).
+inline cudnnStatus_t execute_plan(cudnnBackendDescriptor_t plan, int64_t workspace, const void* x, void* y, const float* scalar) {
+  cudnnHandle_t handle = mskb_vendor::cudnn();
+  void* ws = workspace > 0 ? mskb_vendor::workspace().get(static_cast<size_t>(workspace)) : nullptr;
+  int64_t uids[3] = {kUidX, kUidY, kUidScalar};
+  void* ptrs[3] = {const_cast<void*>(x), y, const_cast<float*>(scalar)};
+  const int64_t count = scalar ? 3 : 2;
+  Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  cudnnBackendDescriptor_t vp = pack.get();
+  if (!vp) return CUDNN_STATUS_ALLOC_FAILED;
+  cudnnStatus_t st = cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, count, uids);
+  if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, count, ptrs);
+  if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
+  if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendFinalize(vp);
+  if (st == CUDNN_STATUS_SUCCESS) st = cudnnBackendExecute(handle, plan, vp);
+  return st;
+}
+
+// A plan is kept only if it runs: some engines finalize for a size and then fail at launch
+// (seen on the H200: CUDNN_STATUS_EXECUTION_FAILED_CUDA_DRIVER for GELU at N=3000017). The trial
+// runs on the call's own buffers (its output is overwritten by the real run that follows).
+struct Trial {
+  const void* x;
+  void* y;
+  const float* scalar;
+  bool accepts(cudnnBackendDescriptor_t plan, int64_t workspace) const {
+    const cudnnStatus_t st = execute_plan(plan, workspace, x, y, scalar);
+    const cudaError_t launch = cudaGetLastError();  // clears a refused launch (not sticky)
+    if (st != CUDNN_STATUS_SUCCESS || launch != cudaSuccess) return false;
+    return cudaDeviceSynchronize() == cudaSuccess;
+  }
+};
+
 // Tries to build a finalized execution plan for `nodes` with one view (dims/strides) of the vector.
 inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& nodes, cudnnDataType_t io,
-                      const std::vector<int64_t>& dims, const std::vector<int64_t>& strides) {
+                      const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, const Trial& trial) {
   const std::vector<int64_t> ones(dims.size(), 1);
   cudnnBackendDescriptor_t x = make_tensor(p, kUidX, io, dims, strides, false, false);
   cudnnBackendDescriptor_t y = make_tensor(p, kUidY, io, dims, strides, false, false);
@@ -185,7 +219,8 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
         continue;
       int64_t ws = 0, n = 0;
       if (cudnnBackendGetAttribute(plan, CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE, CUDNN_TYPE_INT64, 1, &n, &ws) !=
-          CUDNN_STATUS_SUCCESS)
+              CUDNN_STATUS_SUCCESS ||
+          !trial.accepts(plan, ws))
         continue;
       p.plan = plan;
       p.workspace = ws;
@@ -195,13 +230,9 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
   return false;
 }
 
-// The cached plan for this chain and size; aborts (like MSKB_VENDOR_CHECK) if cuDNN offers none.
-inline const Plan& plan_for(const std::string& key, const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n) {
-  static std::map<std::string, std::unique_ptr<Plan>> cache;
-  auto it = cache.find(key);
-  if (it != cache.end()) return *it->second;
+// A plan that runs on `n` elements, or null: views of the packed vector, most likely first.
+inline std::unique_ptr<Plan> build_plan(const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n, const Trial& trial) {
   cudnnHandle_t handle = mskb_vendor::cudnn();
-  // Views of the packed vector, most likely supported first.
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views = {
       {{1, 1, n}, {n, n, 1}},        // 3-D, innermost dimension packed
       {{1, n, 1}, {n, 1, 1}},        // 3-D, middle dimension packed
@@ -211,32 +242,67 @@ inline const Plan& plan_for(const std::string& key, const std::vector<Node>& nod
   };
   for (const auto& v : views) {
     auto p = std::make_unique<Plan>();
-    if (try_build(*p, handle, nodes, io, v.first, v.second)) {
-      const Plan& ref = *p;
-      cache.emplace(key, std::move(p));
-      return ref;
-    }
+    if (try_build(*p, handle, nodes, io, v.first, v.second, trial)) return p;
   }
-  std::fprintf(stderr, "cuDNN graph API: no engine configuration finalizes for pointwise chain '%s' (N=%lld)\n", key.c_str(),
-               static_cast<long long>(n));
-  std::abort();
+  return nullptr;
 }
 
-// Runs the plan: x -> chain -> y, with `scalar` (host FP32) as the by-value second operand if used.
-inline void execute(const Plan& p, const void* x, void* y, const float* scalar) {
-  cudnnHandle_t handle = mskb_vendor::cudnn();
-  void* ws = p.workspace > 0 ? mskb_vendor::workspace().get(static_cast<size_t>(p.workspace)) : nullptr;
-  int64_t uids[3] = {kUidX, kUidY, kUidScalar};
-  void* ptrs[3] = {const_cast<void*>(x), y, const_cast<float*>(scalar)};
-  const int64_t count = scalar ? 3 : 2;
-  Desc pack(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-  cudnnBackendDescriptor_t vp = pack.get();
-  if (!vp) MSKB_VENDOR_CHECK(CUDNN_STATUS_ALLOC_FAILED);
-  MSKB_VENDOR_CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, count, uids));
-  MSKB_VENDOR_CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, count, ptrs));
-  MSKB_VENDOR_CHECK(cudnnBackendSetAttribute(vp, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws));
-  MSKB_VENDOR_CHECK(cudnnBackendFinalize(vp));
-  MSKB_VENDOR_CHECK(cudnnBackendExecute(handle, p.plan, vp));
+// How a chain runs on N elements: one plan over the whole vector, or, where cuDNN has no engine
+// that runs at this size, the largest power-of-two chunk (>= 2^16 elements, so every chunk starts
+// 16-byte aligned) that runs, plus a plan for the tail. Each chunk is one more cudnnBackendExecute
+// and is counted in the time like everything else.
+struct Runner {
+  int64_t n = 0, chunk = 0;
+  std::unique_ptr<Plan> body, tail;
+};
+
+inline const Runner& runner_for(const std::string& key, const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n,
+                                const void* x, void* y, const float* scalar) {
+  static std::map<std::string, std::unique_ptr<Runner>> cache;
+  auto it = cache.find(key);
+  if (it != cache.end()) return *it->second;
+  auto r = std::make_unique<Runner>();
+  r->n = r->chunk = n;
+  r->body = build_plan(nodes, io, n, Trial{x, y, scalar});
+  const size_t elem = io == CUDNN_DATA_FLOAT ? 4 : 2;
+  for (int64_t c = int64_t{1} << 26; !r->body && c >= (int64_t{1} << 16); c >>= 1) {
+    if (c >= n) continue;
+    auto body = build_plan(nodes, io, c, Trial{x, y, scalar});
+    if (!body) continue;
+    const int64_t rest = n % c;
+    std::unique_ptr<Plan> tail;
+    if (rest > 0) {
+      const int64_t off = (n - rest) * static_cast<int64_t>(elem);
+      tail = build_plan(nodes, io, rest, Trial{static_cast<const char*>(x) + off, static_cast<char*>(y) + off, scalar});
+      if (!tail) continue;
+    }
+    r->chunk = c;
+    r->body = std::move(body);
+    r->tail = std::move(tail);
+  }
+  if (!r->body) {
+    std::fprintf(stderr, "cuDNN graph API: no engine configuration runs pointwise chain '%s' (N=%lld)\n", key.c_str(),
+                 static_cast<long long>(n));
+    std::abort();
+  }
+  const Runner& ref = *r;
+  cache.emplace(key, std::move(r));
+  return ref;
+}
+
+// x -> chain -> y over N elements, with `scalar` (host FP32) as the by-value second operand if
+// the chain uses one. Plans are cached per `key` (chain, N, type, parameters).
+inline void run(const std::string& key, const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n, const void* x, void* y,
+                const float* scalar) {
+  const Runner& r = runner_for(key, nodes, io, n, x, y, scalar);
+  const int64_t elem = io == CUDNN_DATA_FLOAT ? 4 : 2;
+  int64_t done = 0;
+  for (; done + r.chunk <= n; done += r.chunk)
+    MSKB_VENDOR_CHECK(execute_plan(r.body->plan, r.body->workspace, static_cast<const char*>(x) + done * elem,
+                                   static_cast<char*>(y) + done * elem, scalar));
+  if (done < n)
+    MSKB_VENDOR_CHECK(execute_plan(r.tail->plan, r.tail->workspace, static_cast<const char*>(x) + done * elem,
+                                   static_cast<char*>(y) + done * elem, scalar));
 }
 
 }  // namespace mskb_pw

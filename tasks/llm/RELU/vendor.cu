@@ -61,7 +61,7 @@ extern "C" void RELU_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, int
   if (legacy_bf16 == 0) {
     const std::vector<mskb_pw::Node> chain = {{CUDNN_POINTWISE_RELU_FWD, 0.0, false}};
     const std::string key = "relu|bf16|" + std::to_string(N);
-    mskb_pw::execute(mskb_pw::plan_for(key, chain, CUDNN_DATA_BFLOAT16, N), input, output, nullptr);
+    mskb_pw::run(key, chain, CUDNN_DATA_BFLOAT16, N, input, output, nullptr);
   }
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

@@ -64,7 +64,7 @@ extern "C" void elu_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, cons
   if (legacy_bf16 == 0) {
     const std::vector<mskb_pw::Node> chain = {{CUDNN_POINTWISE_ELU_FWD, static_cast<double>(alpha), false}};
     const std::string key = "elu|bf16|" + std::to_string(N) + "|" + mskb_pw::key_num(static_cast<double>(alpha));
-    mskb_pw::execute(mskb_pw::plan_for(key, chain, CUDNN_DATA_BFLOAT16, N), input, output, nullptr);
+    mskb_pw::run(key, chain, CUDNN_DATA_BFLOAT16, N, input, output, nullptr);
   }
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

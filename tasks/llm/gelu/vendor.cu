@@ -20,7 +20,7 @@ namespace {
 void run(cudnnDataType_t type, const void* input, void* output, int N) {
   const std::vector<mskb_pw::Node> chain = {{CUDNN_POINTWISE_GELU_FWD, 0.0, false}};
   const std::string key = std::string("gelu|") + (type == CUDNN_DATA_FLOAT ? "f32|" : "bf16|") + std::to_string(N);
-  mskb_pw::execute(mskb_pw::plan_for(key, chain, type, N), input, output, nullptr);
+  mskb_pw::run(key, chain, type, N, input, output, nullptr);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ void run(cudnnDataType_t type, const void* input, void* output, int N, float alp
   const std::vector<mskb_pw::Node> chain = {{CUDNN_POINTWISE_RELU_FWD, static_cast<double>(alpha), false}};
   const std::string key = std::string("leaky_RELU|") + (type == CUDNN_DATA_FLOAT ? "f32|" : "bf16|") + std::to_string(N) + "|" +
                           mskb_pw::key_num(alpha);
-  mskb_pw::execute(mskb_pw::plan_for(key, chain, type, N), input, output, nullptr);
+  mskb_pw::run(key, chain, type, N, input, output, nullptr);
 }
 
 }  // namespace

@@ -23,7 +23,7 @@ void run(cudnnDataType_t type, const void* input, void* output, int N, float alp
                                             {CUDNN_POINTWISE_MUL, 0.0, true}};
   const std::string key =
       std::string("selu|") + (type == CUDNN_DATA_FLOAT ? "f32|" : "bf16|") + std::to_string(N) + "|" + mskb_pw::key_num(alpha);
-  mskb_pw::execute(mskb_pw::plan_for(key, chain, type, N), input, output, &lambda);
+  mskb_pw::run(key, chain, type, N, input, output, &lambda);
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ extern "C" void sigmoid_bf16(__nv_bfloat16* out, const __nv_bfloat16* input, con
   if (legacy_bf16 == 0) {
     const std::vector<mskb_pw::Node> chain = {{CUDNN_POINTWISE_SIGMOID_FWD, 0.0, false}};
     const std::string key = "sigmoid|bf16|" + std::to_string(N) + "|" + mskb_pw::key_num(0.0);
-    mskb_pw::execute(mskb_pw::plan_for(key, chain, CUDNN_DATA_BFLOAT16, N), input, out, nullptr);
+    mskb_pw::run(key, chain, CUDNN_DATA_BFLOAT16, N, input, out, nullptr);
   }
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
