@@ -51,7 +51,7 @@ TEST(Demo, ShippedCassetteReplaysTheStory) {
   EXPECT_EQ(call_trace(*s, 1), (std::vector<std::string>{"spmv_csr/planner/r1/a0", "spmv_csr/coder/r1/a0", "spmv_csr/debug/r1/a1",
                                                          "spmv_csr/debug/r1/a2", "spmv_csr/planner/r2/a0", "spmv_csr/coder/r2/a0"}));
   const std::string best = read_file(work.file("out") + "/spmv_csr_fp32.cu");
-  EXPECT_NE(best.find("spmv_csr_warp_per_row"), std::string::npos);
+  EXPECT_NE(best.find("spmv_csr_vector4"), std::string::npos);
   EXPECT_GT(res.summary["suite"]["mean_p"].get<double>(), 1.5);
   // The ablations replay too: no profile, the same agents.
   EXPECT_EQ(res.summary["config"]["loop"]["profile"], "none");
