@@ -35,14 +35,16 @@ MSKB_TASK(spmm_coo) {
       "ACCUMULATES: the caller zeroes it before the call. Use 64-bit offsets (nnz * K exceeds 2^31). Skewed inputs "
       "have a few completely dense rows.";
   spec.vendor =
-      "cuSPARSE: cusparseSpMM on a COO descriptor (cusparseCreateConstCoo; unsorted indices are allowed) with "
-      "row-major dense X and Y (CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y accumulates); the first algorithm "
-      "cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3; if none "
-      "accepts the configuration (mixed precision), the entries are sorted by row on the device (CUB radix sort) and "
-      "cusparseSpMM runs on CSR. bf16: values and X as CUDA_R_16BF with CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's "
-      "BF16-in / FP32-out mode; unsorted scatter updates would otherwise round a bf16 Y once per entry), rounded to bf16 once at "
-      "the end. The column count is not passed: "
-      "each call reduces max(col_indices) + 1 on the device (one 4-byte copy, counted in the time)";
+      "cuSPARSE: cusparseSpMM on a COO descriptor (cusparseCreateConstCoo) of a row-sorted copy of the entries: cuSPARSE's "
+      "COO format requires entries sorted by row (it gave wrong results for the unsorted ones on an H200), so each call "
+      "first sorts them on the device (CUB radix sort of packed (row, col) keys with the entry index, then a gather of "
+      "rows, columns and values); row-major dense X and Y (CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y "
+      "accumulates); the first algorithm cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (row-major), ALG_DEFAULT, COO_ALG2, "
+      "COO_ALG1, COO_ALG3; if none accepts the configuration (mixed precision), row offsets are found on the device from "
+      "the sorted rows and cusparseSpMM runs on CSR. bf16: values and X as CUDA_R_16BF with CUDA_R_32F compute and Y "
+      "staged in FP32 (cuSPARSE's BF16-in / FP32-out mode; a row's partial sums may be added to Y in several updates, "
+      "each of which would round a bf16 Y), rounded to bf16 once at the end. The column count is not passed: each call "
+      "reduces max(col_indices) + 1 on the device (one 4-byte copy). The probe, sort and gather are counted in the time";
   spec.params = {
       int_arg("rows"), int_arg("nnz"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
       in("X"),         accumulate("Y")};

@@ -1,20 +1,27 @@
-// Vendor contender: cuSPARSE generic SpMM on a COO descriptor (cusparseCreateConstCoo; the generic API
-// allows unsorted indices) with row-major dense X (cols x K) and Y (rows x K), ld = K; alpha = 1,
-// beta = 1 so Y accumulates. Algorithm: the first one cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (meant
-// for row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3; cuSPARSE restricts mixed precision to some
-// algorithms, and if it accepts none the entries are sorted by row on the device (CUB radix sort, a
-// gather and a row-offset search) and cusparseSpMM runs on CSR. BF16: values and X as CUDA_R_16BF with
-// CUDA_R_32F compute, and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode): with unsorted entries
-// every product is a separate update of Y, so a bf16 Y would be rounded once per entry; the stage is
-// rounded to bf16 once at the end (a BF16 Y directly only if cuSPARSE refuses the FP32 output). The
-// entry point is not given the column count: a small kernel reduces max(col_indices) + 1 on the device
-// (one 4-byte copy). All of it is counted in the time.
+// Vendor contender: cuSPARSE generic SpMM on a COO descriptor (cusparseCreateConstCoo) built from a
+// row-sorted copy of the entries, with row-major dense X (cols x K) and Y (rows x K), ld = K; alpha =
+// 1, beta = 1 so Y accumulates. cuSPARSE's COO format requires entries sorted by row: on an H200 it
+// returned wrong results (nearly every output) for the task's unsorted entries. So each call first
+// sorts the entries on the device: CUB radix sort (cub::DeviceRadixSort::SortPairs) of (row, col)
+// keys packed into one integer (row in the high bits; 32-bit keys when rows and columns fit in 32
+// bits, else 64-bit) with the entry index as the value, then a gather of the sorted rows, columns and
+// values into scratch. Algorithm: the first one cuSPARSE accepts of CUSPARSE_SPMM_COO_ALG4 (meant for
+// row-major), ALG_DEFAULT, COO_ALG2, COO_ALG1, COO_ALG3; cuSPARSE restricts mixed precision to some
+// algorithms, and if it accepts none, row offsets are found by a binary search over the sorted rows
+// and cusparseSpMM runs on CSR (the sorted columns and values). BF16: values and X as CUDA_R_16BF
+// with CUDA_R_32F compute, and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode): cuSPARSE's COO
+// kernels may add a row's partial sums into Y in several updates, and a bf16 Y would be rounded at
+// each; the stage is rounded to bf16 once at the end (a BF16 Y directly only if cuSPARSE refuses the
+// FP32 output). The entry point is not given the column count: a small kernel reduces
+// max(col_indices) + 1 on the device (one 4-byte copy). All of it (probe, sort, gather, staging) is
+// counted in the time; scratch is grown on demand and freed at exit.
 // mskb-link: cusparse
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cub/cub.cuh>
@@ -41,8 +48,12 @@ struct DeviceScratch {
     if (p) cudaFree(p);
   }
 };
-DeviceScratch g_probe, g_csr;
+// The column probe; the sort's keys and permutation (two buffers each); CUB's temporary storage; the
+// sorted entries; the CSR row offsets of the fallback.
+DeviceScratch g_probe, g_keys, g_perm, g_sort_tmp, g_sorted, g_offsets;
 
+constexpr int kThreads = 256;
+unsigned blocks_for(long long n) { return static_cast<unsigned>((n + kThreads - 1) / kThreads); }
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
 __global__ void max_index_kernel(const int* idx, long long n, int* out) {
@@ -68,7 +79,82 @@ int column_count(const int* col_indices, long long nnz) {
   return std::max(h + 1, 1);
 }
 
-// FP32 stage for a BF16 output (see the header), grown on demand and freed at exit.
+// ---- the entries sorted by row, then column (cuSPARSE's COO format requires row-sorted entries)
+
+// Bits that hold every index in [0, n): 0 for n <= 1.
+int index_bits(long long n) {
+  int b = 0;
+  while (b < 62 && (1LL << b) < n) ++b;
+  return b;
+}
+
+// keys[i] = row << col_bits | col (row-major order), perm[i] = i.
+template <class Key>
+__global__ void make_keys_kernel(long long n, int col_bits, const int* rows, const int* cols, Key* keys, int* perm) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    keys[i] = (static_cast<Key>(static_cast<unsigned>(rows[i])) << col_bits) | static_cast<Key>(static_cast<unsigned>(cols[i]));
+    perm[i] = static_cast<int>(i);
+  }
+}
+
+// The sorted row and column of each sorted key, and the value of the entry it came from.
+template <class Key, class T>
+__global__ void gather_kernel(long long n, int col_bits, const Key* keys, const int* perm, const T* vals, int* out_rows,
+                              int* out_cols, T* out_vals) {
+  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const Key k = keys[i];
+    out_rows[i] = static_cast<int>(k >> col_bits);
+    out_cols[i] = static_cast<int>(k & ((Key{1} << col_bits) - 1));
+    out_vals[i] = vals[perm[i]];
+  }
+}
+
+template <class T>
+struct SortedCoo {
+  const int* rows;
+  const int* cols;
+  const T* vals;
+};
+
+// CUB radix sort of the packed (row, col) keys over bits [0, end_bit), the entry index as the value,
+// then the gather into g_sorted.
+template <class Key, class T>
+SortedCoo<T> sort_with(int nnz, int col_bits, int end_bit, const T* values, const int* row_indices, const int* col_indices) {
+  const size_t n = static_cast<size_t>(nnz);
+  Key* keys = static_cast<Key*>(g_keys.get(2 * n * sizeof(Key)));
+  int* perm = static_cast<int*>(g_perm.get(2 * n * sizeof(int)));
+  cub::DoubleBuffer<Key> d_keys(keys, keys + n);
+  cub::DoubleBuffer<int> d_perm(perm, perm + n);
+  make_keys_kernel<Key>
+      <<<blocks_for(nnz), kThreads>>>(nnz, col_bits, row_indices, col_indices, d_keys.Current(), d_perm.Current());
+  MSKB_VENDOR_CHECK(cudaGetLastError());
+  size_t tmp_bytes = 0;
+  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tmp_bytes, d_keys, d_perm, nnz, 0, end_bit));
+  void* tmp = g_sort_tmp.get(std::max<size_t>(tmp_bytes, 1));  // never null: null asks for the size
+  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, d_keys, d_perm, nnz, 0, end_bit));
+  const size_t ib = align256(n * sizeof(int));
+  char* base = static_cast<char*>(g_sorted.get(2 * ib + n * sizeof(T)));
+  int* rows = reinterpret_cast<int*>(base);
+  int* cols = reinterpret_cast<int*>(base + ib);
+  T* vals = reinterpret_cast<T*>(base + 2 * ib);
+  gather_kernel<Key, T>
+      <<<blocks_for(nnz), kThreads>>>(nnz, col_bits, d_keys.Current(), d_perm.Current(), values, rows, cols, vals);
+  MSKB_VENDOR_CHECK(cudaGetLastError());
+  return {rows, cols, vals};
+}
+
+// The entries sorted by row, then column: 32-bit keys when row and column bits fit, else 64-bit.
+template <class T>
+SortedCoo<T> sort_by_row(int rows, int cols, int nnz, const T* values, const int* row_indices, const int* col_indices) {
+  const int col_bits = index_bits(cols);
+  const int end_bit = std::max(1, index_bits(rows) + col_bits);
+  if (end_bit <= 32) return sort_with<uint32_t, T>(nnz, col_bits, end_bit, values, row_indices, col_indices);
+  return sort_with<uint64_t, T>(nnz, col_bits, end_bit, values, row_indices, col_indices);
+}
+
+// ---- FP32 stage for a BF16 output (see the header), grown on demand and freed at exit.
 struct Stage {
   float* p = nullptr;
   size_t n = 0;
@@ -102,7 +188,7 @@ __global__ void narrow_kernel(long long n, const float* in, __nv_bfloat16* out) 
 void* stage_output(long long n, void* y, cudaDataType type) {
   if (type != CUDA_R_16BF) return y;
   float* s = g_stage.get(static_cast<size_t>(n));
-  widen_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const __nv_bfloat16*>(y), s);
+  widen_kernel<<<blocks_for(n), kThreads>>>(n, static_cast<const __nv_bfloat16*>(y), s);
   MSKB_VENDOR_CHECK(cudaGetLastError());
   return s;
 }
@@ -110,8 +196,7 @@ void* stage_output(long long n, void* y, cudaDataType type) {
 // Rounds the FP32 stage back into the BF16 y (once per element).
 void unstage_output(long long n, void* staged, void* y, cudaDataType type) {
   if (type != CUDA_R_16BF) return;
-  narrow_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const float*>(staged),
-                                                                 static_cast<__nv_bfloat16*>(y));
+  narrow_kernel<<<blocks_for(n), kThreads>>>(n, static_cast<const float*>(staged), static_cast<__nv_bfloat16*>(y));
   MSKB_VENDOR_CHECK(cudaGetLastError());
 }
 
@@ -156,69 +241,28 @@ bool spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t
   return false;
 }
 
-// ---- fallback: the entries sorted by row (CSR)
+// ---- fallback: CSR row offsets of the sorted entries
 
-__global__ void iota_kernel(int n, int* p) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = static_cast<int>(i);
-}
-
-template <class T>
-__global__ void gather_kernel(int n, const int* perm, const int* cols, const T* vals, int* out_cols, T* out_vals) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) {
-    out_cols[i] = cols[perm[i]];
-    out_vals[i] = vals[perm[i]];
-  }
-}
-
-// offsets[r] = first position of a key >= r in the sorted keys, r in [0, rows].
-__global__ void row_offsets_kernel(int rows, int nnz, const int* sorted_rows, int* offsets) {
+// offsets[r] = first position of a sorted row index >= r, r in [0, rows].
+__global__ void row_offsets_kernel(int rows, long long nnz, const int* sorted_rows, int* offsets) {
   const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (r > rows) return;
-  int lo = 0, hi = nnz;
+  long long lo = 0, hi = nnz;
   while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
+    const long long mid = lo + (hi - lo) / 2;
     if (sorted_rows[mid] < r)
       lo = mid + 1;
     else
       hi = mid;
   }
-  offsets[r] = lo;
+  offsets[r] = static_cast<int>(lo);
 }
 
-template <class T>
-struct CsrCopy {
-  int* offsets;
-  int* cols;
-  T* vals;
-};
-
-template <class T>
-CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indices, const int* col_indices) {
-  size_t sort_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const int*>(nullptr),
-                                                    static_cast<int*>(nullptr), static_cast<const int*>(nullptr),
-                                                    static_cast<int*>(nullptr), nnz));
-  const size_t ib = align256(static_cast<size_t>(nnz) * sizeof(int)), vb = align256(static_cast<size_t>(nnz) * sizeof(T));
-  const size_t ob = align256((static_cast<size_t>(rows) + 1) * sizeof(int));
-  char* base = static_cast<char*>(g_csr.get(4 * ib + vb + ob + align256(sort_bytes)));
-  int* keys = reinterpret_cast<int*>(base);
-  int* perm_in = reinterpret_cast<int*>(base + ib);
-  int* perm = reinterpret_cast<int*>(base + 2 * ib);
-  int* cols = reinterpret_cast<int*>(base + 3 * ib);
-  T* vals = reinterpret_cast<T*>(base + 4 * ib);
-  int* offsets = reinterpret_cast<int*>(base + 4 * ib + vb);
-  void* tmp = base + 4 * ib + vb + ob;
-  const int threads = 256;
-  const unsigned blocks = static_cast<unsigned>((static_cast<long long>(nnz) + threads - 1) / threads);
-  iota_kernel<<<blocks, threads>>>(nnz, perm_in);
-  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(tmp, sort_bytes, row_indices, keys, perm_in, perm, nnz));
-  gather_kernel<T><<<blocks, threads>>>(nnz, perm, col_indices, values, cols, vals);
-  row_offsets_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, nnz, keys,
-                                                                                                             offsets);
+const int* row_offsets(int rows, int nnz, const int* sorted_rows) {
+  int* offsets = static_cast<int*>(g_offsets.get((static_cast<size_t>(rows) + 1) * sizeof(int)));
+  row_offsets_kernel<<<blocks_for(static_cast<long long>(rows) + 1), kThreads>>>(rows, nnz, sorted_rows, offsets);
   MSKB_VENDOR_CHECK(cudaGetLastError());
-  return {offsets, cols, vals};
+  return offsets;
 }
 
 template <class T>
@@ -230,25 +274,25 @@ void spmm_coo_any(int rows, int nnz, int K, const T* values, const int* row_indi
     return;
   }
   const int cols = column_count(col_indices, nnz);
+  const SortedCoo<T> sorted = sort_by_row(rows, cols, nnz, values, row_indices, col_indices);
   ConstMat B;
   MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, cols, K, K, X, type, CUSPARSE_ORDER_ROW));
   SpMat coo, csr;
-  MSKB_VENDOR_CHECK(cusparseCreateConstCoo(&coo.d, rows, cols, nnz, row_indices, col_indices, values, CUSPARSE_INDEX_32I,
+  MSKB_VENDOR_CHECK(cusparseCreateConstCoo(&coo.d, rows, cols, nnz, sorted.rows, sorted.cols, sorted.vals, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_BASE_ZERO, type));
   static const cusparseSpMMAlg_t coo_algs[] = {CUSPARSE_SPMM_COO_ALG4, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_COO_ALG2,
                                                CUSPARSE_SPMM_COO_ALG1, CUSPARSE_SPMM_COO_ALG3};
   static const cusparseSpMMAlg_t csr_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG3,
                                                CUSPARSE_SPMM_CSR_ALG1};
-  // Y += A * X into the output (c, c_type): COO first, else the row-sorted (CSR) copy.
+  // Y += A * X into the output (c, c_type): COO first, else CSR over the same sorted entries.
   auto attempt = [&](void* c, cudaDataType c_type) {
     Mat C;
     MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, c, c_type, CUSPARSE_ORDER_ROW));
     if (spmm_first_supported(coo.d, B.d, C.d, 1.0f, coo_algs, 5)) return true;  // beta = 1: Y accumulates
-    if (!csr.d) {
-      const CsrCopy<T> sorted = sort_by_row(rows, nnz, values, row_indices, col_indices);
-      MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&csr.d, rows, cols, nnz, sorted.offsets, sorted.cols, sorted.vals,
-                                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
-    }
+    if (!csr.d)
+      MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&csr.d, rows, cols, nnz, row_offsets(rows, nnz, sorted.rows), sorted.cols,
+                                               sorted.vals, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                               type));
     return spmm_first_supported(csr.d, B.d, C.d, 1.0f, csr_algs, 4);
   };
   void* y_out = stage_output(out, Y, type);

@@ -34,12 +34,15 @@ MSKB_TASK(spmv_coo) {
       "elements and ACCUMULATES: the caller zeroes it before the call. Some inputs are skewed (a few completely dense "
       "rows, most rows short).";
   spec.vendor =
-      "cuSPARSE: cusparseSpMV on a COO descriptor (cusparseCreateConstCoo; unsorted indices are allowed), "
-      "CUSPARSE_SPMV_COO_ALG1 (else the first accepted of ALG_DEFAULT, COO_ALG2), alpha = 1, beta = 1 (y accumulates); "
-      "bf16: values and x as CUDA_R_16BF with CUDA_R_32F compute and y staged in FP32 (cuSPARSE's BF16-in / FP32-out "
-      "mode; unsorted scatter updates would otherwise round a bf16 y once per entry), rounded to bf16 once at the end. "
-      "The entry point is not given the column count, so each call first reduces max(col_indices) + 1 on the device "
-      "(one small kernel and a 4-byte copy, counted in the time)";
+      "cuSPARSE: cusparseSpMV on a COO descriptor (cusparseCreateConstCoo) of a row-sorted copy of the entries: cuSPARSE's "
+      "COO format requires entries sorted by row (it crashed on the unsorted ones on an H200), so each call first sorts "
+      "them on the device (CUB radix sort of packed (row, col) keys with the entry index, then a gather of rows, columns "
+      "and values); CUSPARSE_SPMV_COO_ALG1 (else the first accepted of ALG_DEFAULT, COO_ALG2), alpha = 1, beta = 1 (y "
+      "accumulates); bf16: values and x as CUDA_R_16BF with CUDA_R_32F compute and y staged in FP32 (cuSPARSE's "
+      "BF16-in / FP32-out mode; a row's partial sums may be added to y in several updates, each of which would round a "
+      "bf16 y), rounded to bf16 once at the end. The entry point is not given the column count, so each call first "
+      "reduces max(col_indices) + 1 on the device (one small kernel and a 4-byte copy). The probe, sort and gather are "
+      "counted in the time";
   spec.params = {int_arg("rows"), int_arg("nnz"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
                  in("x"),         accumulate("y")};
   for (int e = 10; e <= 15; ++e) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}});
