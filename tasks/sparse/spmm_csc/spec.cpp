@@ -55,6 +55,11 @@ MSKB_TASK(spmm_csc) {
                   {{"rows", 999}, {"cols", 20000}, {"K", 48}, {"skew", 1}}};
   spec.large = {{{"rows", 2048}, {"cols", int64_t{1} << 17}, {"K", 1024}},
                 {{"rows", int64_t{1} << 14}, {"cols", int64_t{1} << 16}, {"K", 512}, {"skew", 1}}};
+  // The call watchdog also covers the harness's copy and host check of Y. Largest: the skewed
+  // 2^14 x 2^16, K = 512 (about 5.5e9 atomic adds, a dense column's thread 16384 of them in sequence) and
+  // 2048 x 2^17, K = 1024 (about 2.7e9 atomic adds into 2^21 outputs, ~1280 per output): the naive
+  // baseline (one thread per (column, k)) takes by estimate a second at most; 60 s is ample margin.
+  spec.call_timeout_s = 60.0;
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
     sp::Compressed csc = sp::generate_compressed(cols, rows, sp::is_skewed(s), 0, rng);

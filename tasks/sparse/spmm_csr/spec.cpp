@@ -36,10 +36,13 @@ MSKB_TASK(spmm_csr) {
       "about 3% empty rows).";
   spec.vendor =
       "cuSPARSE: cusparseSpMM on a CSR descriptor (cusparseCreateConstCsr) with row-major dense X and Y "
-      "(CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 0 after zeroing Y; the first algorithm cuSPARSE accepts of "
-      "CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG3, CSR_ALG1. bf16 through CUDA_R_16BF with CUDA_R_32F "
-      "compute. The entry point is not given nnz or the column count: each call reads row_offsets[rows] and reduces "
-      "max(col_indices) + 1 on the device (two 4-byte copies, counted in the time)";
+      "(CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 0 after zeroing the output; the first algorithm cuSPARSE accepts "
+      "of CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG3, CSR_ALG1. bf16: values and X as CUDA_R_16BF with "
+      "CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode; a bf16 output failed the check on an "
+      "H200, as from partial sums rounded to bf16 more than once), rounded to bf16 once at the end (a bf16 Y directly "
+      "only if cuSPARSE refuses the FP32 output). The entry point is not given nnz or the column count: each call reads "
+      "row_offsets[rows] and reduces max(col_indices) + 1 on the device (two 4-byte copies); all of it is counted in the "
+      "time";
   spec.params = {int_arg("rows"), int_arg("K"), in("values"), in("col_indices", Elem::i32), in("row_offsets", Elem::i32),
                  in("X"),         out("Y")};
   for (int e = 10; e <= 18; e += 2) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}, {"K", 4096}});
@@ -51,6 +54,12 @@ MSKB_TASK(spmm_csr) {
   spec.large = {{{"rows", int64_t{1} << 17}, {"cols", int64_t{1} << 14}, {"K", 2048}},
                 {{"rows", int64_t{1} << 16}, {"cols", int64_t{1} << 15}, {"K", 4096}},
                 {{"rows", int64_t{1} << 16}, {"cols", int64_t{1} << 14}, {"K", 2048}, {"skew", 1}}};
+  // The call watchdog also covers the harness's copy and host check of Y. Largest: the paper's rows = 2^18,
+  // K = 4096: 2^30 outputs (4 GB in FP32), 20 terms each (2.1e10 multiply-adds for the naive baseline,
+  // one thread per output; X, 32 MB, stays in L2): by estimate a second at most for the kernel, but the
+  // baseline ran past the default 10 s on an H200 with the check included. The large sweep has at most
+  // 2^28 outputs (the skewed shape's dense rows: 16384 terms per thread). 120 s is ample margin.
+  spec.call_timeout_s = 120.0;
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
     sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng);
