@@ -14,11 +14,17 @@ MSKB_TASK(layer_norm) {
       "elements (bf16 in the bf16 variant; epsilon stays float). N >= 1 and may be far larger than one block "
       "(up to 2^28): the statistics need a grid-wide reduction.";
   spec.vendor =
-      "cuDNN legacy API: cudnnBatchNormalizationForwardTraining (PER_ACTIVATION on an N x 1 x 1 x 1 tensor: the "
-      "statistics of the single channel over all N elements, scale 1, bias 0) gives the normalised vector; then "
-      "bias is copied into output and cudnnOpTensor(MUL, beta = 1) adds weight * normalised. The cuDNN frontend "
-      "(LayerNorm node) is not installed and the backend NORM_FORWARD engines target [batch, hidden] rows of "
-      "bounded width, not one vector of up to 2^28 elements";
+      "cuDNN legacy API, all on the device inside the call, two-pass statistics: cudnnReduceTensor(ADD, FP32 "
+      "compute) of the input (a 1 x 1 x 1 x N tensor; N = 1 via a zero-padded 2-element copy) into one FP32 device "
+      "scalar; cudnnOpTensor(ADD, alpha2 = -1/N, that scalar broadcast) writes d = input - mean into FP32 scratch; "
+      "cudnnReduceTensor(NORM2) of d into a device scalar, copied to the host (4 bytes), where inv_std = "
+      "1/sqrt(norm^2/N + eps) is computed in double; then cudnnOpTensor(MUL, alpha1 = inv_std) writes inv_std * d "
+      "* weight and cudnnAddTensor adds bias (FP32 compute). bf16: input, weight and bias are converted to FP32 "
+      "scratch (cudnnTransformTensor, or conversion kernels if cuDNN rejects the mixed-type transform), the FP32 "
+      "route runs, and the FP32 result is rounded to bf16 once. Batch-norm statistics (the previous route) were "
+      "off by ~5e-4 relative at N = 1e6 on the H200. The cuDNN frontend (LayerNorm node) is not installed and the "
+      "backend NORM_FORWARD engines target [batch, hidden] rows of bounded width, not one vector of up to 2^28 "
+      "elements";
   spec.params = {out("output"), in("input"), in("weight"), in("bias"), float_arg("epsilon"), int_arg("N")};
   for (int64_t n = 64; n <= 1024; n *= 2) spec.paper.push_back({{"N", n}});
   spec.heldout = {{{"N", 2}},      {{"N", 3}},         {{"N", 1000}},      {{"N", 1025}},
