@@ -49,5 +49,9 @@ std::string default_cache_dir();  // $MSKB_CACHE_DIR, else $XDG_CACHE_HOME/mskb,
 std::string source_root();        // $MSKB_ROOT, else the source tree this binary was built from
 std::string nvcc_path();          // $MSKB_NVCC, else the configured CUDA compiler
 std::string nvcc_version();       // `nvcc --version`, cached per process
+// A CUDA toolkit program (compute-sanitizer, ncu): `explicit_path` if it contains a '/' (and is
+// executable), else that name or `name` on PATH, then in $CUDA_HOME/bin, next to nvcc_path(), and
+// in /usr/local/cuda/bin. Empty when none is found.
+std::string find_cuda_tool(const std::string& name, const std::string& explicit_path = "");
 
 }  // namespace mskb

@@ -79,6 +79,29 @@ std::string default_cache_dir() {
 std::string source_root() { return env_or("MSKB_ROOT", MSKB_SOURCE_DIR); }
 std::string nvcc_path() { return env_or("MSKB_NVCC", MSKB_NVCC); }
 
+std::string find_cuda_tool(const std::string& name, const std::string& explicit_path) {
+  namespace fs = std::filesystem;
+  auto executable = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (explicit_path.find('/') != std::string::npos) return executable(explicit_path) ? explicit_path : "";
+  const std::string want = explicit_path.empty() ? name : explicit_path;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');)
+      if (!dir.empty() && executable(fs::path(dir) / want)) return (fs::path(dir) / want).string();
+  }
+  if (!explicit_path.empty()) return "";
+  std::vector<fs::path> dirs;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(fs::path(home) / "bin");
+  if (nvcc_path().find('/') != std::string::npos) dirs.push_back(fs::path(nvcc_path()).parent_path());
+  dirs.emplace_back("/usr/local/cuda/bin");
+  for (const auto& d : dirs)
+    if (executable(d / want)) return (d / want).string();
+  return "";
+}
+
 std::string nvcc_version() {
   static std::once_flag once;
   static std::string version;

@@ -200,6 +200,14 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
   const std::vector<std::string> lanes =
       gpu_lanes(plan.gpus, report.device.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
   report.device["lanes"] = lanes;
+  std::string sanitizer;
+  if (plan.memcheck) {
+    const char* e = std::getenv("MSKB_SANITIZER");
+    sanitizer = find_cuda_tool("compute-sanitizer", e ? e : "");
+    if (sanitizer.empty())
+      throw std::runtime_error("--memcheck: compute-sanitizer not found on PATH, in $CUDA_HOME/bin, next to nvcc or in "
+                               "/usr/local/cuda/bin (set MSKB_SANITIZER)");
+  }
   BuildPool pool(plan.compile, plan.build_jobs);
   std::vector<Item> items;
   for (const auto& name : plan.tasks) {
@@ -284,7 +292,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
         if (plan.memcheck) {
           e.check_only = true;
           e.seeds = 1;  // the sanitizer checks addresses; values were checked with every seed without it
-          e.wrapper = {"compute-sanitizer", "--tool", "memcheck", "--error-exitcode",
+          e.wrapper = {sanitizer, "--tool", "memcheck", "--error-exitcode",
                        std::to_string(disposition::kSanitizerExitCode), "--print-limit", "5"};
           e.call_timeout_scale *= 20;  // instrumented kernels run far slower
         }

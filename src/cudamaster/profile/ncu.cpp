@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/compiler.hpp"
 #include "mskb/process.hpp"
 
 namespace fs = std::filesystem;
@@ -28,11 +29,6 @@ std::string read_text(const std::string& path) {
 }
 
 bool contains(const std::string& s, const char* what) { return s.find(what) != std::string::npos; }
-
-bool executable(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
 
 // The first line containing `what`, trimmed, for messages.
 std::string line_with(const std::string& log, const char* what) {
@@ -90,21 +86,7 @@ std::string find_ncu(const std::string& explicit_path) {
   std::string want = explicit_path;
   if (want.empty())
     if (const char* e = std::getenv("CM_NCU"); e && *e) want = e;
-  if (!want.empty() && want.find('/') != std::string::npos) return executable(want) ? want : "";
-  const std::string name = want.empty() ? "ncu" : want;
-  if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');)
-      if (!dir.empty() && executable(fs::path(dir) / name)) return (fs::path(dir) / name).string();
-  }
-  if (want.empty()) {
-    std::vector<fs::path> fallbacks;
-    if (const char* home = std::getenv("CUDA_HOME"); home && *home) fallbacks.push_back(fs::path(home) / "bin" / "ncu");
-    fallbacks.emplace_back("/usr/local/cuda/bin/ncu");
-    for (const auto& p : fallbacks)
-      if (executable(p)) return p.string();
-  }
-  return "";
+  return mskb::find_cuda_tool("ncu", want);
 }
 
 std::vector<std::string> ncu_profile_argv(const std::string& ncu, const NcuOptions& o, const std::string& report_base,
