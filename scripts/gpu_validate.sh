@@ -10,7 +10,8 @@
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
-#               $BUDGET s per shape (default 0.1), one lane per GPU -> run.json / run.md
+#               $BUDGET s per shape (default 0.1), one lane per GPU, checks $CHECKS_PER_GPU (6)
+#               at a time per GPU before the timing -> run.json / run.md
 # SKIP_BUILD=1 uses the existing build (for phases started in parallel on different GPUs after one
 # `gpu_validate.sh build`; pin each with CUDA_VISIBLE_DEVICES).
 # Outputs land in $OUT (default ./gpu-out), bundled at the end into $OUT/results.tgz (BUNDLE=0 keeps them loose). A .deb/ folder (scripts/prefix-deps.sh download) is
@@ -112,7 +113,7 @@ fi
 
 if [[ $phases == *,run,* ]]; then
   t1=$(date +%s)
-  $mskb run "${sel[@]}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" \
+  $mskb run "${sel[@]}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" --checks-per-gpu "${CHECKS_PER_GPU:-6}" \
     --json "$OUT/run.json" --markdown "$OUT/run.md" > "$OUT/run.log" 2> "$OUT/run.progress"
   echo "mskb run rc=$? ($(since $t1))"; cat "$OUT/run.log"
 fi

@@ -74,6 +74,10 @@ struct EvalOptions {
   std::string matrix_path;                  // check and time on this user matrix instead of the sweeps
   Shape matrix_shape;
   std::vector<std::pair<std::string, std::string>> env;  // extra runner environment (CUDA_VISIBLE_DEVICES of a lane)
+  // Which part of a timed evaluation this process does: "all" (checks, then timing, one runner),
+  // "checks" (the same checks, no timing: may share a GPU), or "timing" (the timed shapes with one
+  // seed each, then timing: after a "checks" part of the same build passed).
+  std::string part = "all";
 };
 
 struct ContenderResult {

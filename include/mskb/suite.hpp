@@ -30,7 +30,7 @@ struct SuitePlan {
   bool memcheck = false;
   int build_jobs = 0;                 // 0 = hardware threads
   std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
-  int checks_per_gpu = 1;             // correctness-only runs: concurrent evaluations per GPU
+  int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase
   // A user kernel that exports only some precisions is judged on those (no explicit --precision).
   bool skip_missing_precisions = false;
 };

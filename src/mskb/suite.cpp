@@ -230,33 +230,43 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
 
   // Work units: a timed run keeps one (task, precision) on one GPU, so baseline, vendor and the
   // candidates it compares are timed on the same device, one evaluation per GPU at a time. A
-  // correctness-only run (check, memcheck) takes items one by one, `checks_per_gpu` per GPU.
+  // correctness-only run (check, memcheck) takes items one by one, `checks_per_gpu` per GPU. A
+  // timed run with checks_per_gpu > 1 goes in two phases: every contender's checks first, several
+  // per GPU at once (checking needs no exclusive GPU), then, one per GPU and grouped as above,
+  // the timing part of those that passed (the timed shapes re-checked with the timed seed, then
+  // timed) while nothing else runs on that GPU.
   const bool check_only = eval.check_only || plan.memcheck;
-  std::vector<std::vector<std::size_t>> units;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (!check_only && !units.empty()) {
-      const Item& prev = items[units.back().front()];
-      if (prev.spec == items[i].spec && prev.precision == items[i].precision) {
-        units.back().push_back(i);
-        continue;
+  const bool two_phase = !check_only && plan.checks_per_gpu > 1;
+  auto make_units = [&](bool grouped) {
+    std::vector<std::vector<std::size_t>> units;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (grouped && !units.empty()) {
+        const Item& prev = items[units.back().front()];
+        if (prev.spec == items[i].spec && prev.precision == items[i].precision) {
+          units.back().push_back(i);
+          continue;
+        }
       }
+      units.push_back({i});
     }
-    units.push_back({i});
-  }
-  const std::size_t workers =
-      std::max<std::size_t>(1, std::min(units.size(), lanes.size() * static_cast<std::size_t>(check_only ? std::max(1, plan.checks_per_gpu) : 1)));
+    return units;
+  };
 
   std::vector<std::optional<ContenderRun>> results(items.size());
   std::mutex progress_mutex;
-  std::atomic<std::size_t> next_unit{0}, started{0};
+  std::atomic<std::size_t> started{0};
   auto say = [&](const std::string& line, bool final_line) {
     std::lock_guard<std::mutex> lock(progress_mutex);
     progress(line, final_line);
   };
-  auto run_item = [&](Item& it, const std::string& lane) {
+  // One item, one part ("all", "checks" or "timing"). `prior` is this item's checks part, when
+  // the run is two-phase: a contender that failed it is not timed, one that passed adds its counts.
+  auto run_item = [&](Item& it, const std::string& lane, const std::string& part, const std::optional<ContenderRun>* prior) {
+    if (prior && (!prior->has_value() || !(*prior)->as_expected())) return prior->has_value() ? std::optional<ContenderRun>(**prior) : std::nullopt;
     const std::size_t idx = ++started;
-    const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}", idx, items.size(), it.spec->name, to_string(it.precision),
-                                          it.kernel.contender, lanes.size() > 1 ? " (gpu " + lane + ")" : "");
+    const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items.size(), it.spec->name, to_string(it.precision),
+                                          it.kernel.contender, lanes.size() > 1 ? " (gpu " + lane + ")" : "",
+                                          part == "all" ? "" : " " + part);
     say(label + ": building", false);
     ContenderRun run;
     run.build = it.build.get();
@@ -288,6 +298,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
       } else {
         say(label + ": evaluating", false);
         EvalOptions e = eval;
+        e.part = part;
         if (lanes.size() > 1 || !plan.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
         if (plan.memcheck) {
           e.check_only = true;
@@ -297,6 +308,11 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
           e.call_timeout_scale *= 20;  // instrumented kernels run far slower
         }
         r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
+        if (prior) {
+          r.checks_passed += (*prior)->result.checks_passed;
+          r.checks_total += (*prior)->result.checks_total;
+          r.seconds += (*prior)->result.seconds;
+        }
       }
     }
     say(fmt::format("{}: {}{}{} ({:.1f} s{})", label, r.disposition,
@@ -306,17 +322,35 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
         true);
     return std::optional<ContenderRun>{std::move(run)};
   };
-  auto worker = [&](std::size_t w) {
-    const std::string& lane = lanes[w % lanes.size()];
-    for (std::size_t u; (u = next_unit++) < units.size();)
-      for (std::size_t i : units[u]) results[i] = run_item(items[i], lane);
-  };
-  if (workers == 1) {
-    worker(0);
-  } else {
+  // Runs `units` on `per_lane` workers per GPU lane.
+  auto run_phase = [&](const std::vector<std::vector<std::size_t>>& units, int per_lane, const std::string& part,
+                       const std::vector<std::optional<ContenderRun>>* prior) {
+    started = 0;
+    std::atomic<std::size_t> next_unit{0};
+    const std::size_t workers =
+        std::max<std::size_t>(1, std::min(units.size(), lanes.size() * static_cast<std::size_t>(std::max(1, per_lane))));
+    auto worker = [&](std::size_t w) {
+      const std::string& lane = lanes[w % lanes.size()];
+      for (std::size_t u; (u = next_unit++) < units.size();)
+        for (std::size_t i : units[u]) results[i] = run_item(items[i], lane, part, prior ? &(*prior)[i] : nullptr);
+    };
+    if (workers == 1) {
+      worker(0);
+      return;
+    }
     std::vector<std::thread> threads;
     for (std::size_t w = 0; w < workers; ++w) threads.emplace_back(worker, w);
     for (auto& t : threads) t.join();
+  };
+  if (check_only) {
+    run_phase(make_units(false), plan.checks_per_gpu, "all", nullptr);
+  } else if (!two_phase) {
+    run_phase(make_units(true), 1, "all", nullptr);
+  } else {
+    run_phase(make_units(false), plan.checks_per_gpu, "checks", nullptr);
+    const std::vector<std::optional<ContenderRun>> checked = std::move(results);
+    results.assign(items.size(), std::nullopt);
+    run_phase(make_units(true), 1, "timing", &checked);
   }
   for (auto& r : results)
     if (r) report.runs.push_back(std::move(*r));

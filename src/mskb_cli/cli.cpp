@@ -135,6 +135,10 @@ int mskb_main(int argc, char** argv) {
     c->add_flag("-q,--quiet", quiet, "No progress on stderr");
     c->add_option("--gpus", gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
     c->add_flag("--all", all, "Every task");
+    c->add_option("--checks-per-gpu", checks_per_gpu,
+                  "Correctness checks of this many contenders at once per GPU (checking needs no exclusive GPU); "
+                  "run: then the timing, one contender per GPU (default 1: check and time each in one pass)")
+        ->check(CLI::Range(1, 64));
     c->add_option("--contenders", contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition)");
   };
   auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
@@ -147,8 +151,7 @@ int mskb_main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
   check->add_flag("--memcheck", memcheck, "Run under compute-sanitizer memcheck instead (1 seed per shape, no guard zones)");
-  check->add_option("--checks-per-gpu", checks_per_gpu, "Concurrent evaluations per GPU (correctness needs no exclusive GPU)")
-      ->check(CLI::Range(1, 64));
+
 
   std::string build_task;
   bool build_all = false;
@@ -245,10 +248,10 @@ int mskb_main(int argc, char** argv) {
       }
     }
     plan.gpus = gpus;
+    plan.checks_per_gpu = checks_per_gpu;
     if (*check) {
       plan.eval.check_only = true;
       plan.memcheck = memcheck;
-      plan.checks_per_gpu = checks_per_gpu;
     } else {
       plan.eval.timed_sweeps.clear();
       std::stringstream sw(sweep);

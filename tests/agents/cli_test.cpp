@@ -339,3 +339,31 @@ TEST(MskbCli, LanesKeepEachGroupOnOneGpuAndWrongKernelsMustMatchTheirDeclaration
   EXPECT_NE(wrong.out.find(", got passed"), std::string::npos) << wrong.out;
   EXPECT_EQ(wrong.out.find("PASS"), std::string::npos) << wrong.out;
 }
+
+// --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
+// then a timing part per contender that passed; counts add up and the scores are the same kind.
+TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
+  Cli c;
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--checks-per-gpu", "3", "--json",
+                        c.dir.file("run.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  int checks_parts = 0, timing_parts = 0;
+  for (const std::string& line : read_lines(c.dir.file("runner.log")))
+    (line.find(" timings=0") != std::string::npos ? checks_parts : timing_parts)++;
+  EXPECT_EQ(checks_parts, 2);  // baseline and vendor
+  EXPECT_EQ(timing_parts, 2);
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  ASSERT_EQ(report["contenders"].size(), 2u);
+  const mskb::TaskSpec& spec = mskb::get_task("spmv_csr");
+  const int full = 3 * static_cast<int>(spec.paper.size() + spec.heldout.size());
+  for (const json& r : report["contenders"]) {
+    EXPECT_EQ(r["disposition"], "passed") << r.dump();
+    EXPECT_EQ(r["checks_total"].get<int>(), full + static_cast<int>(spec.paper.size())) << "checks part + the timed seed per paper shape";
+    EXPECT_EQ(r["checks_passed"], r["checks_total"]);
+  }
+  int timed = 0;
+  for (const json& t : report["results"]) timed += t["sweep"] == "paper" ? 1 : 0;
+  EXPECT_EQ(timed, 2 * static_cast<int>(spec.paper.size()));
+  EXPECT_FALSE(report["scores"].empty());
+}

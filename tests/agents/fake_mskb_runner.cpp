@@ -2,7 +2,8 @@
 // protocol (mskb/protocol.hpp: a request file, JSON-lines events on a report fd) without a GPU.
 // The "library" it is given is the kernel source (the fake nvcc copies it), and the source's
 // markers (fake_markers.hpp) decide the verdict and the timings. FAKE_RUNNER_LOG, when set, gets
-// one line per evaluation (the library path, then " gpu=N" when CUDA_VISIBLE_DEVICES is set), so
+// one line per evaluation (the library path, " timings=<timed shapes>", then " gpu=N" when
+// CUDA_VISIBLE_DEVICES is set), so
 // tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports.
 #include <signal.h>
 #include <unistd.h>
@@ -84,7 +85,8 @@ int main(int argc, char** argv) {
   const cmtest::Markers m = cmtest::read_markers(cmtest::slurp(library));
   if (const char* log = std::getenv("FAKE_RUNNER_LOG"); log != nullptr && *log != '\0') {
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-    std::ofstream(log, std::ios::app) << library << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
+    std::ofstream(log, std::ios::app) << library << " timings=" << req.value("timings", json::array()).size()
+                                      << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
   }
   int sleep_ms = m.sleep_ms;
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
