@@ -24,11 +24,11 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
-#include <cmath>
 #include <cstddef>
 #include <type_traits>
 
 #include "mskb_vendor.cuh"
+#include "mskb_cudnn_reduce.cuh"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 #pragma nv_diag_suppress 1444
@@ -36,111 +36,21 @@
 
 namespace {
 
-struct TensorDesc {
-  cudnnTensorDescriptor_t d{};
-  TensorDesc() { MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&d)); }
-  ~TensorDesc() { cudnnDestroyTensorDescriptor(d); }
-  TensorDesc(const TensorDesc&) = delete;
-  TensorDesc& operator=(const TensorDesc&) = delete;
-  // n elements as a packed 1 x 1 x 1 x n NCHW tensor.
-  void vec(cudnnDataType_t type, int n) {
-    MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, type, 1, 1, 1, n));
-  }
-};
-
-struct OpDesc {
-  cudnnOpTensorDescriptor_t d{};
-  explicit OpDesc(cudnnOpTensorOp_t op) {
-    MSKB_VENDOR_CHECK(cudnnCreateOpTensorDescriptor(&d));
-    MSKB_VENDOR_CHECK(cudnnSetOpTensorDescriptor(d, op, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN));
-  }
-  ~OpDesc() { cudnnDestroyOpTensorDescriptor(d); }
-  OpDesc(const OpDesc&) = delete;
-  OpDesc& operator=(const OpDesc&) = delete;
-};
-
-struct ReduceDesc {
-  cudnnReduceTensorDescriptor_t d{};
-  explicit ReduceDesc(cudnnReduceTensorOp_t op) {
-    MSKB_VENDOR_CHECK(cudnnCreateReduceTensorDescriptor(&d));
-    MSKB_VENDOR_CHECK(cudnnSetReduceTensorDescriptor(d, op, CUDNN_DATA_FLOAT, CUDNN_NOT_PROPAGATE_NAN,
-                                                     CUDNN_REDUCE_TENSOR_NO_INDICES, CUDNN_32BIT_INDICES));
-  }
-  ~ReduceDesc() { cudnnDestroyReduceTensorDescriptor(d); }
-  ReduceDesc(const ReduceDesc&) = delete;
-  ReduceDesc& operator=(const ReduceDesc&) = delete;
-};
+namespace cr = mskb_cudnn_reduce;
 
 // Descriptors created once per process (like the handle) and destroyed at exit; each call sets the shapes.
 struct Descs {
-  TensorDesc vec;     // the N-element FP32 vectors
-  TensorDesc red;     // the reduced FP32 vector (N elements, or the 2-element padded copy when N = 1)
-  TensorDesc scalar;  // the 1 x 1 x 1 x 1 FP32 reduction result
-  TensorDesc src, dst;  // bf16 <-> FP32 conversions
-  OpDesc add{CUDNN_OP_TENSOR_ADD};
-  OpDesc mul{CUDNN_OP_TENSOR_MUL};
-  ReduceDesc sum{CUDNN_REDUCE_TENSOR_ADD};
-  ReduceDesc norm2{CUDNN_REDUCE_TENSOR_NORM2};
+  cr::Shapes shapes;
+  cr::Converter conv;  // bf16 <-> FP32
+  cr::OpDesc add{CUDNN_OP_TENSOR_ADD};
+  cr::OpDesc mul{CUDNN_OP_TENSOR_MUL};
+  cr::ReduceDesc sum{CUDNN_REDUCE_TENSOR_ADD};
+  cr::ReduceDesc norm2{CUDNN_REDUCE_TENSOR_NORM2};
 };
 
 Descs& descs() {
   static Descs d;
   return d;
-}
-
-constexpr size_t kAlign = 256;
-size_t align_up(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
-// Hands out consecutive 256-byte-aligned pieces of one scratch block.
-struct Carve {
-  char* p;
-  template <class U>
-  U* take(size_t bytes) {
-    U* r = reinterpret_cast<U*>(p);
-    p += align_up(bytes);
-    return r;
-  }
-};
-
-__global__ void bf16_to_f32(const __nv_bfloat16* in, float* out, int n) {
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = __bfloat162float(in[i]);
-}
-
-__global__ void f32_to_bf16(const float* in, __nv_bfloat16* out, int n) {
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = __float2bfloat16(in[i]);
-}
-
-// -1: not tried yet, 1: cudnnTransformTensor converts this direction, 0: it does not (kernels are used).
-int transform_to_f32 = -1;
-int transform_to_bf16 = -1;
-
-// dst (n elements of dst_type) = src (n elements of src_type), bf16 <-> FP32.
-void convert(cudnnHandle_t h, Descs& c, int& mode, cudnnDataType_t src_type, const void* src, cudnnDataType_t dst_type,
-             void* dst, int n) {
-  if (mode != 0) {
-    c.src.vec(src_type, n);
-    c.dst.vec(dst_type, n);
-    const float one = 1.0f, zero = 0.0f;
-    const cudnnStatus_t s = cudnnTransformTensor(h, &one, c.src.d, src, &zero, c.dst.d, dst);
-    if (s == CUDNN_STATUS_SUCCESS) {
-      mode = 1;
-      return;
-    }
-    // cuDNN 9 statuses are grouped by thousands: 2xxx = BAD_PARAM*, 3xxx = NOT_SUPPORTED*.
-    const int category = static_cast<int>(s) / 1000;
-    if (mode == 1 || (category != 2 && category != 3)) MSKB_VENDOR_CHECK(s);
-    mode = 0;
-  }
-  const unsigned blocks = static_cast<unsigned>((static_cast<long long>(n) + 255) / 256);
-  if (src_type == CUDNN_DATA_BFLOAT16)
-    bf16_to_f32<<<blocks, 256>>>(static_cast<const __nv_bfloat16*>(src), static_cast<float*>(dst), n);
-  else
-    f32_to_bf16<<<blocks, 256>>>(static_cast<const float*>(src), static_cast<__nv_bfloat16*>(dst), n);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
 }
 
 template <class T>
@@ -149,82 +59,30 @@ void layer_norm_cudnn(T* y, const T* x, const T* w, const T* b, float eps, int N
   constexpr bool bf16 = std::is_same<T, __nv_bfloat16>::value;
   cudnnHandle_t h = mskb_vendor::cudnn();
   Descs& c = descs();
-  const int n_red = N == 1 ? 2 : N;
-  c.vec.vec(CUDNN_DATA_FLOAT, N);
-  c.red.vec(CUDNN_DATA_FLOAT, n_red);
-  c.scalar.vec(CUDNN_DATA_FLOAT, 1);
-  size_t ws_sum = 0, ws_norm = 0, idx_sum = 0, idx_norm = 0;
-  MSKB_VENDOR_CHECK(cudnnGetReductionWorkspaceSize(h, c.sum.d, c.red.d, c.scalar.d, &ws_sum));
-  MSKB_VENDOR_CHECK(cudnnGetReductionWorkspaceSize(h, c.norm2.d, c.red.d, c.scalar.d, &ws_norm));
-  MSKB_VENDOR_CHECK(cudnnGetReductionIndicesSize(h, c.sum.d, c.red.d, c.scalar.d, &idx_sum));
-  MSKB_VENDOR_CHECK(cudnnGetReductionIndicesSize(h, c.norm2.d, c.red.d, c.scalar.d, &idx_norm));
-  const size_t ws_bytes = ws_sum > ws_norm ? ws_sum : ws_norm;
-  const size_t idx_bytes = idx_sum > idx_norm ? idx_sum : idx_norm;
-
+  const cr::Shapes& s = c.shapes;
   // Scratch: padded copy (N = 1), the two reduction results, reduction workspace and indices, the centred
   // vector d, and for bf16 the FP32 copies of input (later reused for the FP32 output), weight and bias.
   // One block, grown on demand, freed at exit.
-  const size_t vec_bytes = sizeof(float) * static_cast<size_t>(N);
-  const int vectors = bf16 ? 4 : 1;
-  const size_t total = align_up(2 * sizeof(float)) + 2 * align_up(sizeof(float)) + align_up(ws_bytes) +
-                       align_up(idx_bytes) + static_cast<size_t>(vectors) * align_up(vec_bytes);
-  Carve carve{static_cast<char*>(mskb_vendor::workspace().get(total))};
-  float* pad = carve.take<float>(2 * sizeof(float));
-  float* sum = carve.take<float>(sizeof(float));
-  float* norm = carve.take<float>(sizeof(float));
-  void* ws = carve.take<void>(ws_bytes);
-  void* idx = carve.take<void>(idx_bytes);
-  float* d = carve.take<float>(vec_bytes);
-
-  const float* xf = reinterpret_cast<const float*>(x);
-  const float* wf = reinterpret_cast<const float*>(w);
-  const float* bf = reinterpret_cast<const float*>(b);
-  float* yf = reinterpret_cast<float*>(y);
-  if (bf16) {
-    float* x32 = carve.take<float>(vec_bytes);
-    float* w32 = carve.take<float>(vec_bytes);
-    float* b32 = carve.take<float>(vec_bytes);
-    convert(h, c, transform_to_f32, CUDNN_DATA_BFLOAT16, x, CUDNN_DATA_FLOAT, x32, N);
-    convert(h, c, transform_to_f32, CUDNN_DATA_BFLOAT16, w, CUDNN_DATA_FLOAT, w32, N);
-    convert(h, c, transform_to_f32, CUDNN_DATA_BFLOAT16, b, CUDNN_DATA_FLOAT, b32, N);
-    xf = x32;
-    wf = w32;
-    bf = b32;
-    yf = x32;  // the FP32 input is dead once d is written
-  }
-  const float one = 1.0f, zero = 0.0f;
-  void* idx_ptr = idx_bytes ? idx : nullptr;
-  void* ws_ptr = ws_bytes ? ws : nullptr;
+  cr::CallScratch scratch = cr::prepare_call(h, c.shapes, {&c.sum, &c.norm2}, N, 2, bf16 ? 4 : 1);
+  float* sum = scratch.scalar[0];
+  float* norm = scratch.scalar[1];
+  float* d = scratch.rest.take<float>(sizeof(float) * static_cast<size_t>(N));
+  const cr::Inputs in = cr::fp32_inputs(h, c.conv, scratch.rest, x, w, b, N);  // bf16: FP32 copies
+  float* yf = bf16 ? in.x_copy : reinterpret_cast<float*>(y);  // the FP32 input copy is dead once d is written
 
   // sum(input) into one FP32 device scalar; d = input - sum / N (the scalar broadcast over the vector).
-  const float* red = xf;
-  if (N == 1) {
-    MSKB_VENDOR_CHECK(cudaMemsetAsync(pad, 0, 2 * sizeof(float), 0));
-    MSKB_VENDOR_CHECK(cudaMemcpyAsync(pad, xf, sizeof(float), cudaMemcpyDeviceToDevice, 0));
-    red = pad;
-  }
-  MSKB_VENDOR_CHECK(
-      cudnnReduceTensor(h, c.sum.d, idx_ptr, idx_bytes, ws_ptr, ws_bytes, &one, c.red.d, red, &zero, c.scalar.d, sum));
-  const float minus_inv_n = static_cast<float>(-1.0 / static_cast<double>(N));
-  MSKB_VENDOR_CHECK(cudnnOpTensor(h, c.add.d, &one, c.vec.d, xf, &minus_inv_n, c.scalar.d, sum, &zero, c.vec.d, d));
+  if (N == 1) MSKB_VENDOR_CHECK(cudaMemsetAsync(scratch.r.pad, 0, 2 * sizeof(float), 0));
+  cr::reduce_to_scalar(h, c.sum, s, scratch.r, in.x, N, sum);
+  const float one = 1.0f, zero = 0.0f, minus_inv_n = static_cast<float>(-1.0 / static_cast<double>(N));
+  MSKB_VENDOR_CHECK(cudnnOpTensor(h, c.add.d, &one, s.vec.d, in.x, &minus_inv_n, s.scalar.d, sum, &zero, s.vec.d, d));
 
   // ||d||_2 into one FP32 device scalar, then to the host: var = ||d||^2 / N.
-  red = d;
-  if (N == 1) {
-    MSKB_VENDOR_CHECK(cudaMemcpyAsync(pad, d, sizeof(float), cudaMemcpyDeviceToDevice, 0));
-    red = pad;
-  }
-  MSKB_VENDOR_CHECK(cudnnReduceTensor(h, c.norm2.d, idx_ptr, idx_bytes, ws_ptr, ws_bytes, &one, c.red.d, red, &zero,
-                                      c.scalar.d, norm));
-  float norm_host = 0.0f;
-  MSKB_VENDOR_CHECK(cudaMemcpy(&norm_host, norm, sizeof(float), cudaMemcpyDeviceToHost));
-  const double n2 = static_cast<double>(norm_host);
-  const float inv_std = static_cast<float>(1.0 / std::sqrt(n2 * n2 / static_cast<double>(N) + static_cast<double>(eps)));
+  cr::reduce_to_scalar(h, c.norm2, s, scratch.r, d, N, norm);
+  const float inv_std = cr::inv_sqrt_mean_square(norm, N, eps);
 
   // output = inv_std * d * weight + bias, FP32 compute.
-  MSKB_VENDOR_CHECK(cudnnOpTensor(h, c.mul.d, &inv_std, c.vec.d, d, &one, c.vec.d, wf, &zero, c.vec.d, yf));
-  MSKB_VENDOR_CHECK(cudnnAddTensor(h, &one, c.vec.d, bf, &one, c.vec.d, yf));
-  if (bf16) convert(h, c, transform_to_bf16, CUDNN_DATA_FLOAT, yf, CUDNN_DATA_BFLOAT16, y, N);
+  cr::scale_mul_add(h, c.mul, s, inv_std, d, in.w, in.b, yf);
+  if (bf16) c.conv.to_bf16(h, yf, y, N);
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
 

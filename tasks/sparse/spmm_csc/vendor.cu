@@ -13,126 +13,18 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cub/cub.cuh>
 
 #include "mskb_vendor.cuh"
+#include "mskb_sparse_vendor.cuh"
 
 namespace {
 
-// Device scratch, grown on demand and freed at exit.
-struct DeviceScratch {
-  void* p = nullptr;
-  size_t n = 0;
-  void* get(size_t need) {
-    if (need > n) {
-      if (p) cudaFree(p);
-      p = nullptr;
-      n = 0;
-      MSKB_VENDOR_CHECK(cudaMalloc(&p, need));
-      n = need;
-    }
-    return p;
-  }
-  ~DeviceScratch() {
-    if (p) cudaFree(p);
-  }
-};
-DeviceScratch g_csr, g_cols;
+using mskb_sparse::align256;
 
-size_t align256(size_t b) { return (b + 255) / 256 * 256; }
+// ---- fallback: the entries sorted by row (CSR; scratch grown on demand, freed at exit)
 
-// FP32 stage for a BF16 output (see the header), grown on demand and freed at exit.
-struct Stage {
-  float* p = nullptr;
-  size_t n = 0;
-  float* get(size_t need) {
-    if (need > n) {
-      if (p) cudaFree(p);
-      p = nullptr;
-      n = 0;
-      MSKB_VENDOR_CHECK(cudaMalloc(&p, need * sizeof(float)));
-      n = need;
-    }
-    return p;
-  }
-  ~Stage() {
-    if (p) cudaFree(p);
-  }
-};
-Stage g_stage;
-
-__global__ void widen_kernel(long long n, const __nv_bfloat16* in, float* out) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __bfloat162float(in[i]);
-}
-
-__global__ void narrow_kernel(long long n, const float* in, __nv_bfloat16* out) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __float2bfloat16(in[i]);
-}
-
-// The output cuSPARSE writes: y itself (FP32), or an FP32 copy of the BF16 y.
-void* stage_output(long long n, void* y, cudaDataType type) {
-  if (type != CUDA_R_16BF) return y;
-  float* s = g_stage.get(static_cast<size_t>(n));
-  widen_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const __nv_bfloat16*>(y), s);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
-  return s;
-}
-
-// Rounds the FP32 stage back into the BF16 y (once per element).
-void unstage_output(long long n, void* staged, void* y, cudaDataType type) {
-  if (type != CUDA_R_16BF) return;
-  narrow_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, static_cast<const float*>(staged),
-                                                                 static_cast<__nv_bfloat16*>(y));
-  MSKB_VENDOR_CHECK(cudaGetLastError());
-}
-
-struct SpMat {
-  cusparseConstSpMatDescr_t d{};
-  ~SpMat() {
-    if (d) cusparseDestroySpMat(d);
-  }
-};
-struct ConstMat {
-  cusparseConstDnMatDescr_t d{};
-  ~ConstMat() {
-    if (d) cusparseDestroyDnMat(d);
-  }
-};
-struct Mat {
-  cusparseDnMatDescr_t d{};
-  ~Mat() {
-    if (d) cusparseDestroyDnMat(d);
-  }
-};
-
-bool unsupported(cusparseStatus_t s) { return s == CUSPARSE_STATUS_NOT_SUPPORTED || s == CUSPARSE_STATUS_INVALID_VALUE; }
-
-// C = A * B + beta * C with the first algorithm of `algs` that cuSPARSE accepts; false if none does.
-bool spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t B, cusparseDnMatDescr_t C, float beta,
-                          const cusparseSpMMAlg_t* algs, int n_algs) {
-  cusparseHandle_t h = mskb_vendor::cusparse();
-  const float alpha = 1.0f;
-  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  for (int a = 0; a < n_algs; ++a) {
-    size_t bytes = 0;
-    cusparseStatus_t s = cusparseSpMM_bufferSize(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], &bytes);
-    if (unsupported(s)) continue;
-    MSKB_VENDOR_CHECK(s);
-    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
-    s = cusparseSpMM(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], buffer);
-    if (unsupported(s)) continue;
-    MSKB_VENDOR_CHECK(s);
-    return true;
-  }
-  return false;
-}
-
-// ---- fallback: the entries sorted by row (CSR)
+mskb_sparse::DeviceScratch g_csr, g_cols;
 
 __global__ void iota_kernel(int n, int* p) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -214,9 +106,9 @@ void spmm_csc_any(int rows, int columns, int K, const T* values, const int* row_
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
-  ConstMat B;
+  mskb_sparse::ConstMat B;
   MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, columns, K, K, X, type, CUSPARSE_ORDER_ROW));
-  SpMat csc, csr;
+  mskb_sparse::SpMat csc, csr;
   MSKB_VENDOR_CHECK(cusparseCreateConstCsc(&csc.d, rows, columns, nnz, col_offsets, row_indices, values, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
   static const cusparseSpMMAlg_t csc_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1};
@@ -224,9 +116,9 @@ void spmm_csc_any(int rows, int columns, int K, const T* values, const int* row_
                                                CUSPARSE_SPMM_CSR_ALG1};
   // Y += A * X into the output (c, c_type): CSC first, else the row-sorted (CSR) copy.
   auto attempt = [&](void* c, cudaDataType c_type) {
-    Mat C;
+    mskb_sparse::Mat C;
     MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, c, c_type, CUSPARSE_ORDER_ROW));
-    if (spmm_first_supported(csc.d, B.d, C.d, 1.0f, csc_algs, 3)) return true;  // beta = 1: Y accumulates
+    if (mskb_sparse::spmm_first_supported(csc.d, B.d, C.d, 1.0f, csc_algs, 3)) return true;  // beta = 1: Y accumulates
     if (!csr.d) {
       int* col_of = static_cast<int*>(g_cols.get(static_cast<size_t>(nnz) * sizeof(int)));
       expand_columns_kernel<<<static_cast<unsigned>((static_cast<long long>(columns) + 255) / 256), 256>>>(columns, col_offsets,
@@ -236,18 +128,11 @@ void spmm_csc_any(int rows, int columns, int K, const T* values, const int* row_
       MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&csr.d, rows, columns, nnz, sorted.offsets, sorted.cols, sorted.vals,
                                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
     }
-    return spmm_first_supported(csr.d, B.d, C.d, 1.0f, csr_algs, 4);
+    return mskb_sparse::spmm_first_supported(csr.d, B.d, C.d, 1.0f, csr_algs, 4);
   };
-  void* y_out = stage_output(out, Y, type);
-  bool done = attempt(y_out, type == CUDA_R_16BF ? CUDA_R_32F : type);
-  if (done)
-    unstage_output(out, y_out, Y, type);
-  else if (y_out != static_cast<void*>(Y))  // cuSPARSE refused BF16 in / FP32 out: a BF16 Y directly
-    done = attempt(Y, type);
-  if (!done) {
-    std::fprintf(stderr, "spmm_csc vendor: cusparseSpMM supports neither CSC nor CSR for this configuration\n");
-    std::abort();
-  }
+  // A BF16 Y through the FP32 stage.
+  if (!mskb_sparse::accumulate_staged(out, Y, type, attempt))
+    mskb_sparse::no_algorithm("spmm_csc vendor: cusparseSpMM supports neither CSC nor CSR for this configuration");
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
 

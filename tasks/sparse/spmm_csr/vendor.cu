@@ -15,124 +15,10 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-
 #include "mskb_vendor.cuh"
+#include "mskb_sparse_vendor.cuh"
 
 namespace {
-
-// One device int for the column probe, allocated once and freed at exit.
-struct ProbeSlot {
-  int* p = nullptr;
-  int* get() {
-    if (!p) MSKB_VENDOR_CHECK(cudaMalloc(&p, sizeof(int)));
-    return p;
-  }
-  ~ProbeSlot() {
-    if (p) cudaFree(p);
-  }
-};
-ProbeSlot g_probe;
-
-__global__ void max_index_kernel(const int* idx, long long n, int* out) {
-  int m = -1;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    m = max(m, idx[i]);
-  m = __reduce_max_sync(0xffffffffu, m);
-  if ((threadIdx.x & 31) == 0 && m >= 0) atomicMax(out, m);
-}
-
-// Number of columns of the matrix: max(col_indices) + 1 (at least 1).
-int column_count(const int* col_indices, long long nnz) {
-  int* d = g_probe.get();
-  MSKB_VENDOR_CHECK(cudaMemsetAsync(d, 0xFF, sizeof(int), 0));  // -1
-  if (nnz > 0) {
-    const long long blocks = std::min<long long>((nnz + 255) / 256, 4096);
-    max_index_kernel<<<static_cast<unsigned>(blocks), 256>>>(col_indices, nnz, d);
-    MSKB_VENDOR_CHECK(cudaGetLastError());
-  }
-  int h = -1;
-  MSKB_VENDOR_CHECK(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost));
-  return std::max(h + 1, 1);
-}
-
-// FP32 stage for a BF16 output (see the header), grown on demand and freed at exit.
-struct Stage {
-  float* p = nullptr;
-  size_t n = 0;
-  float* get(size_t need) {
-    if (need > n) {
-      if (p) cudaFree(p);
-      p = nullptr;
-      n = 0;
-      MSKB_VENDOR_CHECK(cudaMalloc(&p, need * sizeof(float)));
-      n = need;
-    }
-    return p;
-  }
-  ~Stage() {
-    if (p) cudaFree(p);
-  }
-};
-Stage g_stage;
-
-// Rounds the FP32 stage into the BF16 y, once per element (grid-stride, 64-bit indices: rows * K can
-// exceed 2^31).
-__global__ void narrow_kernel(long long n, const float* in, __nv_bfloat16* out) {
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    out[i] = __float2bfloat16(in[i]);
-}
-
-void narrow(long long n, const float* in, __nv_bfloat16* out) {
-  const long long blocks = std::min<long long>((n + 255) / 256, 65536);
-  narrow_kernel<<<static_cast<unsigned>(blocks), 256>>>(n, in, out);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
-}
-
-struct SpMat {
-  cusparseConstSpMatDescr_t d{};
-  ~SpMat() {
-    if (d) cusparseDestroySpMat(d);
-  }
-};
-struct ConstMat {
-  cusparseConstDnMatDescr_t d{};
-  ~ConstMat() {
-    if (d) cusparseDestroyDnMat(d);
-  }
-};
-struct Mat {
-  cusparseDnMatDescr_t d{};
-  ~Mat() {
-    if (d) cusparseDestroyDnMat(d);
-  }
-};
-
-bool unsupported(cusparseStatus_t s) { return s == CUSPARSE_STATUS_NOT_SUPPORTED || s == CUSPARSE_STATUS_INVALID_VALUE; }
-
-// C = A * B + beta * C with the first algorithm of `algs` that cuSPARSE accepts; false if none does.
-bool spmm_first_supported(cusparseConstSpMatDescr_t A, cusparseConstDnMatDescr_t B, cusparseDnMatDescr_t C, float beta,
-                          const cusparseSpMMAlg_t* algs, int n_algs) {
-  cusparseHandle_t h = mskb_vendor::cusparse();
-  const float alpha = 1.0f;
-  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
-  for (int a = 0; a < n_algs; ++a) {
-    size_t bytes = 0;
-    cusparseStatus_t s = cusparseSpMM_bufferSize(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], &bytes);
-    if (unsupported(s)) continue;
-    MSKB_VENDOR_CHECK(s);
-    void* buffer = mskb_vendor::workspace().get(bytes > 0 ? bytes : 256);  // never a null buffer
-    s = cusparseSpMM(h, op, op, &alpha, A, B, &beta, C, CUDA_R_32F, algs[a], buffer);
-    if (unsupported(s)) continue;
-    MSKB_VENDOR_CHECK(s);
-    return true;
-  }
-  return false;
-}
 
 template <class T>
 void spmm_csr_any(int rows, int K, const T* values, const int* col_indices, const int* row_offsets, const T* X, T* Y,
@@ -149,36 +35,17 @@ void spmm_csr_any(int rows, int K, const T* values, const int* col_indices, cons
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
-  const int cols = column_count(col_indices, nnz);
-  SpMat A;
-  ConstMat B;
+  const int cols = mskb_sparse::column_count(col_indices, nnz);
+  mskb_sparse::SpMat A;
+  mskb_sparse::ConstMat B;
   MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&A.d, rows, cols, nnz, row_offsets, col_indices, values, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
   MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, cols, K, K, X, type, CUSPARSE_ORDER_ROW));
   static const cusparseSpMMAlg_t algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG3,
                                            CUSPARSE_SPMM_CSR_ALG1};
-  // Output (c, c_type) = A * X: zeroed, then beta = 0.
-  auto attempt = [&](void* c, cudaDataType c_type, size_t elem_bytes) {
-    MSKB_VENDOR_CHECK(cudaMemsetAsync(c, 0, static_cast<size_t>(total) * elem_bytes, 0));
-    Mat C;
-    MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, c, c_type, CUSPARSE_ORDER_ROW));
-    return spmm_first_supported(A.d, B.d, C.d, 0.0f, algs, 4);
-  };
-  bool done = false;
-  if (type == CUDA_R_16BF) {
-    float* stage = g_stage.get(static_cast<size_t>(total));
-    done = attempt(stage, CUDA_R_32F, sizeof(float));
-    if (done)
-      narrow(total, stage, reinterpret_cast<__nv_bfloat16*>(Y));
-    else  // cuSPARSE refused BF16 in / FP32 out: a BF16 Y directly
-      done = attempt(Y, type, sizeof(T));
-  } else {
-    done = attempt(Y, type, sizeof(T));
-  }
-  if (!done) {
-    std::fprintf(stderr, "spmm_csr vendor: cusparseSpMM: no algorithm supports this configuration\n");
-    std::abort();
-  }
+  // Y = A * X: the output zeroed, then beta = 0 (a BF16 Y through the zeroed FP32 stage).
+  if (!mskb_sparse::spmm_into_zeroed(A.d, B.d, rows, K, Y, type, algs, 4))
+    mskb_sparse::no_algorithm("spmm_csr vendor: cusparseSpMM: no algorithm supports this configuration");
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
 

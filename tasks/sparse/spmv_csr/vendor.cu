@@ -12,63 +12,9 @@
 #include <algorithm>
 
 #include "mskb_vendor.cuh"
+#include "mskb_sparse_vendor.cuh"
 
 namespace {
-
-// One device int for the column probe, allocated once and freed at exit.
-struct ProbeSlot {
-  int* p = nullptr;
-  int* get() {
-    if (!p) MSKB_VENDOR_CHECK(cudaMalloc(&p, sizeof(int)));
-    return p;
-  }
-  ~ProbeSlot() {
-    if (p) cudaFree(p);
-  }
-};
-ProbeSlot g_probe;
-
-__global__ void max_index_kernel(const int* idx, long long n, int* out) {
-  int m = -1;
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += static_cast<long long>(gridDim.x) * blockDim.x)
-    m = max(m, idx[i]);
-  m = __reduce_max_sync(0xffffffffu, m);
-  if ((threadIdx.x & 31) == 0 && m >= 0) atomicMax(out, m);
-}
-
-// Number of columns of the matrix: max(col_indices) + 1 (at least 1).
-int column_count(const int* col_indices, long long nnz) {
-  int* d = g_probe.get();
-  MSKB_VENDOR_CHECK(cudaMemsetAsync(d, 0xFF, sizeof(int), 0));  // -1
-  if (nnz > 0) {
-    const long long blocks = std::min<long long>((nnz + 255) / 256, 4096);
-    max_index_kernel<<<static_cast<unsigned>(blocks), 256>>>(col_indices, nnz, d);
-    MSKB_VENDOR_CHECK(cudaGetLastError());
-  }
-  int h = -1;
-  MSKB_VENDOR_CHECK(cudaMemcpy(&h, d, sizeof(int), cudaMemcpyDeviceToHost));
-  return std::max(h + 1, 1);
-}
-
-struct SpMat {
-  cusparseConstSpMatDescr_t d{};
-  ~SpMat() {
-    if (d) cusparseDestroySpMat(d);
-  }
-};
-struct ConstVec {
-  cusparseConstDnVecDescr_t d{};
-  ~ConstVec() {
-    if (d) cusparseDestroyDnVec(d);
-  }
-};
-struct Vec {
-  cusparseDnVecDescr_t d{};
-  ~Vec() {
-    if (d) cusparseDestroyDnVec(d);
-  }
-};
 
 void spmv_csr_any(int rows, const void* values, const int* col_indices, const int* row_offsets, const void* x, void* y,
                   cudaDataType type, size_t elem) {
@@ -84,10 +30,10 @@ void spmv_csr_any(int rows, const void* values, const int* col_indices, const in
     return;
   }
   cusparseHandle_t h = mskb_vendor::cusparse();
-  const int cols = column_count(col_indices, nnz);
-  SpMat A;
-  ConstVec X;
-  Vec Y;
+  const int cols = mskb_sparse::column_count(col_indices, nnz);
+  mskb_sparse::SpMat A;
+  mskb_sparse::ConstVec X;
+  mskb_sparse::Vec Y;
   MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&A.d, rows, cols, nnz, row_offsets, col_indices, values, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
   MSKB_VENDOR_CHECK(cusparseCreateConstDnVec(&X.d, cols, x, type));
