@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One command on a fresh machine: install dependencies, build, and run the main job.
 #   GPU machine:    measures the device, runs the no-key agent demo (replay cassette), then
-#                   `mskb run --all` (baseline + vendor, paper sweep),
+#                   `mskb run --all --checks-per-gpu 4` (baseline + vendor, paper sweep, every GPU),
 #                   writing results/mskb-run.json and results/mskb-run.md.
 #   No GPU:         builds everything, compiles every shipped kernel, and says what needs a GPU.
 set -euo pipefail
@@ -16,7 +16,7 @@ if [ "$preset" = gpu ]; then
   $mskb device
   build/$preset/apps/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
     --db results/demo.db --out results/demo
-  $mskb run --all --json results/mskb-run.json --markdown results/mskb-run.md "$@"
+  $mskb run --all --checks-per-gpu 4 --json results/mskb-run.json --markdown results/mskb-run.md "$@"
   echo "results: results/mskb-run.json, results/mskb-run.md"
 else
   $mskb list
