@@ -46,14 +46,18 @@ struct ContenderRun {
 struct SuiteReport {
   nlohmann::json device;
   std::vector<ContenderRun> runs;
+  bool partial = false;             // written while the run goes on ("partial": true in the JSON)
   nlohmann::json to_json() const;   // the `mskb run --json` contract
   std::string table() const;        // human summary
   std::string markdown() const;     // summary + per-shape tables, for docs/results/
 };
 
 using Progress = std::function<void(const std::string& line, bool final_line)>;
+// Called (serialized) after every finished contender with the report so far, so a run that is
+// killed or times out leaves what it measured (mskb run --json/--markdown rewrite their files).
+using PartialReport = std::function<void(const SuiteReport& so_far)>;
 
-SuiteReport run_suite(const SuitePlan& plan, const Progress& progress);
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial = {});
 
 // The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
 // runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.

@@ -188,7 +188,7 @@ std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device
   return lanes;
 }
 
-SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial) {
   SuiteReport report;
   EvalOptions eval = plan.eval;
   if (!eval.check_only && !plan.memcheck) {
@@ -253,7 +253,8 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
   };
 
   std::vector<std::optional<ContenderRun>> results(items.size());
-  std::mutex progress_mutex;
+  const std::vector<std::optional<ContenderRun>>* earlier = nullptr;  // phase 1's, while phase 2 runs
+  std::mutex progress_mutex, partial_mutex;
   std::atomic<std::size_t> started{0};
   auto say = [&](const std::string& line, bool final_line) {
     std::lock_guard<std::mutex> lock(progress_mutex);
@@ -332,7 +333,20 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
     auto worker = [&](std::size_t w) {
       const std::string& lane = lanes[w % lanes.size()];
       for (std::size_t u; (u = next_unit++) < units.size();)
-        for (std::size_t i : units[u]) results[i] = run_item(items[i], lane, part, prior ? &(*prior)[i] : nullptr);
+        for (std::size_t i : units[u]) {
+          std::optional<ContenderRun> r = run_item(items[i], lane, part, prior ? &(*prior)[i] : nullptr);
+          std::lock_guard<std::mutex> lock(partial_mutex);
+          results[i] = std::move(r);
+          if (!on_partial) continue;
+          SuiteReport so_far;
+          so_far.device = report.device;
+          so_far.partial = true;
+          for (std::size_t k = 0; k < items.size(); ++k) {
+            if (results[k]) so_far.runs.push_back(*results[k]);
+            else if (earlier && (*earlier)[k]) so_far.runs.push_back(*(*earlier)[k]);  // checked, not yet timed
+          }
+          on_partial(so_far);
+        }
     };
     if (workers == 1) {
       worker(0);
@@ -350,6 +364,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress) {
     run_phase(make_units(false), plan.checks_per_gpu, "checks", nullptr);
     const std::vector<std::optional<ContenderRun>> checked = std::move(results);
     results.assign(items.size(), std::nullopt);
+    earlier = &checked;
     run_phase(make_units(true), 1, "timing", &checked);
   }
   for (auto& r : results)
@@ -418,12 +433,15 @@ json SuiteReport::to_json() const {
                         {"P", P ? json(*P) : json(nullptr)}, {"geomean", g ? json(*g) : json(nullptr)}});
     }
   }
-  return {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
+  json out = {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
+  if (partial) out["partial"] = true;
+  return out;
 }
 
 std::string SuiteReport::markdown() const {
   const json j = to_json();
   std::string out = "# mskb run\n\n";
+  if (partial) out += "**Partial report: the run was still going when this was written.**\n\n";
   const json& d = device;
   out += fmt::format("Device: {} ({} SMs), measured DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s.\n\n",
                      d.value("name", "?"), d.value("sms", 0), d.value("dram_bandwidth_gbs", 0.0), d.value("fp32_tflops", 0.0),

@@ -56,6 +56,12 @@ void write_json(const json& j, const std::string& path) {
   fs::rename(tmp, path);
 }
 
+void write_text(const std::string& text, const std::string& path) {
+  const fs::path tmp = path + ".tmp";
+  std::ofstream(tmp) << text;
+  fs::rename(tmp, path);
+}
+
 int cmd_list(const std::string& category, bool as_json) {
   json out = json::array();
   for (const auto& t : all_tasks()) {
@@ -273,7 +279,15 @@ int mskb_main(int argc, char** argv) {
       plan.eval.timing.max_time_s = budget;
     }
     // A user kernel that exports only one precision is judged on that precision alone.
-    const SuiteReport report = run_suite(plan, stderr_progress(quiet));
+    // --json/--markdown files are rewritten after every contender ("partial": true until the end),
+    // so a run that is killed or runs out of time leaves what it measured.
+    PartialReport partial;
+    if ((!json_path.empty() && json_path != "-") || !md_path.empty())
+      partial = [&](const SuiteReport& so_far) {
+        if (!json_path.empty() && json_path != "-") write_json(so_far.to_json(), json_path);
+        if (!md_path.empty()) write_text(so_far.markdown(), md_path);
+      };
+    const SuiteReport report = run_suite(plan, stderr_progress(quiet), partial);
     int failures = 0;
     for (const auto& r : report.runs)
       if (!r.as_expected()) ++failures;
@@ -294,7 +308,7 @@ int mskb_main(int argc, char** argv) {
       std::cout << report.table();
     }
     if (!json_path.empty()) write_json(report.to_json(), json_path);
-    if (!md_path.empty()) std::ofstream(md_path) << report.markdown();
+    if (!md_path.empty()) write_text(report.markdown(), md_path);
     return failures ? 1 : 0;
   } catch (const std::exception& e) {
     std::cerr << "mskb: error: " << e.what() << "\n";

@@ -367,3 +367,38 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   EXPECT_EQ(timed, 2 * static_cast<int>(spec.paper.size()));
   EXPECT_FALSE(report["scores"].empty());
 }
+
+// --json is rewritten after every contender ("partial": true), so a run killed mid-way leaves
+// valid JSON with what it measured; a finished run's JSON has no "partial".
+TEST(MskbCli, KilledRunLeavesAValidPartialReport) {
+  Cli c;
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "400";
+  const std::string out = c.dir.file("run.json"), md = c.dir.file("run.md");
+  const pid_t pid = spawn({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--json", out, "--markdown", md},
+                          c.env, c.dir.file(""), "partial", CM_MSKB_BIN);
+  json seen;
+  for (int i = 0; i < 300 && seen.is_null(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::string text = read_file(out);
+    if (text.empty()) continue;
+    json j = json::parse(text, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "a half-written report: " << text.substr(0, 200);
+    if (!j["contenders"].empty()) seen = j;
+  }
+  ::kill(pid, SIGKILL);
+  finish(pid, c.dir.file(""), "partial");
+  ASSERT_FALSE(seen.is_null()) << "no partial report appeared";
+  EXPECT_EQ(seen.value("partial", false), true);
+  EXPECT_LT(seen["contenders"].size(), 4u);
+  EXPECT_EQ(seen["contenders"][0]["disposition"], "passed");
+  EXPECT_NE(read_file(md).find("Partial report"), std::string::npos);
+  const json after_kill = json::parse(read_file(out));  // still valid after SIGKILL
+  EXPECT_TRUE(after_kill.value("partial", false));
+
+  c.env.erase("FAKE_RUNNER_SLEEP_MS");
+  const Proc done = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--json", out}, CM_MSKB_BIN);
+  ASSERT_EQ(done.code, 0) << done.err;
+  const json final_report = json::parse(read_file(out));
+  EXPECT_FALSE(final_report.contains("partial"));
+  EXPECT_EQ(final_report["contenders"].size(), 2u);
+}
