@@ -12,6 +12,9 @@
 #     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
 #               $BUDGET s per shape (default 0.1), one lane per GPU, checks $CHECKS_PER_GPU (6)
 #               at a time per GPU before the timing -> run.json / run.md
+#   scripts/gpu_validate.sh split PHASES_A PHASES_B   build once, then PHASES_A on GPU 0 and PHASES_B
+#               on GPU 1 at the same time, each on half of the CPU cores, outputs in $OUT/gpu0 and
+#               $OUT/gpu1 (each bundled); DEADLINE=SECONDS stops both that long after the start.
 # SKIP_BUILD=1 uses the existing build (for phases started in parallel on different GPUs after one
 # `gpu_validate.sh build`; pin each with CUDA_VISIBLE_DEVICES).
 # Outputs land in $OUT (default ./gpu-out), bundled at the end into $OUT/results.tgz (BUNDLE=0 keeps them loose). A .deb/ folder (scripts/prefix-deps.sh download) is
@@ -28,6 +31,24 @@ bundle() {
      tar czf results$n.tgz -T .bundle && xargs rm -rf < .bundle; fi; rm -f .bundle)
 }
 if [ "$phases" = ",bundle," ]; then bundle; exit 0; fi
+if [ "$phases" = ",split," ]; then
+  start=$(date +%s)
+  BUNDLE=0 bash "$0" build > "$OUT/build.txt" 2>&1 || { cat "$OUT/build.txt"; exit 1; }
+  cat "$OUT/build.txt"
+  cores=$(nproc); half=$(( cores / 2 ))
+  left=$(( ${DEADLINE:-3600} - ($(date +%s) - start) )); [ "$left" -lt 1 ] && left=1
+  for g in 0 1; do
+    p=$([ $g = 0 ] && echo "${2:-tests}" || echo "${3:-check}")
+    cpus=$([ $g = 0 ] && echo "0-$((half - 1))" || echo "$half-$((cores - 1))")
+    mkdir -p "$OUT/gpu$g"
+    (CUDA_VISIBLE_DEVICES=$g OUT=$OUT/gpu$g SKIP_BUILD=1 BUNDLE=0 timeout "$left" taskset -c "$cpus" bash "$0" "$p" \
+       > "$OUT/gpu$g/console.log" 2>&1; echo "gpu$g ($p) rc=$?" >> "$OUT/gpu$g/console.log"; OUT=$OUT/gpu$g bash "$0" bundle) &
+  done
+  wait
+  for g in 0 1; do echo "== gpu$g"; cat "$OUT/gpu$g/console.log"; done
+  rm -f "$OUT/build.txt" "$OUT"/*.log
+  exit 0
+fi
 export MSKB_CACHE_DIR=${MSKB_CACHE_DIR:-$PWD/build/kernel-cache}
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 1; }
