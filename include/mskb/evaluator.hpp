@@ -94,6 +94,11 @@ struct ContenderResult {
 ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
                          const std::string& library, const EvalOptions& opt);
 
+// A result as JSON and back, timings included (the run store; anything that crosses a process
+// or machine boundary).
+nlohmann::json result_to_json(const ContenderResult& r);
+ContenderResult result_from_json(const nlohmann::json& j);
+
 std::string runner_path(const std::string& override_path = "");
 std::string make_work_dir(const std::string& hint);
 

@@ -8,6 +8,7 @@
 #include "mskb/instance.hpp"
 #include "mskb/process.hpp"
 #include "mskb/protocol.hpp"
+#include "mskb/evaluator.hpp"
 #include "mskb/sha256.hpp"
 #include "mskb/suite.hpp"
 
@@ -147,4 +148,34 @@ TEST(GpuLanes, EveryVisibleGpuByDefaultAndParentListsHonoured) {
   EXPECT_EQ(mskb::gpu_lanes({}, 0, ""), (std::vector<std::string>{"0"}));
   EXPECT_THROW(mskb::gpu_lanes({2}, 2, nullptr), std::invalid_argument);
   EXPECT_THROW(mskb::gpu_lanes({-1}, 2, nullptr), std::invalid_argument);
+}
+
+TEST(ResultJson, RoundTripKeepsTimingsAndCounts) {
+  mskb::ContenderResult r;
+  r.task = "spmv_csr";
+  r.precision = "bf16";
+  r.contender = "vendor";
+  r.kernel = "tasks/sparse/spmv_csr/vendor.cu";
+  r.disposition = "passed";
+  r.checks_passed = r.checks_total = 39;
+  r.seconds = 12.5;
+  mskb::ShapeTiming t;
+  t.sweep = "large";
+  t.shape.dims = {{"rows", 1 << 20}, {"cols", 2048}};
+  t.complexity = 123456789;
+  t.roofline_us = 17.25;
+  t.time.median_us = 42.5;
+  t.time.n = 77;
+  t.disposition = "passed";
+  r.timings.push_back(t);
+  const mskb::ContenderResult b = mskb::result_from_json(nlohmann::json::parse(mskb::result_to_json(r).dump()));
+  EXPECT_EQ(b.task, r.task);
+  EXPECT_EQ(b.precision, r.precision);
+  EXPECT_EQ(b.disposition, "passed");
+  EXPECT_EQ(b.checks_total, 39);
+  ASSERT_EQ(b.timings.size(), 1u);
+  EXPECT_EQ(b.timings[0].shape.str(), t.shape.str());  // dimension order kept
+  EXPECT_EQ(b.timings[0].complexity, 123456789u);
+  EXPECT_DOUBLE_EQ(b.timings[0].time.median_us, 42.5);
+  EXPECT_EQ(b.timings[0].time.n, 77);
 }

@@ -61,71 +61,9 @@ mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
   return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, o);
 }
 
-namespace {
-json shape_pairs(const mskb::Shape& s) {
-  json a = json::array();
-  for (const auto& d : s.dims) a.push_back({d.first, d.second});
-  return a;
-}
-mskb::Shape shape_from_pairs(const json& a) {
-  mskb::Shape s;
-  for (const json& d : a) s.dims.emplace_back(d.at(0).get<std::string>(), d.at(1).get<int64_t>());
-  return s;
-}
-}  // namespace
+json to_json(const mskb::ContenderResult& r) { return mskb::result_to_json(r); }
 
-json to_json(const mskb::ContenderResult& r) {
-  json timings = json::array();
-  for (const mskb::ShapeTiming& t : r.timings) {
-    json tj;
-    mskb::to_json(tj, t.time);
-    timings.push_back({{"sweep", t.sweep},
-                       {"shape", shape_pairs(t.shape)},
-                       {"shape_str", t.shape.str()},
-                       {"complexity", t.complexity},
-                       {"roofline_us", t.roofline_us},
-                       {"time_us", tj},
-                       {"disposition", t.disposition}});
-  }
-  return {{"task", r.task},
-          {"precision", r.precision},
-          {"contender", r.contender},
-          {"kernel", r.kernel},
-          {"disposition", r.disposition},
-          {"message", r.message},
-          {"failure", r.failure},
-          {"timings", timings},
-          {"checks_passed", r.checks_passed},
-          {"checks_total", r.checks_total},
-          {"seconds", r.seconds},
-          {"log_tail", r.log_tail}};
-}
-
-mskb::ContenderResult contender_result_from_json(const json& j) {
-  mskb::ContenderResult r;
-  r.task = j.value("task", "");
-  r.precision = j.value("precision", "");
-  r.contender = j.value("contender", "");
-  r.kernel = j.value("kernel", "");
-  r.disposition = j.value("disposition", mskb::disposition::not_run);
-  r.message = j.value("message", "");
-  r.failure = j.value("failure", json());
-  r.checks_passed = j.value("checks_passed", 0);
-  r.checks_total = j.value("checks_total", 0);
-  r.seconds = j.value("seconds", 0.0);
-  r.log_tail = j.value("log_tail", "");
-  for (const json& t : j.value("timings", json::array())) {
-    mskb::ShapeTiming st;
-    st.sweep = t.value("sweep", "");
-    st.shape = shape_from_pairs(t.value("shape", json::array()));
-    st.complexity = t.value("complexity", std::uint64_t{0});
-    st.roofline_us = t.value("roofline_us", 0.0);
-    mskb::from_json(t.at("time_us"), st.time);
-    st.disposition = t.value("disposition", "");
-    r.timings.push_back(std::move(st));
-  }
-  return r;
-}
+mskb::ContenderResult contender_result_from_json(const json& j) { return mskb::result_from_json(j); }
 
 // ---- profiling
 
