@@ -383,7 +383,8 @@ TEST(MskbCli, KilledRunLeavesAValidPartialReport) {
     if (text.empty()) continue;
     json j = json::parse(text, nullptr, false);
     ASSERT_FALSE(j.is_discarded()) << "a half-written report: " << text.substr(0, 200);
-    if (!j["contenders"].empty()) seen = j;
+    // The Markdown is written right after the JSON: wait for both before the kill.
+    if (!j["contenders"].empty() && read_file(md).find("Partial report") != std::string::npos) seen = j;
   }
   ::kill(pid, SIGKILL);
   finish(pid, c.dir.file(""), "partial");
