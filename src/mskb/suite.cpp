@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "mskb/parallel.hpp"
 #include "mskb/process.hpp"
 #include "mskb/registry.hpp"
 #include "mskb/scoring.hpp"
@@ -37,7 +38,7 @@ std::string read_text(const std::string& path) {
 // A fixed pool of build workers; each job is a kernel file, deduplicated by path.
 class BuildPool {
  public:
-  BuildPool(CompileOptions opt, int jobs) : opt_(std::move(opt)), jobs_(jobs > 0 ? jobs : std::max(1u, std::thread::hardware_concurrency())) {}
+  BuildPool(CompileOptions opt, int jobs) : opt_(std::move(opt)), jobs_(jobs > 0 ? jobs : available_cpus()) {}
   std::shared_future<CompileResult> submit(const KernelFile& k) {
     std::lock_guard<std::mutex> lock(m_);
     auto it = futures_.find(k.path + (k.trusted ? "#t" : ""));

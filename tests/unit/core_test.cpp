@@ -1,11 +1,16 @@
 #include <gtest/gtest.h>
 
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "mskb/instance.hpp"
+#include "mskb/parallel.hpp"
 #include "mskb/process.hpp"
 #include "mskb/protocol.hpp"
 #include "mskb/evaluator.hpp"
@@ -178,4 +183,28 @@ TEST(ResultJson, RoundTripKeepsTimingsAndCounts) {
   EXPECT_EQ(b.timings[0].complexity, 123456789u);
   EXPECT_DOUBLE_EQ(b.timings[0].time.median_us, 42.5);
   EXPECT_EQ(b.timings[0].time.n, 77);
+}
+
+TEST(Parallel, AvailableCpusFollowTheAffinityMask) {
+  const int all = mskb::available_cpus();
+  EXPECT_GE(all, 1);
+  // In a child pinned to one CPU (as taskset or a Slurm job step would), the count is 1.
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    int n = -1;
+    if (sched_setaffinity(0, sizeof one, &one) == 0) n = mskb::available_cpus();
+    (void)!::write(fds[1], &n, sizeof n);
+    ::_exit(0);
+  }
+  int n = 0;
+  ASSERT_EQ(::read(fds[0], &n, sizeof n), static_cast<ssize_t>(sizeof n));
+  ::waitpid(pid, nullptr, 0);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_EQ(n, 1);
 }
