@@ -254,7 +254,6 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   };
 
   std::vector<std::optional<ContenderRun>> results(items.size());
-  const std::vector<std::optional<ContenderRun>>* earlier = nullptr;  // phase 1's, while phase 2 runs
   std::mutex progress_mutex, partial_mutex;
   std::atomic<std::size_t> started{0};
   auto say = [&](const std::string& line, bool final_line) {
@@ -264,7 +263,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   // One item, one part ("all", "checks" or "timing"). `prior` is this item's checks part, when
   // the run is two-phase: a contender that failed it is not timed, one that passed adds its counts.
   auto run_item = [&](Item& it, const std::string& lane, const std::string& part, const std::optional<ContenderRun>* prior) {
-    if (prior && (!prior->has_value() || !(*prior)->as_expected())) return prior->has_value() ? std::optional<ContenderRun>(**prior) : std::nullopt;
+    if (prior && !(*prior && (*prior)->as_expected())) return *prior;  // skipped or failed its checks: not timed
     const std::size_t idx = ++started;
     const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items.size(), it.spec->name, to_string(it.precision),
                                           it.kernel.contender, lanes.size() > 1 ? " (gpu " + lane + ")" : "",
@@ -344,7 +343,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
           so_far.partial = true;
           for (std::size_t k = 0; k < items.size(); ++k) {
             if (results[k]) so_far.runs.push_back(*results[k]);
-            else if (earlier && (*earlier)[k]) so_far.runs.push_back(*(*earlier)[k]);  // checked, not yet timed
+            else if (prior && (*prior)[k]) so_far.runs.push_back(*(*prior)[k]);  // checked, not yet timed
           }
           on_partial(so_far);
         }
@@ -365,7 +364,6 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
     run_phase(make_units(false), plan.checks_per_gpu, "checks", nullptr);
     const std::vector<std::optional<ContenderRun>> checked = std::move(results);
     results.assign(items.size(), std::nullopt);
-    earlier = &checked;
     run_phase(make_units(true), 1, "timing", &checked);
   }
   for (auto& r : results)

@@ -46,20 +46,19 @@ std::vector<Precision> parse_precisions(const std::string& s) {
   return {parse_precision(s)};
 }
 
+// Atomic: a reader (or a run killed mid-write) sees the old file or the new one, never half.
+void write_text(const std::string& text, const std::string& path) {
+  const fs::path tmp = path + ".tmp";
+  std::ofstream(tmp) << text;
+  fs::rename(tmp, path);
+}
+
 void write_json(const json& j, const std::string& path) {
   if (path == "-") {
     std::cout << j.dump(2) << "\n";
     return;
   }
-  const fs::path tmp = path + ".tmp";
-  std::ofstream(tmp) << j.dump(2) << "\n";
-  fs::rename(tmp, path);
-}
-
-void write_text(const std::string& text, const std::string& path) {
-  const fs::path tmp = path + ".tmp";
-  std::ofstream(tmp) << text;
-  fs::rename(tmp, path);
+  write_text(j.dump(2) + "\n", path);
 }
 
 int cmd_list(const std::string& category, bool as_json) {
