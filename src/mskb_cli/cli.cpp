@@ -120,6 +120,7 @@ int mskb_main(int argc, char** argv) {
 
   // run and check share most options.
   std::vector<std::string> task_list;
+  std::string run_category;
   std::string precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false, memcheck = false;
@@ -140,6 +141,8 @@ int mskb_main(int argc, char** argv) {
     c->add_flag("-q,--quiet", quiet, "No progress on stderr");
     c->add_option("--gpus", gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
     c->add_flag("--all", all, "Every task");
+    c->add_option("--category", run_category, "Every task of one category: algebra | llm | sparse | scientific")
+        ->check(CLI::IsMember({"algebra", "llm", "sparse", "scientific"}));
     c->add_option("--checks-per-gpu", checks_per_gpu,
                   "Correctness checks of this many contenders at once per GPU (checking needs no exclusive GPU); "
                   "run: then the timing, one contender per GPU (default 1: check and time each in one pass)")
@@ -235,11 +238,14 @@ int mskb_main(int argc, char** argv) {
     if (timeout > 0) plan.eval.call_timeout_s = timeout;
     for (const auto& k : kernels)
       if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
-    if (all == !task_list.empty()) throw std::invalid_argument(std::string("mskb ") + (*check ? "check" : "run") + " needs exactly one of --task T[,T...] or --all");
+    if (static_cast<int>(all) + static_cast<int>(!task_list.empty()) + static_cast<int>(!run_category.empty()) != 1)
+      throw std::invalid_argument(std::string("mskb ") + (*check ? "check" : "run") +
+                                  " needs exactly one of --task T[,T...], --category C or --all");
     if (!kernels.empty() && task_list.size() != 1) throw std::invalid_argument("--kernel needs a single --task");
-    if (all)
-      for (const auto& t : all_tasks()) plan.tasks.push_back(t.name);
-    else
+    if (all || !run_category.empty()) {
+      for (const auto& t : all_tasks())
+        if (all || t.category == run_category) plan.tasks.push_back(t.name);
+    } else
       for (const auto& t : task_list) plan.tasks.push_back(get_task(t).name);
     plan.contenders.clear();
     // `mskb check --kernel F` judges F alone; without --kernel it judges the shipped contenders.

@@ -340,6 +340,29 @@ TEST(MskbCli, LanesKeepEachGroupOnOneGpuAndWrongKernelsMustMatchTheirDeclaration
   EXPECT_EQ(wrong.out.find("PASS"), std::string::npos) << wrong.out;
 }
 
+// --category picks every task of one category (and only those); it excludes --all and --task.
+TEST(MskbCli, CategorySelectsEveryTaskOfThatCategory) {
+  Cli c;
+  const Proc p = c.run({"check", "--category", "scientific", "--contenders", "baseline", "--precision", "fp32", "--checks-per-gpu", "4",
+                        "--json", c.dir.file("check.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  std::set<std::string> want, got;
+  for (const auto& t : mskb::all_tasks())
+    if (t.category == "scientific") want.insert(t.name);
+  const json report = json::parse(read_file(c.dir.file("check.json")));
+  for (const json& r : report["contenders"]) got.insert(r["task"].get<std::string>());
+  EXPECT_EQ(got, want);
+  EXPECT_GE(want.size(), 7u);
+  for (const auto& args : std::vector<std::vector<std::string>>{{"check", "--category", "sparse", "--all"},
+                                                                 {"run", "--category", "sparse", "--task", "spmv_csr"}}) {
+    const Proc bad = c.run(args, CM_MSKB_BIN);
+    EXPECT_EQ(bad.code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("needs exactly one of --task T[,T...], --category C or --all"), std::string::npos) << bad.err;
+  }
+  EXPECT_NE(c.run({"check", "--category", "physics"}, CM_MSKB_BIN).code, 0);
+}
+
 // --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
 // then a timing part per contender that passed; counts add up and the scores are the same kind.
 TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
