@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/launcher.hpp"
 #include "mskb/protocol.hpp"
 #include "mskb/scoring.hpp"
 #include "mskb/task.hpp"
@@ -74,6 +75,9 @@ struct EvalOptions {
   std::string matrix_path;                  // check and time on this user matrix instead of the sweeps
   Shape matrix_shape;
   std::vector<std::pair<std::string, std::string>> env;  // extra runner environment (CUDA_VISIBLE_DEVICES of a lane)
+  // Where the runner runs: here, or as a Slurm job step with one GPU (then the work dir is under
+  // launcher.work_root and the wrapper runs inside the step).
+  Launcher launcher;
   // Which part of a timed evaluation this process does: "all" (checks, then timing, one runner),
   // "checks" (the same checks, no timing: may share a GPU), or "timing" (the timed shapes with one
   // seed each, then timing: after a "checks" part of the same build passed).
@@ -100,13 +104,14 @@ nlohmann::json result_to_json(const ContenderResult& r);
 ContenderResult result_from_json(const nlohmann::json& j);
 
 std::string runner_path(const std::string& override_path = "");
-std::string make_work_dir(const std::string& hint);
+std::string make_work_dir(const std::string& hint);  // a temp dir (launch_work_dir of a local launcher)
 
-// Runs the runner in "identify" or "device" mode. Throws std::runtime_error with a one-line
-// message (e.g. no CUDA device) on failure.
-nlohmann::json query_device(const std::string& mode, const std::string& runner = "");
+// Runs the runner in "identify" or "device" mode (through `launcher`: a Slurm job step when the
+// GPU is on a compute node). Throws std::runtime_error with a one-line message (e.g. no CUDA
+// device, srun could not allocate) on failure.
+nlohmann::json query_device(const std::string& mode, const std::string& runner = "", const Launcher& launcher = {});
 // The device's ceilings, measured once and cached per GPU UUID under the cache dir.
-nlohmann::json device_info(bool refresh, const std::string& runner = "");
+nlohmann::json device_info(bool refresh, const std::string& runner = "", const Launcher& launcher = {});
 Ceilings ceilings_from(const nlohmann::json& device);
 
 }  // namespace mskb

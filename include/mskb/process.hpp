@@ -1,6 +1,7 @@
-// Owns child processes: spawn with a report pipe on a chosen fd and stdout/stderr captured to a
-// log file, read the child's JSON lines as they come, enforce a watchdog that the child itself
-// re-arms with each line (a "timeout_s" field), and kill the whole process group on expiry.
+// Owns child processes: spawn with a report pipe on a chosen fd (or on the child's stdout, for a
+// launcher such as srun that forwards nothing else) and the rest of its output captured to a log
+// file, read the child's JSON lines as they come, enforce a watchdog that the child itself
+// re-arms with each line (a "timeout_s" field), and end the whole process group on expiry.
 #pragma once
 
 #include <functional>
@@ -23,17 +24,25 @@ struct SpawnOptions {
   std::string log_path;           // stdout+stderr of the child go here
   double initial_timeout_s = 60;  // until the first line re-arms the watchdog
   int report_fd = 3;              // the fd number the child writes its lines to
+  // The lines come on the child's stdout instead (then only stderr goes to the log): srun
+  // forwards a job step's stdout and stderr, no other fd (mskb/launcher.hpp).
+  bool report_on_stdout = false;
+  // On expiry: SIGTERM to the group and this long to exit before SIGKILL. srun cancels its job
+  // step on SIGTERM; a SIGKILLed srun leaves the step running on the cluster. 0: SIGKILL at once.
+  double term_grace_s = 0;
   std::vector<std::pair<std::string, std::string>> env;  // extra environment variables
 };
 
-// Runs the child to completion. `on_line` sees each complete line; it returns the new watchdog
-// timeout in seconds (<= 0 keeps the current one).
+// Runs the child to completion (stdin /dev/null: in its own process group it must not read the
+// terminal). `on_line` sees each complete line; it returns the new watchdog timeout in seconds
+// (<= 0 keeps the current one).
 ProcessResult run_process(const SpawnOptions& opt, const std::function<double(const std::string&)>& on_line);
 
-// Runs a command, capturing combined output (for nvcc and other tools). Returns the exit code
-// (or 128+signal), -1 if it could not start; kills it after timeout_s.
+// Runs a command (stdin /dev/null), capturing combined output (for nvcc and other tools).
+// Returns the exit code (or 128+signal), -1 if it could not start; ends it after timeout_s
+// (SIGTERM and term_grace_s to exit first, as in SpawnOptions, then SIGKILL) and returns 124.
 int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s = 600,
-                const std::string& cwd = "");
+                const std::string& cwd = "", double term_grace_s = 0);
 
 std::string tail_lines(const std::string& text, std::size_t max_lines);
 

@@ -43,12 +43,7 @@ std::string runner_path(const std::string& override_path) {
   throw std::runtime_error("cannot find mskb-runner next to " + self.string() + " (set MSKB_RUNNER)");
 }
 
-std::string make_work_dir(const std::string& hint) {
-  const fs::path base = fs::temp_directory_path() / ("mskb-" + std::to_string(::getpid()));
-  const fs::path dir = base / hint;
-  fs::create_directories(dir);
-  return dir.string();
-}
+std::string make_work_dir(const std::string& hint) { return launch_work_dir(Launcher{}, hint); }
 
 namespace {
 
@@ -64,11 +59,8 @@ const char* signal_name(int s) {
   }
 }
 
-std::string last_log_line(const std::string& log) {
-  std::string t = tail_lines(log, 1);
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
-  return t.size() > 200 ? t.substr(0, 200) + "..." : t;
-}
+// The runner's last words (srun's own task-status lines skipped).
+std::string last_log_line(const std::string& log) { return last_child_line(log); }
 
 }  // namespace
 
@@ -119,17 +111,29 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   }
   for (const auto& c : req.checks) res.checks_total += static_cast<int>(c.seeds.size());
 
-  const std::string dir = opt.work_dir.empty() ? make_work_dir(spec.name + "-" + res.precision + "-" + contender) : opt.work_dir;
+  const std::string dir =
+      opt.work_dir.empty() ? launch_work_dir(opt.launcher, spec.name + "-" + res.precision + "-" + contender) : opt.work_dir;
   fs::create_directories(dir);
   const std::string req_path = dir + "/request.json";
   std::ofstream(req_path) << json(req).dump(1);
 
   const double call_timeout = opt.call_timeout_s ? *opt.call_timeout_s : spec.call_timeout_s * opt.call_timeout_scale;
+  std::vector<std::string> inner = opt.wrapper;  // the sanitizer runs inside the job step, around the runner
+  for (const std::string& a : {runner_path(opt.runner), req_path, std::string("3")}) inner.push_back(a);
   SpawnOptions so;
-  so.argv = opt.wrapper;
-  for (const std::string& a : {runner_path(opt.runner), req_path, std::string("3")}) so.argv.push_back(a);
+  try {
+    const LaunchCommand lc =
+        launch_command(opt.launcher, opt.launcher.slurm() ? srun_program(opt.launcher) : "", inner, 3, kEvalJobName);
+    so.argv = lc.argv;
+    so.report_on_stdout = lc.report_on_stdout;
+    so.term_grace_s = lc.term_grace_s;
+  } catch (const std::runtime_error& e) {
+    res.disposition = disposition::harness_error;
+    res.message = std::string("harness_error: ") + e.what();
+    return res;
+  }
   so.log_path = dir + "/runner.log";
-  so.initial_timeout_s = 120;
+  so.initial_timeout_s = first_line_timeout(opt.launcher, 120);
   so.report_fd = 3;
   so.env = opt.env;
 
@@ -138,7 +142,9 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   bool done = false;
   std::vector<json> checks;
   std::vector<json> timings;
-  const ProcessResult pr = run_process(so, [&](const std::string& line) -> double {
+  bool any_line = false;
+  const ProcessResult spawned = run_process(so, [&](const std::string& line) -> double {
+    any_line = true;
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.contains("event")) return 0;  // a candidate wrote to fd 3: ignore
     const std::string ev = j["event"];
@@ -158,8 +164,16 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     if (ev == "done") done = true;
     return 0;
   });
+  const ProcessResult pr = as_local_result(opt.launcher, spawned);
   res.seconds = pr.seconds;
   res.log_tail = pr.log_tail;
+  // srun could not start the step (no allocation, a bad option, the runner not on the nodes):
+  // the harness's problem, never the kernel's.
+  if (const std::string why = launch_failure(opt.launcher, pr, any_line, pr.log_tail); !why.empty()) {
+    res.disposition = disposition::harness_error;
+    res.message = "harness_error: " + why;
+    return res;
+  }
   const std::string where = phase_shape.empty() ? "" : " at " + phase_shape + " seed " + std::to_string(phase_seed);
 
   // The first failing check decides, in the order the checks ran.
@@ -260,17 +274,23 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   return res;
 }
 
-json query_device(const std::string& mode, const std::string& runner) {
+json query_device(const std::string& mode, const std::string& runner, const Launcher& launcher) {
   RunRequest req;
   req.mode = mode;
-  const std::string dir = make_work_dir("device-" + mode);
+  const std::string dir = launch_work_dir(launcher, "device-" + mode);
   std::ofstream(dir + "/request.json") << json(req).dump();
+  const LaunchCommand lc = launch_command(launcher, launcher.slurm() ? srun_program(launcher) : "",
+                                          {runner_path(runner), dir + "/request.json", "3"}, 3, kDeviceJobName);
   SpawnOptions so;
-  so.argv = {runner_path(runner), dir + "/request.json", "3"};
+  so.argv = lc.argv;
+  so.report_on_stdout = lc.report_on_stdout;
+  so.term_grace_s = lc.term_grace_s;
   so.log_path = dir + "/runner.log";
-  so.initial_timeout_s = mode == "device" ? 300 : 60;
+  so.initial_timeout_s = first_line_timeout(launcher, mode == "device" ? 300 : 60);
   json device, fatal;
+  bool any_line = false;
   const ProcessResult pr = run_process(so, [&](const std::string& line) -> double {
+    any_line = true;
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded()) return 0;
     if (j.value("event", "") == "device") device = j;
@@ -278,6 +298,8 @@ json query_device(const std::string& mode, const std::string& runner) {
     return 0;
   });
   if (!device.is_null()) return device;
+  if (const std::string why = launch_failure(launcher, pr, any_line, pr.log_tail); !why.empty())
+    throw std::runtime_error("cannot query the GPU through Slurm: " + why);
   std::string why = fatal.is_null() ? last_log_line(pr.log_tail) : fatal.value("message", "");
   if (why.find("cudaErrorNoDevice") != std::string::npos || why.find("cudaErrorInsufficientDriver") != std::string::npos ||
       why.find("no CUDA-capable") != std::string::npos || why.find("driver") != std::string::npos)
@@ -285,8 +307,8 @@ json query_device(const std::string& mode, const std::string& runner) {
   throw std::runtime_error("cannot query the GPU: " + (why.empty() ? "runner failed" : why));
 }
 
-json device_info(bool refresh, const std::string& runner) {
-  const json id = query_device("identify", runner);
+json device_info(bool refresh, const std::string& runner, const Launcher& launcher) {
+  const json id = query_device("identify", runner, launcher);
   const fs::path cache = fs::path(default_cache_dir()) / ("device-" + id.value("uuid", std::string("unknown")) + ".json");
   std::error_code ec;
   if (!refresh && fs::exists(cache, ec)) {
@@ -298,7 +320,7 @@ json device_info(bool refresh, const std::string& runner) {
       return j;
     }
   }
-  json d = query_device("device", runner);
+  json d = query_device("device", runner, launcher);
   fs::create_directories(cache.parent_path(), ec);
   const fs::path tmp = cache.string() + ".tmp" + std::to_string(::getpid());
   std::ofstream(tmp) << d.dump(2);

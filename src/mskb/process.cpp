@@ -30,6 +30,23 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);
 }
 
+// Whether the child has exited, without reaping it (the caller's waitpid still sees it).
+bool exited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+// The watchdog's end of a child: SIGTERM first when it gets a grace period (srun cancels its
+// job step on SIGTERM, not on SIGKILL), then SIGKILL to whatever is left of the group.
+void stop_group(pid_t pid, double grace_s) {
+  if (grace_s > 0) {
+    ::kill(-pid, SIGTERM);
+    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace_s));
+    while (!exited(pid) && Clock::now() < until) ::usleep(10000);
+  }
+  kill_group(pid);
+}
+
 struct Wait {
   int status = 0;
   bool done = false;
@@ -80,14 +97,20 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::setpgid(0, 0);  // own process group: the watchdog kills everything the candidate started
-    ::dup2(logfd, 1);
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in > 0) {
+      ::dup2(null_in, 0);
+      ::close(null_in);
+    }
+    const int report_fd = opt.report_on_stdout ? 1 : opt.report_fd;
+    if (!opt.report_on_stdout) ::dup2(logfd, 1);
     ::dup2(logfd, 2);
-    if (pipefd[0] != opt.report_fd) ::close(pipefd[0]);  // before dup2: it may already be report_fd
-    if (pipefd[1] != opt.report_fd) {
-      ::dup2(pipefd[1], opt.report_fd);  // dup2 clears FD_CLOEXEC on the copy
+    if (pipefd[0] != report_fd) ::close(pipefd[0]);  // before dup2: it may already be report_fd
+    if (pipefd[1] != report_fd) {
+      ::dup2(pipefd[1], report_fd);  // dup2 clears FD_CLOEXEC on the copy
       ::close(pipefd[1]);
     } else {
-      ::fcntl(opt.report_fd, F_SETFD, 0);
+      ::fcntl(report_fd, F_SETFD, 0);
     }
     for (const auto& [k, v] : opt.env) ::setenv(k.c_str(), v.c_str(), 1);
     ::execv(argv[0], argv.data());
@@ -106,7 +129,7 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
     const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (left <= 0) {
       res.timed_out = true;
-      kill_group(pid);
+      stop_group(pid, opt.term_grace_s);
       break;
     }
     pollfd p{pipefd[0], POLLIN, 0};
@@ -136,7 +159,7 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
   while (!(w = try_wait(pid, false)).done) {
     if (Clock::now() > deadline) {
       res.timed_out = true;
-      kill_group(pid);
+      stop_group(pid, opt.term_grace_s);
       w = try_wait(pid, true);
       break;
     }
@@ -154,7 +177,8 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
   return res;
 }
 
-int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s, const std::string& cwd) {
+int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s, const std::string& cwd,
+                double term_grace_s) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return -1;
   auto cargv = c_argv(argv);
@@ -162,6 +186,11 @@ int run_command(const std::vector<std::string>& argv, std::string& output, doubl
   if (pid < 0) return -1;
   if (pid == 0) {
     ::setpgid(0, 0);
+    const int null_in = ::open("/dev/null", O_RDONLY);
+    if (null_in > 0) {
+      ::dup2(null_in, 0);
+      ::close(null_in);
+    }
     ::dup2(pipefd[1], 1);
     ::dup2(pipefd[1], 2);
     ::close(pipefd[0]);
@@ -178,7 +207,7 @@ int run_command(const std::vector<std::string>& argv, std::string& output, doubl
   while (true) {
     const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
     if (left <= 0) {
-      kill_group(pid);
+      stop_group(pid, term_grace_s);
       killed = true;
       break;
     }
