@@ -363,6 +363,30 @@ TEST(MskbCli, CategorySelectsEveryTaskOfThatCategory) {
   EXPECT_NE(c.run({"check", "--category", "physics"}, CM_MSKB_BIN).code, 0);
 }
 
+// Device-busy gaps after a call are `unsynced` in a plain check, but not judged under the
+// sanitizer (its instrumentation distorts them); memcheck leaves API errors to the harness.
+TEST(MskbCli, MemcheckWrapsTheRunnerAndDoesNotJudgeGaps) {
+  Cli c;
+  c.env["FAKE_RUNNER_GAP_US"] = "5000";
+  c.env["MSKB_SANITIZER"] = std::string(CM_AGENTS_FAKES) + "/compute-sanitizer";
+  c.env["FAKE_SANITIZER_LOG"] = c.dir.file("sanitizer.log");
+  const std::vector<std::string> args = {"check", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline"};
+  const Proc plain = c.run(args, CM_MSKB_BIN);
+  EXPECT_EQ(plain.code, 1) << plain.err;
+  EXPECT_NE(plain.out.find("FAIL spmv_csr fp32 baseline"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("unsynced"), std::string::npos) << plain.out;
+  EXPECT_TRUE(read_lines(c.dir.file("sanitizer.log")).empty()) << "a plain check ran under the sanitizer";
+
+  std::vector<std::string> mem = args;
+  mem.push_back("--memcheck");
+  const Proc checked = c.run(mem, CM_MSKB_BIN);
+  EXPECT_EQ(checked.code, 0) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("PASS spmv_csr fp32 baseline"), std::string::npos) << checked.out;
+  const auto calls = read_lines(c.dir.file("sanitizer.log"));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].rfind("--tool memcheck --report-api-errors no --error-exitcode 86", 0), 0u) << calls[0];
+}
+
 // --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
 // then a timing part per contender that passed; counts add up and the scores are the same kind.
 TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {

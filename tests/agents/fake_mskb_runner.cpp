@@ -92,6 +92,9 @@ int main(int argc, char** argv) {
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
   if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
   emit({{"event", "phase"}, {"phase", "call"}, {"shape", ""}, {"seed", 0}, {"timeout_s", 10}});
+  // FAKE_RUNNER_GAP_US: the device stays busy this long after each checked call returned.
+  const char* gap_env = std::getenv("FAKE_RUNNER_GAP_US");
+  const double gap_us = gap_env != nullptr ? std::atof(gap_env) : 0.0;
   if (m.eval == "crash") {
     std::fprintf(stderr, "Segmentation fault in the candidate\n");
     ::raise(SIGSEGV);
@@ -102,7 +105,7 @@ int main(int argc, char** argv) {
       const bool fail = (m.eval == "wrong_result" && sweep == "paper") || (m.eval == "heldout_wrong" && sweep == "heldout");
       json ev = {{"event", "check"},    {"shape", c["shape"]}, {"shape_str", shape_str(c["shape"])}, {"sweep", sweep},
                  {"seed", seed},        {"disposition", fail ? "wrong_result" : "passed"}, {"reference", "cpu"},
-                 {"gap_us", 0.0},       {"call_us", 10.0}};
+                 {"gap_us", gap_us},    {"call_us", 10.0}};
       ev["detail"] = fail ? failed_detail() : json{{"checked", 1024}, {"mismatches", 0}};
       emit(ev);
       if (fail) {
