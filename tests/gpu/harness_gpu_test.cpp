@@ -79,8 +79,11 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
     if (r1.timings[i].sweep != "large" || r1.timings[i].time.median_us < 20) continue;
     const double a = r1.timings[i].time.median_us, c = r2.timings[i].time.median_us;
     const double diff = std::abs(a - c) / std::min(a, c);
-    std::printf("repeatability %s: %.2f us vs %.2f us (%.2f%%), SOL %.0f%%\n", r1.timings[i].shape.str().c_str(), a, c, 100 * diff,
-                100 * r1.timings[i].roofline_us / a);
+    const TimingStats &t1 = r1.timings[i].time, &t2 = r2.timings[i].time;
+    std::printf("repeatability %s: %.2f us vs %.2f us (%.2f%%), SOL %.0f%%; min %.2f / %.2f us, n %d / %d, noise %.2f%% / %.2f%%, "
+                "SM %.0f / %.0f MHz\n",
+                r1.timings[i].shape.str().c_str(), a, c, 100 * diff, 100 * r1.timings[i].roofline_us / a, t1.min_us, t2.min_us, t1.n,
+                t2.n, 100 * t1.noise, 100 * t2.noise, t1.sm_clock_mhz, t2.sm_clock_mhz);
     EXPECT_LT(diff, 0.02) << r1.timings[i].shape.str();
     ++compared;
   }
