@@ -159,7 +159,30 @@ TEST(Executor, LanesLimitConcurrentGpuWork) {
   EXPECT_EQ(peak1.load(), 1);
   cudamaster::exec::GpuLanes inherit(1);
   EXPECT_EQ(inherit.acquire().device(), "");
+  // Unpinned lanes (Slurm job steps): any free lane serves an affinity, none has a device.
+  cudamaster::exec::GpuLanes steps(2, false);
+  {
+    auto a = steps.acquire(0);
+    auto b = steps.acquire(0);  // lane 0 is busy: a pinned lane would wait here forever
+    EXPECT_NE(a.lane(), b.lane());
+    EXPECT_EQ(b.device(), "");
+  }
+  EXPECT_EQ(steps.max_in_use(), 2);
   std::atomic<int> ran{0};
   cudamaster::exec::run_pool(5, 3, [&](std::size_t) { ++ran; });
   EXPECT_EQ(ran.load(), 5);
+}
+
+TEST(Executor, RecordedWithTheRunAndReadBack) {
+  cudamaster::exec::Executor e;
+  EXPECT_EQ(e.describe(), "local");
+  EXPECT_EQ(cudamaster::exec::Executor::from_json(json::object()).describe(), "local");  // a run from before executors
+  e.launcher.kind = "slurm";
+  e.launcher.args = {"--partition=gpu"};
+  e.launcher.work_root = "/shared/w";
+  e.jobs = 3;
+  const auto b = cudamaster::exec::Executor::from_json(json::parse(e.to_json().dump()));
+  EXPECT_EQ(b.jobs, 3);
+  EXPECT_EQ(b.launcher.args, e.launcher.args);
+  EXPECT_EQ(b.describe(), "slurm (srun --partition=gpu; work dir /shared/w), 3 job steps at once");
 }

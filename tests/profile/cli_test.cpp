@@ -321,3 +321,74 @@ TEST(ProfileCli, CrashingKernelIsAnErrorNotAFallback) {
   EXPECT_NE(r.j["error"]["message"].get<std::string>().find("cudaErrorIllegalAddress"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir.file("runner-evaluate.json")));  // no timing of a broken kernel
 }
+
+// --executor slurm: ncu runs in a job step with one GPU (the runner's report line crosses srun),
+// its report lands in the shared work folder, the import runs here when this machine has ncu and
+// in a job step when only the nodes have it; the fallback's timed run and device query are job
+// steps too; a step that cannot be allocated is an error, not a fallback.
+TEST(ProfileCli, TaskPathThroughSlurm) {
+  TempDir dir;
+  const std::string shared = dir.file("shared"), srun_log = dir.file("srun.log");
+  const std::vector<std::string> args = {"profile", "--task", "vector_add", "--json", "--executor", "slurm", "--slurm-srun", CM_FAKE_SRUN,
+                                         "--slurm-args", "--partition=gpu", "--slurm-workdir", shared};
+  auto calls = [&] {
+    std::vector<std::string> v = lines(srun_log);
+    fs::remove(srun_log);
+    return v;
+  };
+  auto has = [](const std::string& call, const std::string& what) { return call.find(what) != std::string::npos; };
+
+  const CliRun r = cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}}));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.j["source"], "ncu");
+  EXPECT_EQ(r.j["class"], "memory-latency");
+  EXPECT_EQ(r.j["ncu"]["call_us"], 42.5);
+  const auto steps = calls();
+  ASSERT_EQ(steps.size(), 1u);  // the profile; the import ran here
+  for (const char* want : {"\t--gres=gpu:1\t", "\t--job-name=cudamaster-profile\t", "\t--partition=gpu\t", "cvd=unset"})
+    EXPECT_TRUE(has(steps[0], want)) << want << " in " << steps[0];
+  EXPECT_TRUE(has(steps[0], "\t" + kFakeNcu + "\t--clock-control\tnone\t"));
+  EXPECT_TRUE(has(steps[0], "\t" + kFakeRunner + "\t"));
+  const auto prof_args = lines(dir.file("ncu-profile.args"));
+  const auto o = std::find(prof_args.begin(), prof_args.end(), "-o");
+  ASSERT_NE(o, prof_args.end());
+  EXPECT_EQ((o + 1)->rfind(shared + "/", 0), 0u) << *(o + 1) << ": the report must be where the login node can read it";
+  EXPECT_TRUE(fs::exists(dir.file("ncu-import.args")));
+
+  // Only the compute nodes have ncu: the step finds it on its PATH, and the import is a step too.
+  const bool ncu_here = fs::exists("/usr/local/cuda/bin/ncu") || fs::exists("/usr/bin/ncu") || fs::exists("/bin/ncu");
+  if (!ncu_here) {
+    fs::remove(dir.file("ncu-import.args"));
+    auto env = fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}, {"FAKE_SRUN_PATH", CM_FAKES}});
+    env.erase("CM_NCU");
+    const CliRun node = cudamaster(args, env);
+    ASSERT_EQ(node.exit_code, 0) << node.out << node.err;
+    EXPECT_EQ(node.j["source"], "ncu");
+    const auto node_steps = calls();
+    ASSERT_EQ(node_steps.size(), 2u);
+    EXPECT_TRUE(has(node_steps[0], "\tncu\t--clock-control\t"));
+    EXPECT_TRUE(has(node_steps[1], "\tncu\t--import\t" + shared + "/"));
+    EXPECT_TRUE(fs::exists(dir.file("ncu-import.args")));
+  }
+
+  // No counters: the speed-of-light fallback's timed run and device query are job steps too.
+  const CliRun sol = cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}, {"FAKE_NCU_MODE", "perm"}}));
+  ASSERT_EQ(sol.exit_code, 0) << sol.out << sol.err;
+  EXPECT_EQ(sol.j["source"], "sol_model");
+  const auto sol_steps = calls();
+  ASSERT_GE(sol_steps.size(), 3u);  // ncu, the timed run, identify (+ device unless cached)
+  for (const std::string& s : sol_steps) EXPECT_TRUE(has(s, "\t--gres=gpu:1\t")) << s;
+  EXPECT_TRUE(has(sol_steps[1], "\t" + kFakeRunner + "\t" + shared + "/"));
+  EXPECT_TRUE(fs::exists(dir.file("runner-evaluate.json")));
+
+  // srun cannot allocate: an error with srun's words, not a counters fallback.
+  const CliRun fail = cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_FAIL", "--clock-control"}}));
+  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  EXPECT_EQ(fail.j["error"]["kind"], "launch_failed");
+  EXPECT_NE(fail.j["error"]["message"].get<std::string>().find("srun: error: Unable to allocate resources"), std::string::npos) << fail.out;
+
+  // Usage: Slurm options without the Slurm executor.
+  const CliRun usage = cudamaster({"profile", "--task", "vector_add", "--slurm-args", "--partition=gpu"}, {});
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_NE(usage.err.find("--slurm-args needs --executor slurm"), std::string::npos) << usage.err;
+}

@@ -113,8 +113,9 @@ class ProfileProvider {
   virtual ProfileSummary profile(const ProfileRequest& request) = 0;
 };
 
-// cm_profile::profile_task (ncu, or the speed-of-light fallback without counters).
-std::unique_ptr<ProfileProvider> make_cm_profile_provider(std::string runner = "");
+// cm_profile::profile_task (ncu, or the speed-of-light fallback without counters), its GPU
+// processes started through `launcher` (here, or Slurm job steps).
+std::unique_ptr<ProfileProvider> make_cm_profile_provider(std::string runner = "", mskb::Launcher launcher = {});
 
 nlohmann::json to_json(const ProfileSummary& s);
 ProfileSummary profile_summary_from_json(const nlohmann::json& j);

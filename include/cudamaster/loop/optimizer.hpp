@@ -98,7 +98,10 @@ struct OptimizeRequest {
   int jobs = 1;                               // concurrent conversations
   // GPU lanes: the CUDA_VISIBLE_DEVICES value of each (mskb::gpu_lanes); empty = one lane on the
   // process's GPU. A job keeps to one lane; a lane runs one evaluation or profile at a time.
+  // Local executor only.
   std::vector<std::string> gpus;
+  // Where GPU work runs (exec::Executor). Unset: local for a new run, the recorded one for a resume.
+  std::optional<exec::Executor> executor;
   std::optional<std::int64_t> resume;         // continue this run (its recorded config wins)
   std::string prompts_dir;                    // "" = agents::default_prompts_dir()
   nlohmann::json device;                      // device info (name, ceilings), recorded with the run

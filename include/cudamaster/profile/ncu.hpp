@@ -2,7 +2,10 @@
 // profiling command (`--clock-control none`, the short section list, `--profile-from-start off`,
 // one report per run in its own temp dir, a timeout), importing a report as the raw-page CSV, and
 // turning every way this fails into a typed NcuError (no ncu, no permission for the counters, a
-// runtime without them, nothing profiled, timeout, the kernel crashed). Host-only.
+// runtime without them, nothing profiled, timeout, the kernel crashed, a Slurm step that could not
+// start). With a Slurm launcher ncu runs inside the job step (mskb/launcher.hpp) and writes its
+// report into the shared work dir; the import runs here when this machine has ncu, else in a
+// step too. Host-only.
 #pragma once
 
 #include <optional>
@@ -10,6 +13,8 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "mskb/launcher.hpp"
 
 namespace cudamaster::profile {
 
@@ -22,6 +27,7 @@ enum class NcuErrorKind {
   kernel_crash,        // the profiled process failed (runner fatal event, error code, signal)
   no_device,           // no CUDA device: nothing can be measured at all
   import_failed,       // `ncu --import` failed on an existing report
+  launch_failed,       // the Slurm job step could not start (srun's error in the message)
   failed,              // any other ncu error (first ==ERROR== line in the message)
 };
 const char* to_string(NcuErrorKind k);
@@ -61,6 +67,7 @@ struct NcuOptions {
   double import_timeout_s = 120;
   std::string work_dir;          // report, CSV and log go here; empty: a fresh temp dir per run
   std::vector<std::pair<std::string, std::string>> env;  // extra environment (CUDA_VISIBLE_DEVICES of a GPU lane)
+  mskb::Launcher launcher;       // slurm: profile (and import, without a local ncu) in a job step
 };
 
 // The binary to run, or "" when there is none. An explicit path (or $CM_NCU) is used as given
@@ -100,6 +107,7 @@ class NcuRunner {
   NcuOptions o_;
 };
 
-std::string make_temp_dir(const std::string& prefix);  // mkdtemp under the system temp dir
+// mkdtemp under `parent` (empty: the system temp dir).
+std::string make_temp_dir(const std::string& prefix, const std::string& parent = "");
 
 }  // namespace cudamaster::profile

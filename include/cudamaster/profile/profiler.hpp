@@ -2,6 +2,8 @@
 // it with the harness's nvcc recipe, run it once at a representative shape in mskb-runner's
 // profile mode under ncu, parse and classify; and, when ncu cannot read counters, time the kernel
 // with the harness instead and classify it with the speed-of-light model (source "sol_model").
+// With a Slurm launcher the build stays here and every GPU process (ncu, the fallback's timed
+// run, the device query) is a job step; the work dir is then under the launcher's shared root.
 // Also the offline path: an exported CSV or .ncu-rep.
 #pragma once
 
@@ -41,6 +43,7 @@ struct TaskProfileOptions {
   bool sol_fallback = true;         // classify from the SOL model when counters are unavailable
   double fallback_timeout_s = 600;
   std::string gpu;                  // CUDA_VISIBLE_DEVICES for ncu and the runner; empty: inherited
+  mskb::Launcher launcher;          // local, or a Slurm job step with one GPU per GPU process
 };
 
 using Progress = std::function<void(const std::string&)>;

@@ -17,8 +17,10 @@
 
 #if CM_HAVE_AGENT_LOOP
 #include <atomic>
+#include <filesystem>
 #include <sstream>
 
+#include "commands/executor_options.hpp"
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
 #include "mskb/compiler.hpp"
@@ -60,6 +62,7 @@ struct OptimizeOptions {
   std::string reasoning_effort;
   double timeout_s = 600;
   int attempts = 6;
+  ExecutorOptions executor;
 };
 
 std::atomic<bool> g_interrupted{false};
@@ -84,8 +87,27 @@ std::vector<std::string> split_list(const std::vector<std::string>& items) {
   return out;
 }
 
-void run_optimize_command(const OptimizeOptions& o) {
+// --executor and --slurm-*: unset for a resume that names none (the run's recorded executor).
+std::optional<exec::Executor> executor_from(const OptimizeOptions& o, const CLI::App& cmd) {
+  if (o.resume >= 0 && !executor_given(cmd)) return std::nullopt;
+  exec::Executor e;
+  const std::string root = (std::filesystem::path(o.db).parent_path() / ".cudamaster-slurm").string();
+  try {
+    e.launcher = make_launcher(cmd, o.executor, root, "optimize");
+  } catch (const std::invalid_argument& err) {
+    usage(err.what());
+  }
+  e.jobs = o.executor.slurm_jobs;
+  if (e.launcher.slurm() && !o.gpus.empty())
+    usage("--gpus picks GPUs of this machine; with --executor slurm each job step gets its GPU from Slurm (--slurm-jobs sets how many run at once)");
+  return e;
+}
+
+void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
+  const std::optional<exec::Executor> executor = executor_from(o, cmd);
+  const bool slurm = executor && executor->launcher.slurm();
   loop::OptimizeRequest req;
+  req.executor = executor;
   req.db_path = o.db;
   req.jobs = std::max(1, o.jobs);
   req.out_dir = o.out;
@@ -148,24 +170,28 @@ void run_optimize_command(const OptimizeOptions& o) {
       if (o.temperature >= 0) s->temperature = o.temperature;
       if (!o.reasoning_effort.empty()) s->reasoning_effort = o.reasoning_effort;
     }
-    // The GPU the run measures on (recorded with the run; prompts name it).
+    // The GPU the run measures on (recorded with the run; prompts name it): with Slurm, the
+    // GPU of a job step (this machine may have none).
     try {
-      req.device = mskb::device_info(false);
+      req.device = mskb::device_info(false, "", executor ? executor->launcher : mskb::Launcher{});
     } catch (const std::exception& e) {
       req.device = {{"name", "unknown GPU"}, {"error", e.what()}};
       if (!o.quiet) fmt::print(stderr, "cudamaster optimize: warning: {}\n", e.what());
     }
   }
 
-  // GPU lanes: every visible GPU unless --gpus picks some; a job keeps to one of them.
-  try {
-    const json id = mskb::query_device("identify");
-    req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
-    if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
-  } catch (const std::invalid_argument&) {
-    throw;
-  } catch (const std::exception& e) {
-    if (!o.gpus.empty()) throw std::invalid_argument(std::string("--gpus: ") + e.what());
+  // GPU lanes: every visible GPU unless --gpus picks some; a job keeps to one of them. (Slurm:
+  // --slurm-jobs lanes, no device.)
+  if (!slurm) {
+    try {
+      const json id = mskb::query_device("identify");
+      req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
+      if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
+    } catch (const std::invalid_argument&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (!o.gpus.empty()) throw std::invalid_argument(std::string("--gpus: ") + e.what());
+    }
   }
 
   g_interrupted.store(false);
@@ -237,7 +263,8 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--reasoning-effort", o->reasoning_effort, "Reasoning models: minimal | low | medium | high");
   cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds (default 600)");
   cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included (default 6)");
-  cmd->callback([o] { run_optimize_command(*o); });
+  add_executor_options(*cmd, o->executor, true);
+  cmd->callback([o, cmd] { run_optimize_command(*o, *cmd); });
 }
 
 #else  // built without SQLite: the command explains how to get it

@@ -2,7 +2,8 @@
 // kernel, profiles one call under Nsight Compute and prints the bottleneck class with the metrics
 // that matter for it (or falls back to the speed-of-light model when counters are unavailable);
 // offline it reads an exported CSV or .ncu-rep. `--token-report` compares the filtered and the
-// full rendering of each file (the >= 30 % token reduction benchmark).
+// full rendering of each file (the >= 30 % token reduction benchmark). `--executor slurm` runs
+// ncu (and every other GPU process) as a Slurm job step with one GPU; the build stays here.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
+#include "commands/executor_options.hpp"
 #include "cudamaster/profile/profiler.hpp"
 
 namespace cudamaster::cli {
@@ -37,6 +39,7 @@ struct ProfileOptions {
   std::string runner;
   bool allow_libraries = false;
   bool no_fallback = false;
+  ExecutorOptions executor;
 };
 
 std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
@@ -91,13 +94,23 @@ void run_token_report(const ProfileOptions& o) {
   if (!ok) throw CommandExit(1);
 }
 
-void run_profile(const ProfileOptions& o) {
+void run_profile(const ProfileOptions& o, const CLI::App& cmd) {
   prof::RenderMode mode{};
   try {
     mode = prof::parse_render_mode(o.mode);
   } catch (const std::invalid_argument& e) {
     fail(o, "usage", e.what(), 2);
   }
+  mskb::Launcher launcher;
+  try {
+    launcher = make_launcher(cmd, o.executor, ".cudamaster-slurm", "profile");
+  } catch (const std::invalid_argument& e) {
+    fail(o, "usage", e.what(), 2);
+  } catch (const std::runtime_error& e) {
+    fail(o, "launch_failed", e.what(), 1);
+  }
+  prof::NcuOptions import_ncu;
+  import_ncu.launcher = launcher;
   if (o.task.empty() == o.imports.empty()) fail(o, "usage", "give either --task T or --import FILE", 2);
   if (o.token_report && o.imports.empty()) fail(o, "usage", "--token-report works on --import files", 2);
   try {
@@ -105,7 +118,7 @@ void run_profile(const ProfileOptions& o) {
     if (!o.imports.empty()) {
       json all = json::array();
       for (std::size_t i = 0; i < o.imports.size(); ++i) {
-        const prof::ProfileOutcome out = prof::profile_import(o.imports[i]);
+        const prof::ProfileOutcome out = prof::profile_import(o.imports[i], import_ncu);
         if (o.json) {
           all.push_back(prof::to_json(out, mode));
           continue;
@@ -130,6 +143,7 @@ void run_profile(const ProfileOptions& o) {
     t.report_dir = o.report_dir;
     t.sol_fallback = !o.no_fallback;
     t.ncu.timeout_s = o.timeout_s;
+    t.launcher = launcher;
     const prof::ProfileOutcome out =
         prof::profile_task(t, [](const std::string& s) { fmt::print(stderr, "cudamaster profile: {}\n", s); });
     if (out.source == "sol_model")
@@ -166,7 +180,8 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--runner", o->runner, "mskb-runner to use (default: $MSKB_RUNNER or next to cudamaster)");
   cmd->add_flag("--allow-libraries", o->allow_libraries, "Let a user kernel link vendor libraries (// mskb-link:)");
   cmd->add_flag("--no-fallback", o->no_fallback, "Fail instead of using the speed-of-light model without counters");
-  cmd->callback([o] { run_profile(*o); });
+  add_executor_options(*cmd, o->executor, false);
+  cmd->callback([o, cmd] { run_profile(*o, *cmd); });
 }
 
 }  // namespace cudamaster::cli

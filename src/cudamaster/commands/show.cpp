@@ -14,6 +14,7 @@
 #if CM_HAVE_AGENT_LOOP
 #include <filesystem>
 
+#include "cudamaster/exec/executor.hpp"
 #include "cudamaster/loop/summary.hpp"
 #include "cudamaster/store/store.hpp"
 #endif
@@ -129,7 +130,8 @@ void run_show(const ShowOptions& o) {
   fmt::print("  llm {}; rounds {}, debug loops {}, patience {}, profile {}, planner {}, min gain {}, libraries {}\n", run->llm,
              loop.value("rounds", 0), loop.value("debug_loops", 0), loop.value("patience", 0), loop.value("profile", ""),
              loop.value("planner", true) ? "on" : "off", loop.value("min_gain", 0.0), loop.value("allow_libraries", false) ? "allowed" : "no");
-  fmt::print("  device {}; output {}\n\n", cfg.value("device", json::object()).value("name", std::string("?")), cfg.value("out_dir", ""));
+  fmt::print("  device {}; output {}\n", cfg.value("device", json::object()).value("name", std::string("?")), cfg.value("out_dir", ""));
+  fmt::print("  GPU work: {}\n\n", exec::Executor::from_json(cfg.value("executor", json::object())).describe());
   fmt::print("{}\n", loop::render_summary(summary));
   for (const json& j : out["jobs"]) {
     const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();

@@ -6,7 +6,25 @@
 
 namespace cudamaster::exec {
 
-GpuLanes::GpuLanes(int lanes) : busy_(static_cast<std::size_t>(std::max(1, lanes)), false) {}
+nlohmann::json Executor::to_json() const {
+  nlohmann::json j = mskb::to_json(launcher);
+  if (launcher.slurm()) j["jobs"] = jobs;
+  return j;
+}
+
+Executor Executor::from_json(const nlohmann::json& j) {
+  Executor e;
+  e.launcher = mskb::launcher_from_json(j);
+  if (j.is_object()) e.jobs = j.value("jobs", e.jobs);
+  return e;
+}
+
+std::string Executor::describe() const {
+  if (!launcher.slurm()) return mskb::describe(launcher);
+  return mskb::describe(launcher) + ", " + std::to_string(jobs) + " job step" + (jobs == 1 ? "" : "s") + " at once";
+}
+
+GpuLanes::GpuLanes(int lanes, bool pinned) : busy_(static_cast<std::size_t>(std::max(1, lanes)), false), pinned_(pinned) {}
 
 GpuLanes::GpuLanes(std::vector<std::string> devices)
     : busy_(std::max<std::size_t>(1, devices.size()), false), devices_(std::move(devices)) {}
@@ -16,6 +34,7 @@ std::string GpuLanes::device(int lane) const {
 }
 
 GpuLanes::Lease GpuLanes::acquire(int affinity) {
+  if (!pinned_) return acquire();
   const std::size_t lane = static_cast<std::size_t>(std::max(0, affinity)) % busy_.size();
   std::unique_lock<std::mutex> lock(mutex_);
   freed_.wait(lock, [&] { return !busy_[lane]; });

@@ -13,7 +13,7 @@ namespace {
 
 class CmProfileProvider final : public ProfileProvider {
  public:
-  explicit CmProfileProvider(std::string runner) : runner_(std::move(runner)) {}
+  CmProfileProvider(std::string runner, mskb::Launcher launcher) : runner_(std::move(runner)), launcher_(std::move(launcher)) {}
 
   ProfileSummary profile(const ProfileRequest& r) override {
     ProfileSummary s;
@@ -25,6 +25,7 @@ class CmProfileProvider final : public ProfileProvider {
       o.allow_libraries = r.allow_libraries || r.trusted;
       o.runner = runner_;
       o.gpu = r.gpu;
+      o.launcher = launcher_;
       const profile::ProfileOutcome out = profile::profile_task(o);
       const profile::RenderMode mode = profile::parse_render_mode(r.mode);
       s.ok = true;
@@ -43,12 +44,13 @@ class CmProfileProvider final : public ProfileProvider {
 
  private:
   std::string runner_;
+  mskb::Launcher launcher_;
 };
 
 }  // namespace
 
-std::unique_ptr<ProfileProvider> make_cm_profile_provider(std::string runner) {
-  return std::make_unique<CmProfileProvider>(std::move(runner));
+std::unique_ptr<ProfileProvider> make_cm_profile_provider(std::string runner, mskb::Launcher launcher) {
+  return std::make_unique<CmProfileProvider>(std::move(runner), std::move(launcher));
 }
 
 }  // namespace cudamaster::loop

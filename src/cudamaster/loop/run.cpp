@@ -138,6 +138,15 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
                                   : request.resume             ? config.value("prompts_dir", agents::default_prompts_dir())
                                                                : agents::default_prompts_dir();
   const json device = request.resume ? config.value("device", json::object()) : request.device;
+  // Where GPU work runs: as asked, else as the run recorded (a run from before executors: local).
+  const exec::Executor executor = request.executor ? *request.executor
+                                  : request.resume ? exec::Executor::from_json(config.value("executor", json::object()))
+                                                   : exec::Executor{};
+  try {
+    mskb::validate(executor.launcher);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
   for (const std::string& t : tasks) (void)mskb::get_task(t);  // throws "unknown task 'x' (did you mean ...)"
   if (tasks.empty()) throw std::runtime_error("no tasks to optimize");
   agents::PromptLibrary prompts(prompts_dir);
@@ -170,6 +179,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
               {"prompts_dir", prompts_dir},
               {"prompts_fingerprint", prompts.fingerprint()},
               {"device", device},
+              {"executor", executor.to_json()},
               {"jobs", request.jobs},
               {"replay_match", request.provider.replay_match == llm::ReplayMatch::SystemOnly ? "system" : "full"},
               {"cudamaster", "0.1.0"}};
@@ -178,6 +188,13 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
     config["out_dir"] = request.out_dir.empty() ? (fs::path("cudamaster-out") / ("run-" + std::to_string(run_id))).string() : request.out_dir;
     store->set_run_config(run_id, config);
   } else {
+    // The executor a session ran on is part of the record (`cudamaster show` says where it ran).
+    if (config.value("executor", exec::Executor{}.to_json()) != executor.to_json()) {
+      say(fmt::format("run {}: this session runs GPU work on {} (was {})", run_id, executor.describe(),
+                      exec::Executor::from_json(config.value("executor", json::object())).describe()));
+      config["executor"] = executor.to_json();
+      store->set_run_config(run_id, config);
+    }
     const std::string fp = prompts.fingerprint();
     if (config.value("prompts_fingerprint", fp) != fp)
       say(fmt::format("warning: the prompt templates changed since run {} started; recorded steps are replayed as they were", run_id));
@@ -203,17 +220,24 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   if (evaluator == nullptr) {
     mskb::EvalOptions eo;
     eo.ceilings = mskb::ceilings_from(device);
+    eo.launcher = executor.launcher;
     own_evaluator = std::make_unique<MskbEvaluator>(eo);
     evaluator = own_evaluator.get();
   }
   std::unique_ptr<ProfileProvider> own_profiler;
   ProfileProvider* profiler = backends.profiler;
   if (profiler == nullptr && loop.profile != "none") {
-    own_profiler = make_cm_profile_provider();
+    own_profiler = make_cm_profile_provider("", executor.launcher);
     profiler = own_profiler.get();
   }
-  exec::GpuLanes lanes = request.gpus.empty() ? exec::GpuLanes(1) : exec::GpuLanes(request.gpus);
-  if (request.gpus.size() > 1) say(fmt::format("GPU lanes: {} (CUDA_VISIBLE_DEVICES {})", request.gpus.size(), fmt::join(request.gpus, ",")));
+  // Slurm: `jobs` unpinned lanes without a device (each step gets its GPU from the scheduler).
+  exec::GpuLanes lanes = [&]() -> exec::GpuLanes {
+    if (executor.launcher.slurm()) return exec::GpuLanes(executor.jobs, false);
+    if (request.gpus.empty()) return exec::GpuLanes(1);
+    return exec::GpuLanes(request.gpus);
+  }();
+  if (executor.launcher.slurm()) say("GPU work: " + executor.describe());
+  else if (request.gpus.size() > 1) say(fmt::format("GPU lanes: {} (CUDA_VISIBLE_DEVICES {})", request.gpus.size(), fmt::join(request.gpus, ",")));
 
   Services sv;
   sv.store = store.get();

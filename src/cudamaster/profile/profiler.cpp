@@ -23,8 +23,9 @@ namespace {
 // Removes the per-run temp dir unless the user asked to keep the files.
 class WorkDir {
  public:
-  explicit WorkDir(const std::string& keep) : keep_(!keep.empty()) {
-    path_ = keep_ ? keep : make_temp_dir("cm-profile");
+  // `parent`: where a temp dir goes (a Slurm launcher's shared root; empty: the system temp dir).
+  WorkDir(const std::string& keep, const std::string& parent) : keep_(!keep.empty()) {
+    path_ = keep_ ? keep : make_temp_dir("cm-profile", parent);
     fs::create_directories(path_);
   }
   ~WorkDir() {
@@ -75,15 +76,26 @@ Timing time_with_harness(const mskb::TaskSpec& spec, const TaskProfileOptions& o
   req.timings = {{shape, "paper", 1}};
   const std::string req_path = (fs::path(dir) / "timing-request.json").string();
   std::ofstream(req_path) << json(req).dump(1);
+  mskb::LaunchCommand lc;
+  try {
+    lc = mskb::launch_command(o.launcher, o.launcher.slurm() ? mskb::srun_program(o.launcher) : "",
+                              {mskb::runner_path(o.runner), req_path, "3"}, 3, mskb::kProfileJobName);
+  } catch (const std::runtime_error& e) {
+    throw ProfileFailure("harness_error", e.what());
+  }
   mskb::SpawnOptions sp;
-  sp.argv = {mskb::runner_path(o.runner), req_path, "3"};
+  sp.argv = lc.argv;
+  sp.report_on_stdout = lc.report_on_stdout;
+  sp.term_grace_s = lc.term_grace_s;
   if (!o.gpu.empty()) sp.env.push_back({"CUDA_VISIBLE_DEVICES", o.gpu});
   sp.log_path = (fs::path(dir) / "timing-runner.log").string();
-  sp.initial_timeout_s = o.fallback_timeout_s;
+  sp.initial_timeout_s = mskb::first_line_timeout(o.launcher, o.fallback_timeout_s);
   sp.report_fd = 3;
   std::string fatal_disp, fatal_msg, check_disp, check_msg;
   Timing t;
+  bool any_line = false;
   const mskb::ProcessResult pr = mskb::run_process(sp, [&](const std::string& line) -> double {
+    any_line = true;
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) return 0;
     const std::string ev = j.value("event", "");
@@ -98,6 +110,8 @@ Timing time_with_harness(const mskb::TaskSpec& spec, const TaskProfileOptions& o
     }
     return 0;
   });
+  if (const std::string why = mskb::launch_failure(o.launcher, pr, any_line, pr.log_tail); !why.empty())
+    throw ProfileFailure("launch_failed", "timing the kernel in a Slurm job step: " + why);
   if (!fatal_disp.empty()) {
     const std::string kind = fatal_disp == "no_device" || fatal_msg.find("cudaErrorNoDevice") != std::string::npos
                                  ? "no_device"
@@ -120,7 +134,7 @@ ProfileOutcome sol_fallback(const mskb::TaskSpec& spec, const TaskProfileOptions
   const Timing t = time_with_harness(spec, o, so, shape, dir);
   json device;
   try {
-    device = mskb::device_info(false, o.runner);
+    device = mskb::device_info(false, o.runner, o.launcher);
   } catch (const std::exception& e) {
     throw ProfileFailure("no_device", std::string("cannot read the device ceilings: ") + e.what());
   }
@@ -250,7 +264,7 @@ ProfileOutcome profile_task(const TaskProfileOptions& o, const Progress& progres
   const mskb::CompileResult built = mskb::compile_kernel(file, co);
   if (!built.ok) throw ProfileFailure("compile_error", "cannot build " + file + ": " + first_error(built));
 
-  WorkDir work(o.report_dir);
+  WorkDir work(o.report_dir, o.launcher.slurm() ? o.launcher.work_root : "");
   mskb::RunRequest req;
   req.mode = "profile";
   req.task = spec.name;
@@ -269,6 +283,7 @@ ProfileOutcome profile_task(const TaskProfileOptions& o, const Progress& progres
   }
   NcuOptions nopt = o.ncu;
   nopt.work_dir = work.path();
+  nopt.launcher = o.launcher;
   if (!o.gpu.empty()) nopt.env.push_back({"CUDA_VISIBLE_DEVICES", o.gpu});
   const NcuRunner ncu(nopt);
   say(progress, fmt::format("profiling {} {} at {} under ncu", spec.name, mskb::to_string(o.precision), shape.str()));
