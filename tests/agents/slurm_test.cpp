@@ -19,7 +19,12 @@ using namespace cmtest;
 
 namespace {
 
-const std::string kFakeSrun = std::string(CM_AGENTS_FAKES) + "/srun";
+// CM_TEST_SRUN: another srun for these tests, e.g. a real one behind a wrapper that writes
+// FAKE_SRUN_LOG as the fake does (docs/agents.md: checking against a real Slurm).
+const std::string kFakeSrun = [] {
+  const char* e = std::getenv("CM_TEST_SRUN");
+  return e != nullptr && *e != '\0' ? std::string(e) : std::string(CM_AGENTS_FAKES) + "/srun";
+}();
 
 struct Proc {
   int code = -1;

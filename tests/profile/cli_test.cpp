@@ -369,6 +369,13 @@ TEST(ProfileCli, TaskPathThroughSlurm) {
     EXPECT_TRUE(has(node_steps[0], "\tncu\t--clock-control\t"));
     EXPECT_TRUE(has(node_steps[1], "\tncu\t--import\t" + shared + "/"));
     EXPECT_TRUE(fs::exists(dir.file("ncu-import.args")));
+    // Nor on the nodes: no counters (the speed-of-light fallback), not a failed launch.
+    env.erase("FAKE_SRUN_PATH");
+    const CliRun none = cudamaster(args, env);
+    ASSERT_EQ(none.exit_code, 0) << none.out << none.err;
+    EXPECT_EQ(none.j["source"], "sol_model");
+    EXPECT_EQ(none.j["ncu_error"]["kind"], "ncu_missing") << none.out;
+    (void)calls();
   }
 
   // No counters: the speed-of-light fallback's timed run and device query are job steps too.

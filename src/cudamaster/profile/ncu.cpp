@@ -236,6 +236,9 @@ NcuResult<NcuCapture> NcuRunner::profile(const std::vector<std::string>& app) co
   });
   cap.profile_seconds = seconds_since(t0);
   const std::string log = read_text(cap.log_path);
+  // No ncu on the compute node either: missing (counters unavailable), not a failed launch.
+  if (launcher.slurm() && !any_line && spawned.exit_code == 127 && contains(log, ("exec: " + ncu + ": not found").c_str()))
+    return make(NcuErrorKind::missing, "Nsight Compute (" + ncu + ") not found on the compute node (set CM_NCU to its path there)", log);
   if (const std::string why = mskb::launch_failure(launcher, spawned, any_line, log); !why.empty())
     return make(NcuErrorKind::launch_failed, why, log);
   const mskb::ProcessResult pr = mskb::as_local_result(launcher, spawned);
