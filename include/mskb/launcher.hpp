@@ -7,8 +7,9 @@
 // stderr but no other fd, so on the compute node the runner's report fd becomes the step's
 // stdout (our report pipe) and its stdout joins stderr (our log). No --unbuffered: it runs the
 // task on a pseudo-terminal (srun(1)), and slurmstepd already forwards each complete line at once.
-// The watchdog stops srun with SIGTERM (it cancels the step; a SIGKILLed srun leaves it running). The request, log and report files live under `work_root` and the kernel
-// cache must be shared too: the compute node reads them by the same paths. Host-only.
+// The watchdog stops srun with SIGTERM (it cancels the step; a SIGKILLed srun leaves it running).
+// The request, log and report files live under `work_root` and the kernel cache must be shared
+// too: the compute node reads them by the same paths. Host-only.
 #pragma once
 
 #include <string>
