@@ -10,7 +10,7 @@
 
 namespace {
 // FP32 error of a K-term dot product of values in [-1, 1] (see conv_1d).
-double dot_budget(double k) { return std::ldexp(1.0, -24) * (16.0 * std::sqrt(k) + k / 4.0); }
+double dot_budget(double k) { return std::ldexp(1.0, -24) * (16.0 * std::sqrt(k) + k); }
 
 mskb::Shape shape(int64_t ir, int64_t ic, int64_t kr, int64_t kc) {
   return mskb::Shape{{"input_rows", ir}, {"input_cols", ic}, {"kernel_rows", kr}, {"kernel_cols", kc}};

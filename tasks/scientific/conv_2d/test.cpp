@@ -1,6 +1,10 @@
 // Hand-checked cases for the conv_2d FP64 reference (valid cross-correlation, row-major, no flip).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -59,3 +63,36 @@ TEST(Conv2dReference, MatchesDirectSumOnGeneratedInputs) {
 }
 
 }  // namespace
+
+// The FP32 tolerance holds, with margin, for the honest FP32 orders a kernel may use: one long
+// sequential accumulator (with or without FMA contraction) over a 32 x 32 filter, measured over
+// 2^17 outputs of generator-like inputs; and it still rejects a dropped filter tap.
+TEST(Conv2dTolerance, CoversSequentialFp32AccumulationAndRejectsADroppedTap) {
+  const TaskSpec& t = get_task("conv_2d");
+  const Tolerance tol = t.tolerance(Shape{{"input_rows", 8192}, {"input_cols", 8192}, {"kernel_rows", 32}, {"kernel_cols", 32}},
+                                    Precision::fp32);
+  constexpr int K = 32 * 32, kOutputs = 1 << 17;
+  Rng rng(7);
+  std::vector<double> a(K), b(K);
+  rng.fill_uniform(b, -1.0, 1.0);
+  for (double& x : b) x = static_cast<float>(x);
+  double worst = 0;
+  for (int o = 0; o < kOutputs; ++o) {
+    rng.fill_uniform(a, -1.0, 1.0);
+    double exact = 0;
+    float fma_sum = 0, mul_add = 0;
+    for (int k = 0; k < K; ++k) {
+      const float x = static_cast<float>(a[k]), y = static_cast<float>(b[k]);
+      exact += static_cast<double>(x) * static_cast<double>(y);
+      fma_sum = std::fma(x, y, fma_sum);
+      mul_add = mul_add + x * y;
+    }
+    const double allowed = tol.atol + tol.rtol * std::abs(exact);
+    worst = std::max({worst, std::abs(fma_sum - exact) / allowed, std::abs(mul_add - exact) / allowed});
+  }
+  std::printf("worst sequential FP32 error over %d outputs: %.3f of the tolerance\n", kOutputs, worst);
+  EXPECT_LT(worst, 0.6) << "max error / tolerance over " << kOutputs << " sequential FP32 sums";
+  EXPECT_GT(worst, 0.05) << "the measurement is not measuring";
+  // A dropped tap changes an output by |a b|, 0.25 on average: far outside (outputs are ~10).
+  EXPECT_GT(0.25 / (tol.atol + tol.rtol * 10.0), 500.0);
+}
