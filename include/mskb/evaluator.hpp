@@ -79,8 +79,9 @@ struct EvalOptions {
   // launcher.work_root and the wrapper runs inside the step).
   Launcher launcher;
   // Which part of a timed evaluation this process does: "all" (checks, then timing, one runner),
-  // "checks" (the same checks, no timing: may share a GPU), or "timing" (the timed shapes with one
-  // seed each, then timing: after a "checks" part of the same build passed).
+  // "checks" (the checks except the timed seed of each timed shape, no timing: may share a GPU), or
+  // "timing" (the timed shapes with their timed seed, checked then timed: after a "checks" part of
+  // the same build passed). Together the two parts run every check of "all" exactly once.
   std::string part = "all";
 };
 

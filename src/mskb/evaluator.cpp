@@ -90,9 +90,18 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   };
   const bool checks_part = opt.part == "checks", timing_part = opt.part == "timing";
   if (!checks_part && !timing_part && opt.part != "all") throw std::invalid_argument("unknown evaluation part '" + opt.part + "'");
+  // A timed evaluation split in two parts runs every check once: the timing part checks the timed
+  // seed of each timed shape (it needs that reference for the check after timing anyway), so the
+  // checks part leaves it out (the large sweep's single seed entirely).
+  auto split_seeds = [&](std::vector<uint64_t> s_seeds, bool is_timed) {
+    if (timing_part) return std::vector<uint64_t>{s_seeds.back()};
+    if (checks_part && is_timed) s_seeds.pop_back();
+    return s_seeds;
+  };
   if (!opt.matrix_path.empty()) {
     req.matrix_path = opt.matrix_path;
-    req.checks.push_back({opt.matrix_shape, "matrix", timing_part ? std::vector<uint64_t>{seeds.back()} : seeds});
+    const std::vector<uint64_t> m_seeds = split_seeds(seeds, !opt.check_only);
+    if (!m_seeds.empty()) req.checks.push_back({opt.matrix_shape, "matrix", m_seeds});
     if (!opt.check_only && !checks_part) req.timings.push_back({opt.matrix_shape, "matrix", seeds.back()});
   }
   for (const char* sweep : {"paper", "heldout", "large"}) {
@@ -101,11 +110,10 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     const bool checked = std::string(sweep) != "large" || is_timed;
     if (!checked || (timing_part && !is_timed)) continue;
     for (const Shape& s : spec.sweep(sweep)) {
-      // Large shapes are checked with one seed: their cost is in the timing, not the seeds. The
-      // timing part re-checks only the seed it times (the checks part judged every seed).
-      std::vector<uint64_t> s_seeds = std::string(sweep) == "large" ? std::vector<uint64_t>{1} : seeds;
-      if (timing_part) s_seeds = {s_seeds.back()};
-      req.checks.push_back({s, sweep, s_seeds});
+      // Large shapes are checked with one seed: their cost is in the timing, not the seeds.
+      const std::vector<uint64_t> s_seeds =
+          split_seeds(std::string(sweep) == "large" ? std::vector<uint64_t>{1} : seeds, is_timed);
+      if (!s_seeds.empty()) req.checks.push_back({s, sweep, s_seeds});
       if (is_timed && !checks_part) req.timings.push_back({s, sweep, s_seeds.back()});
     }
   }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -395,24 +396,47 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
                         c.dir.file("run.json")},
                        CM_MSKB_BIN);
   ASSERT_EQ(p.code, 0) << p.err;
+  const mskb::TaskSpec& spec = mskb::get_task("spmv_csr");
+  const std::size_t paper = spec.paper.size(), heldout = spec.heldout.size();
   int checks_parts = 0, timing_parts = 0;
-  for (const std::string& line : read_lines(c.dir.file("runner.log")))
-    (line.find(" timings=0") != std::string::npos ? checks_parts : timing_parts)++;
+  for (const std::string& line : read_lines(c.dir.file("runner.log"))) {
+    if (line.find(" timings=0 ") != std::string::npos) {
+      ++checks_parts;  // every seed but the timed one of each paper shape
+      EXPECT_NE(line.find(" checks=" + std::to_string(2 * paper + 3 * heldout) + " "), std::string::npos) << line;
+    } else {
+      ++timing_parts;  // the timed seed of each paper shape, checked then timed
+      EXPECT_NE(line.find(" timings=" + std::to_string(paper) + " checks=" + std::to_string(paper) + " "), std::string::npos) << line;
+    }
+  }
   EXPECT_EQ(checks_parts, 2);  // baseline and vendor
   EXPECT_EQ(timing_parts, 2);
   const json report = json::parse(read_file(c.dir.file("run.json")));
   ASSERT_EQ(report["contenders"].size(), 2u);
-  const mskb::TaskSpec& spec = mskb::get_task("spmv_csr");
   const int full = 3 * static_cast<int>(spec.paper.size() + spec.heldout.size());
   for (const json& r : report["contenders"]) {
     EXPECT_EQ(r["disposition"], "passed") << r.dump();
-    EXPECT_EQ(r["checks_total"].get<int>(), full + static_cast<int>(spec.paper.size())) << "checks part + the timed seed per paper shape";
+    EXPECT_EQ(r["checks_total"].get<int>(), full) << "every check once: the timed seed of each paper shape in the timing part";
     EXPECT_EQ(r["checks_passed"], r["checks_total"]);
   }
   int timed = 0;
   for (const json& t : report["results"]) timed += t["sweep"] == "paper" ? 1 : 0;
   EXPECT_EQ(timed, 2 * static_cast<int>(spec.paper.size()));
   EXPECT_FALSE(report["scores"].empty());
+
+  // With the large sweep timed, its shapes (one seed each) are generated in the timing part only.
+  std::remove(c.dir.file("runner.log").c_str());
+  const Proc big = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline", "--sweep", "paper,large",
+                          "--budget", "0.01", "--checks-per-gpu", "2"},
+                         CM_MSKB_BIN);
+  ASSERT_EQ(big.code, 0) << big.err;
+  const std::vector<std::string> lines = read_lines(c.dir.file("runner.log"));
+  ASSERT_EQ(lines.size(), 2u);
+  const std::size_t large = spec.large.size();
+  EXPECT_NE(lines[0].find(" timings=0 checks=" + std::to_string(2 * paper + 3 * heldout) + " large=0"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find(" timings=" + std::to_string(paper + large) + " checks=" + std::to_string(paper + large) +
+                          " large=" + std::to_string(large)),
+            std::string::npos)
+      << lines[1];
 }
 
 // --json is rewritten after every contender ("partial": true), so a run killed mid-way leaves

@@ -85,8 +85,13 @@ int main(int argc, char** argv) {
   const cmtest::Markers m = cmtest::read_markers(cmtest::slurp(library));
   if (const char* log = std::getenv("FAKE_RUNNER_LOG"); log != nullptr && *log != '\0') {
     const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-    std::ofstream(log, std::ios::app) << library << " timings=" << req.value("timings", json::array()).size()
-                                      << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
+    std::size_t checks = 0, large = 0;
+    for (const json& c : req.value("checks", json::array())) {
+      checks += c.value("seeds", json::array()).size();
+      large += c.value("sweep", "") == "large" ? 1 : 0;
+    }
+    std::ofstream(log, std::ios::app) << library << " timings=" << req.value("timings", json::array()).size() << " checks=" << checks
+                                      << " large=" << large << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
   }
   int sleep_ms = m.sleep_ms;
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
