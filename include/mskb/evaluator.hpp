@@ -51,6 +51,13 @@ struct TimingPolicy {
 std::string judge_timing(const TimingStats& t, double floor_us, const TimingPolicy& p);
 std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
 
+// The runner's extra environment: `extra` plus glibc.malloc.hugetlb=1 in GLIBC_TUNABLES (merged
+// with `inherited`, the caller's GLIBC_TUNABLES, or with one in `extra`): the large sweeps'
+// multi-GB host buffers then fault in 2 MB transparent huge pages instead of 4 KB pages (the
+// page faults, not the generators, dominated input generation on a VM: 2 GB took seconds).
+std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<std::pair<std::string, std::string>> extra,
+                                                                    const char* inherited);
+
 struct ShapeTiming {
   std::string sweep;
   Shape shape;

@@ -64,6 +64,20 @@ std::string last_log_line(const std::string& log) { return last_child_line(log);
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<std::pair<std::string, std::string>> extra,
+                                                                    const char* inherited) {
+  constexpr const char* kHuge = "glibc.malloc.hugetlb=1";
+  for (auto& [k, v] : extra)
+    if (k == "GLIBC_TUNABLES") {
+      if (v.find("glibc.malloc.hugetlb") == std::string::npos) v += std::string(v.empty() ? "" : ":") + kHuge;
+      return extra;
+    }
+  const std::string base = inherited != nullptr ? inherited : "";
+  extra.push_back({"GLIBC_TUNABLES", base.find("glibc.malloc.hugetlb") != std::string::npos ? base
+                                                                                            : base + (base.empty() ? "" : ":") + kHuge});
+  return extra;
+}
+
 ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
                          const std::string& library, const EvalOptions& opt) {
   ContenderResult res;
@@ -143,7 +157,7 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   so.log_path = dir + "/runner.log";
   so.initial_timeout_s = first_line_timeout(opt.launcher, 120);
   so.report_fd = 3;
-  so.env = opt.env;
+  so.env = runner_environment(opt.env, std::getenv("GLIBC_TUNABLES"));
 
   std::string phase = "start", phase_shape, fatal_disp, fatal_msg;
   uint64_t phase_seed = 0;

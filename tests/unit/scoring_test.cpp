@@ -73,3 +73,14 @@ TEST(TimingStats, Summary) {
   EXPECT_DOUBLE_EQ(t.mean_us, 3);
   EXPECT_NEAR(t.noise, std::sqrt(2.5) / std::sqrt(5.0) / 3.0, 1e-12);
 }
+
+TEST(RunnerEnvironment, AddsHugePagesToGlibcTunablesWithoutLosingTheCallers) {
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(runner_environment({}, nullptr), (Env{{"GLIBC_TUNABLES", "glibc.malloc.hugetlb=1"}}));
+  EXPECT_EQ(runner_environment({{"CUDA_VISIBLE_DEVICES", "1"}}, "glibc.malloc.arena_max=2"),
+            (Env{{"CUDA_VISIBLE_DEVICES", "1"}, {"GLIBC_TUNABLES", "glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"}}));
+  // The caller's own hugetlb choice stands (0 turns it off).
+  EXPECT_EQ(runner_environment({}, "glibc.malloc.hugetlb=0"), (Env{{"GLIBC_TUNABLES", "glibc.malloc.hugetlb=0"}}));
+  EXPECT_EQ(runner_environment({{"GLIBC_TUNABLES", "glibc.malloc.tcache_count=0"}}, "ignored"),
+            (Env{{"GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1"}}));
+}
