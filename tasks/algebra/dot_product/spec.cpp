@@ -49,13 +49,16 @@ MSKB_TASK(dot_product) {
     for (double v : partial) sum += v;
     a[0].data[0] = sum;
   };
-  // A sum of N products of U(-1,1) values: typical term 1/3, typical result sqrt(N)/3. FP32 summation
-  // in any sane order (tree, per-block atomics, even one atomic per element at paper sizes) stays well
-  // inside atol = 1e-4 * sqrt(N) / 3; accumulating in bf16 does not. Both precisions compute in FP32
-  // and write a float, so they share the tolerance.
+  // A sum of N products of U(-1,1) values: typical term 1/3, typical result sqrt(N)/3. Tree orders and
+  // per-block atomics err by far less than 1e-4 * sqrt(N) / 3. One FP32 accumulator over all N terms
+  // (e.g. one atomicAdd per element) errs by 0.10 u N (standard deviation, u = 2^-24: the partial sums
+  // grow like sqrt(j) / 3) with a heavy tail (1 in 10^4 sums errs by 0.72 u N): the linear term u N
+  // covers it at every N (at N = 2^27 the sqrt(N) term alone was about 0.5 standard deviation).
+  // Accumulating in bf16 stays 3x (N = 2^27) to 25x (N = 2^20) outside. Both precisions compute in
+  // FP32 and write a float, so they share the tolerance.
   spec.tolerance = [](const Shape& s, Precision) {
     const double n = static_cast<double>(s["N"]);
-    return Tolerance{1e-4 * std::sqrt(n) / 3.0, 1e-4};
+    return Tolerance{1e-4 * std::sqrt(n) / 3.0 + n * 0x1.0p-24, 1e-4};
   };
   spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]); };
   spec.cost = [](const Shape& s, Precision p) {

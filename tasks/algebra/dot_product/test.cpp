@@ -1,8 +1,12 @@
 // Hand-checked cases for the dot_product FP64 reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <vector>
 
+#include "mskb/fp32_error_model.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -54,11 +58,14 @@ TEST(DotProduct, LossIsFloatInBothPrecisions) {
   EXPECT_NE(t.signature(Precision::bf16).find("float* loss"), std::string::npos) << t.signature(Precision::bf16);
 }
 
-TEST(DotProduct, ToleranceScalesWithSqrtN) {
+TEST(DotProduct, ToleranceHasASqrtNAndALinearTerm) {
   const TaskSpec& t = get_task("dot_product");
-  const Tolerance a = t.tolerance(Shape{{"N", 1 << 16}}, Precision::fp32);
-  const Tolerance b = t.tolerance(Shape{{"N", 1 << 20}}, Precision::fp32);
-  EXPECT_NEAR(b.atol / a.atol, 4.0, 1e-12);
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 27}) {
+    const Tolerance a = t.tolerance(Shape{{"N", n}}, Precision::fp32);
+    const double nd = static_cast<double>(n);
+    EXPECT_NEAR(a.atol, 1e-4 * std::sqrt(nd) / 3.0 + nd * 0x1.0p-24, 1e-15 * nd);
+    EXPECT_EQ(a.rtol, 1e-4);
+  }
 }
 
 TEST(DotProduct, GeneratedInstanceMatchesDirectSum) {
@@ -73,3 +80,101 @@ TEST(DotProduct, GeneratedInstanceMatchesDirectSum) {
 }
 
 }  // namespace
+
+// The tolerance covers the honest FP32 orders at every size of every sweep, and still rejects bf16
+// accumulation.
+TEST(DotProductTolerance, CoversOneSequentialFp32AccumulatorAtEverySize) {
+  using namespace mskb::fp32_model;
+  const TaskSpec& t = get_task("dot_product");
+  // One FP32 accumulator over all N products (a single thread, or one atomicAdd per element), with
+  // and without FMA. Its error scales as u N at any N (the partial sums are a random walk), so 2048
+  // sums of 2^14 products give the distribution of |error| / (u N) at the large sizes too (the
+  // largest, N = 2^27, takes seconds per sum). Their worst is held against atol alone (rtol adds
+  // 1e-4 |ref|, ~0.05 u N at N = 2^27).
+  constexpr int kN = 1 << 14, kTrials = 2048;
+  Rng rng(11);
+  double worst = 0;  // max |error| / (u N)
+  for (int trial = 0; trial < kTrials; ++trial) {
+    Fp32Sum fma_sum, mul_add;
+    double exact = 0;
+    for (int i = 0; i < kN; ++i) {
+      const auto x = static_cast<float>(rng.uniform(-1.0, 1.0)), y = static_cast<float>(rng.uniform(-1.0, 1.0));
+      fma_sum.fma(x, y);
+      mul_add.mul_add(x, y);
+      exact += static_cast<double>(x) * static_cast<double>(y);
+    }
+    worst = std::max({worst, std::fabs(fma_sum.value - exact), std::fabs(mul_add.value - exact)});
+  }
+  worst /= kU * kN;
+  std::printf("sequential FP32 dot products: worst |error| of %d = %.3f u N\n", kTrials, worst);
+  EXPECT_GT(worst, 0.3) << "the simulation is not measuring";
+  std::vector<Shape> shapes = t.paper;
+  shapes.insert(shapes.end(), t.heldout.begin(), t.heldout.end());
+  shapes.insert(shapes.end(), t.large.begin(), t.large.end());
+  for (const Shape& s : shapes) {
+    const double n = static_cast<double>(s["N"]);
+    if (n < kN) continue;  // below 2^14 the linear regime has not set in (and errors are tiny)
+    EXPECT_LT(worst * kU * n / t.tolerance(s, Precision::fp32).atol, 0.6) << "N = " << s["N"];
+  }
+  // The previous tolerance, 1e-4 sqrt(N) / 3 + 1e-4 |ref| (|ref| ~ sqrt(N) / 3), at N = 2^27.
+  const double n27 = static_cast<double>(int64_t{1} << 27);
+  EXPECT_GT(worst * kU * n27 / (2e-4 * std::sqrt(n27) / 3.0), 2.0);
+}
+
+TEST(DotProductTolerance, CoversBlockPartialsAddedByFp32AtomicsAtTheLargestSize) {
+  using namespace mskb::fp32_model;
+  const TaskSpec& t = get_task("dot_product");
+  // The shipped baseline's order at N = 2^27: 2^19 block sums of 256 products (tree-reduced; each
+  // ~N(0, (16/3)^2)) added to one float in sequence. The block sums are drawn directly.
+  const Shape s{{"N", int64_t{1} << 27}};
+  const Tolerance tol = t.tolerance(s, Precision::fp32);
+  Rng rng(12);
+  std::vector<ErrorSample> samples;
+  for (int trial = 0; trial < 8; ++trial) {
+    Fp32Sum sum;
+    double exact = 0;
+    for (int b = 0; b < (1 << 19); ++b) {
+      const auto part = static_cast<float>(rng.normal(0.0, 16.0 / 3.0));
+      sum.add(part);
+      exact += part;
+    }
+    samples.push_back({sum.value - exact, sum.sd(), tol.atol + tol.rtol * std::fabs(exact)});
+  }
+  EXPECT_LT(measured_worst(samples), 0.1);
+  EXPECT_LT(extrapolated_worst(samples, 1e4), 0.2);
+}
+
+TEST(DotProductTolerance, StillRejectsBf16Accumulation) {
+  // wrong/bf16_accumulate.cu: each thread adds 16 products in bf16, a bf16 tree per block of 256
+  // threads, the block sums go to the float result by atomicAdd. Every paper size has three seeds;
+  // the worst of three is several times the tolerance.
+  const TaskSpec& t = get_task("dot_product");
+  auto bf = [](float x) { return static_cast<float>(round_to(Precision::bf16, x)); };
+  for (int64_t n : {int64_t{1} << 16, int64_t{1} << 20}) {
+    const Tolerance tol = t.tolerance(Shape{{"N", n}}, Precision::bf16);
+    Rng rng(13);
+    double worst_ratio = 0;
+    for (int trial = 0; trial < 3; ++trial) {
+      double exact = 0;
+      float loss = 0;
+      std::vector<float> s(256);
+      for (int64_t blk = 0; blk * 4096 < n; ++blk) {
+        for (int th = 0; th < 256; ++th) {
+          float acc = 0;
+          for (int k = 0; k < 16; ++k) {
+            const float x = bf(static_cast<float>(rng.uniform(-1.0, 1.0))), y = bf(static_cast<float>(rng.uniform(-1.0, 1.0)));
+            exact += static_cast<double>(x) * static_cast<double>(y);
+            acc = bf(acc + bf(x * y));
+          }
+          s[static_cast<std::size_t>(th)] = acc;
+        }
+        for (int off = 128; off > 0; off >>= 1)
+          for (int th = 0; th < off; ++th) s[static_cast<std::size_t>(th)] = bf(s[static_cast<std::size_t>(th)] + s[static_cast<std::size_t>(th + off)]);
+        loss += s[0];
+      }
+      worst_ratio = std::max(worst_ratio, std::fabs(loss - exact) / (tol.atol + tol.rtol * std::fabs(exact)));
+    }
+    std::printf("bf16 accumulation, N = %lld: worst of 3 is %.1fx the tolerance\n", static_cast<long long>(n), worst_ratio);
+    EXPECT_GT(worst_ratio, 3.0) << "N = " << n;
+  }
+}
