@@ -1,8 +1,12 @@
 // Hand-checked cases for the monte_carlo_int FP64 reference and generator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <vector>
 
+#include "mskb/fp32_error_model.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -85,3 +89,72 @@ TEST(MonteCarloIntTolerance, RejectsAHalfPercentErrorAcceptsFp32Rounding) {
 }
 
 }  // namespace
+
+// The FP32 tolerance covers one sequential FP32 accumulator over all N samples (a single thread, or
+// one atomicAdd per sample) at every size of every sweep, and still rejects bf16 accumulation.
+TEST(MonteCarloIntTolerance, CoversOneSequentialFp32AccumulatorAtEverySize) {
+  using namespace mskb::fp32_model;
+  const TaskSpec& t = get_task("monte_carlo_int");
+  // The sum's error scales as u N at any N (a random walk of partial sums), so 2048 sums of 2^14
+  // samples give the distribution of |error| / (u N) for the large sizes too. The result's error is
+  // (b - a) / N times the sum's; the worst case is the widest interval, b - a = 2000, and rtol adds
+  // nothing (|result| may be ~0).
+  constexpr int kN = 1 << 14, kTrials = 2048;
+  Rng rng(21);
+  double worst = 0;  // max |error of the sum| / (u N)
+  for (int trial = 0; trial < kTrials; ++trial) {
+    Fp32Sum sum;
+    double exact = 0;
+    for (int i = 0; i < kN; ++i) {
+      const auto y = static_cast<float>(rng.uniform(-10.0, 10.0));
+      sum.add(y);
+      exact += y;
+    }
+    worst = std::max(worst, std::fabs(sum.value - exact));
+  }
+  worst /= kU * kN;
+  std::printf("sequential FP32 sums of U(-10, 10): worst |error| of %d = %.2f u N\n", kTrials, worst);
+  EXPECT_GT(worst, 5.0) << "the simulation is not measuring";
+  std::vector<Shape> shapes = t.paper;
+  shapes.insert(shapes.end(), t.heldout.begin(), t.heldout.end());
+  shapes.insert(shapes.end(), t.large.begin(), t.large.end());
+  for (const Shape& s : shapes) {
+    const double n = static_cast<double>(s["N"]);
+    if (n < kN) continue;
+    const double result_error = 2000.0 / n * worst * kU * n;
+    EXPECT_LT(result_error / t.tolerance(s, Precision::fp32).atol, 0.6) << "N = " << s["N"];
+    // The previous tolerance's atol, 2000 / N * u * 10 * (64 sqrt(N) + N / 16), from N = 2^22 on.
+    if (n >= 4e6) {
+      EXPECT_GT(result_error / (2000.0 / n * kU * 10.0 * (64.0 * std::sqrt(n) + n / 16.0)), 1.0) << n;
+    }
+  }
+}
+
+TEST(MonteCarloIntTolerance, StillRejectsBf16Accumulation) {
+  // wrong/bf16_accumulate.cu: each thread adds 1024 consecutive samples in bf16, the per-thread sums
+  // go to a float by atomicAdd. At the largest paper size, with the widest interval (the tightest
+  // case for the result's atol), it stays several times outside the bf16 tolerance.
+  const TaskSpec& t = get_task("monte_carlo_int");
+  auto bf = [](double x) { return static_cast<float>(round_to(Precision::bf16, x)); };
+  const int64_t n = int64_t{1} << 22;
+  const Tolerance tol = t.tolerance(Shape{{"N", n}}, Precision::bf16);
+  Rng rng(22);
+  double worst = 0;
+  for (int trial = 0; trial < 3; ++trial) {
+    double exact = 0;
+    float sum = 0;
+    for (int64_t th = 0; th < n / 1024; ++th) {
+      float acc = 0;
+      for (int k = 0; k < 1024; ++k) {
+        const float y = bf(rng.uniform(-10.0, 10.0));
+        exact += y;
+        acc = bf(acc + y);
+      }
+      sum += acc;
+    }
+    const double scale = 2000.0 / static_cast<double>(n);
+    worst = std::max(worst, scale * std::fabs(sum - exact) / (tol.atol + tol.rtol * scale * std::fabs(exact)));
+  }
+  std::printf("bf16 accumulation, N = 2^22: worst of 3 is %.1fx the tolerance\n", worst);
+  EXPECT_GT(worst, 2.0);
+}

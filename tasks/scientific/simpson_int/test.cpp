@@ -2,8 +2,12 @@
 // 0..N-2 plus the last-interval parabola, as scipy.integrate.simpson >= 1.11).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <vector>
 
+#include "mskb/fp32_error_model.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/registry.hpp"
 
@@ -105,3 +109,76 @@ TEST(SimpsonIntTolerance, RejectsTheDroppedLastIntervalAtPaperSizes) {
 }
 
 }  // namespace
+
+// The FP32 tolerance covers one sequential FP32 accumulator over all N weighted samples at every size
+// of every sweep, and still rejects bf16 accumulation.
+TEST(SimpsonIntTolerance, CoversOneSequentialFp32AccumulatorAtEverySize) {
+  using namespace mskb::fp32_model;
+  const TaskSpec& t = get_task("simpson_int");
+  // The weighted sum S = sum w[i] y[i] (w = 4, 16, 8, 16, ..., in units of h/12; the products are
+  // exact) errs by O(u N) at any N, so 2048 sums of 2^14 + 1 samples give the distribution of
+  // |error| / (u N) at the large sizes too. The result's error is h / 12 times the sum's, and so is
+  // atol (for the widest interval; rtol adds nothing for a result near 0): the ratio is the sum's.
+  constexpr int kN = (1 << 14) + 1, kTrials = 2048;
+  Rng rng(31);
+  double worst = 0;  // max |error of the sum| / (u N)
+  for (int trial = 0; trial < kTrials; ++trial) {
+    Fp32Sum sum;
+    double exact = 0;
+    for (int i = 0; i < kN; ++i) {
+      const float w = (i == 0 || i == kN - 1) ? 4.0f : (i % 2 == 1 ? 16.0f : 8.0f);
+      const float wy = w * static_cast<float>(rng.uniform(-10.0, 10.0));  // exact: w is a power of 2
+      sum.add(wy);
+      exact += wy;
+    }
+    worst = std::max(worst, std::fabs(sum.value - exact));
+  }
+  worst /= kU * kN;
+  std::printf("sequential FP32 Simpson sums: worst |error| of %d = %.1f u N\n", kTrials, worst);
+  EXPECT_GT(worst, 50.0) << "the simulation is not measuring";
+  std::vector<Shape> shapes = t.paper;
+  shapes.insert(shapes.end(), t.heldout.begin(), t.heldout.end());
+  shapes.insert(shapes.end(), t.large.begin(), t.large.end());
+  for (const Shape& s : shapes) {
+    const double n = static_cast<double>(s["N"]);
+    if (n < kN - 1) continue;
+    const double h12 = 2000.0 / (n - 1.0) / 12.0;  // h / 12 for the widest interval
+    const double result_error = h12 * worst * kU * n;
+    EXPECT_LT(result_error / t.tolerance(s, Precision::fp32).atol, 0.6) << "N = " << s["N"];
+    // The previous atol, h / 12 * u * 160 * (64 sqrt(N) + N / 16), from N = 2^20 on.
+    if (n >= 1e6) {
+      EXPECT_GT(result_error / (h12 * kU * 160.0 * (64.0 * std::sqrt(n) + n / 16.0)), 1.0) << n;
+    }
+  }
+}
+
+TEST(SimpsonIntTolerance, StillRejectsBf16Accumulation) {
+  // wrong/bf16_accumulate.cu: each thread adds 512 consecutive weighted samples w[i] * y[i] (w = 1, 4,
+  // 2 in units of h/3) with a bf16 FMA into a bf16 register; the per-thread sums go to a float by
+  // atomicAdd. At the largest paper size, with the widest interval, it stays far outside.
+  const TaskSpec& t = get_task("simpson_int");
+  auto bf = [](double x) { return static_cast<float>(round_to(Precision::bf16, x)); };
+  const int64_t n = int64_t{1} << 22;
+  const Tolerance tol = t.tolerance(Shape{{"N", n}}, Precision::bf16);
+  const double h3 = 2000.0 / static_cast<double>(n - 1) / 3.0;
+  Rng rng(32);
+  double worst = 0;
+  for (int trial = 0; trial < 3; ++trial) {
+    double exact = 0;
+    float sum = 0;
+    for (int64_t th = 0; th < n / 512; ++th) {
+      float acc = 0;
+      for (int k = 0; k < 512; ++k) {
+        const int64_t i = th * 512 + k;
+        const float w = (i == 0 || i == n - 2) ? 1.0f : (i % 2 == 1 ? 4.0f : 2.0f);  // last interval aside
+        const float y = bf(rng.uniform(-10.0, 10.0));
+        exact += static_cast<double>(w) * y;
+        acc = bf(std::fma(w, y, acc));
+      }
+      sum += acc;
+    }
+    worst = std::max(worst, h3 * std::fabs(sum - exact) / (tol.atol + tol.rtol * h3 * std::fabs(exact)));
+  }
+  std::printf("bf16 accumulation, N = 2^22: worst of 3 is %.1fx the tolerance\n", worst);
+  EXPECT_GT(worst, 2.0);
+}
