@@ -3,6 +3,7 @@
 // and turns them into dispositions. Host-only; the policy functions are pure and unit-tested.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -100,6 +101,9 @@ struct ContenderResult {
   std::vector<ShapeTiming> timings;
   int checks_passed = 0, checks_total = 0;
   double seconds = 0;
+  // Runner time by phase, summed over shapes and seeds: generate (inputs on the host and their
+  // upload), reference (FP64), check (checked calls and comparison), timing (timed calls).
+  std::map<std::string, double> phase_seconds;
   std::string log_tail;
 };
 

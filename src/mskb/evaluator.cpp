@@ -177,6 +177,15 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
       const double t = j.value("timeout_s", 0.0);
       return phase == "call" ? call_timeout : t;
     }
+    if (ev == "check" || ev == "timing") {
+      const json& sec = j.contains("seconds") ? j["seconds"] : json();
+      if (sec.is_object()) {
+        for (const auto& [k, v] : sec.items())
+          if (v.is_number()) res.phase_seconds[k] += v.get<double>();
+      } else if (sec.is_number()) {
+        res.phase_seconds[ev] += sec.get<double>();
+      }
+    }
     if (ev == "check") checks.push_back(j);
     if (ev == "timing") timings.push_back(j);
     if (ev == "fatal") {
@@ -401,6 +410,7 @@ json result_to_json(const ContenderResult& r) {
           {"checks_passed", r.checks_passed},
           {"checks_total", r.checks_total},
           {"seconds", r.seconds},
+          {"phase_seconds", r.phase_seconds},
           {"log_tail", r.log_tail}};
 }
 
@@ -414,6 +424,8 @@ ContenderResult result_from_json(const json& j) {
   r.message = j.value("message", "");
   r.failure = j.value("failure", json());
   r.checks_passed = j.value("checks_passed", 0);
+  if (j.contains("phase_seconds") && j["phase_seconds"].is_object())
+    r.phase_seconds = j["phase_seconds"].get<std::map<std::string, double>>();
   r.checks_total = j.value("checks_total", 0);
   r.seconds = j.value("seconds", 0.0);
   r.log_tail = j.value("log_tail", "");

@@ -315,6 +315,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
           r.checks_passed += (*prior)->result.checks_passed;
           r.checks_total += (*prior)->result.checks_total;
           r.seconds += (*prior)->result.seconds;
+          for (const auto& [k, v] : (*prior)->result.phase_seconds) r.phase_seconds[k] += v;
         }
       }
     }
@@ -399,6 +400,7 @@ json SuiteReport::to_json() const {
                           {"failure", r.failure},
                           {"build", {{"ok", run.build.ok}, {"cache_hit", run.build.cache_hit}, {"seconds", run.build.seconds}, {"key", run.build.key}}},
                           {"seconds", r.seconds},
+                          {"phase_seconds", r.phase_seconds},
                           {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)},
                           {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
     std::map<std::string, std::vector<WeightedSample>> weighted;
@@ -449,14 +451,33 @@ std::string SuiteReport::markdown() const {
                      d.value("bf16_tflops", 0.0));
   out += "Speedup = baseline time / contender time; vs vendor = vendor time / contender time (> 1: faster than the vendor); "
          "SOL = roofline time / contender time. Times are medians of cold-L2 samples (CUDA events around the entry point).\n\n";
-  out += "## Summary (P and geomean over the paper sweep)\n\n| task | prec | contender | disposition | checks | P | geomean | vs vendor (geomean) | best SOL |\n|---|---|---|---|---|---|---|---|---|\n";
+  // P and geomean per timed sweep (paper first), as columns when more than one sweep was timed.
+  std::vector<std::string> sweeps;
+  for (const auto& s : j["scores"]) {
+    const std::string w = s.value("sweep", "paper");
+    if (std::find(sweeps.begin(), sweeps.end(), w) == sweeps.end()) sweeps.push_back(w);
+  }
+  std::stable_sort(sweeps.begin(), sweeps.end(), [](const std::string& a, const std::string& b) { return a == "paper" && b != "paper"; });
+  if (sweeps.empty()) sweeps.push_back("paper");
+  std::string head = "| task | prec | contender | disposition | checks |", rule = "|---|---|---|---|---|";
+  for (const auto& w : sweeps) {
+    head += sweeps.size() > 1 ? " P " + w + " | geomean " + w + " |" : std::string(" P | geomean |");
+    rule += "---|---|";
+  }
+  out += "## Summary (complexity-weighted speedup P and geomean over the " +
+         (sweeps.size() > 1 ? std::string("timed sweeps") : sweeps.front() + " sweep") + ")\n\n" + head +
+         " vs vendor (geomean) | best SOL |\n" + rule + "---|---|\n";
   for (const auto& c : j["contenders"]) {
-    std::string P = "-", G = "-", V = "-", S = "-";
-    for (const auto& s : j["scores"])
-      if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s["sweep"] == "paper") {
-        if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
-        if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
-      }
+    std::string PG, V = "-", S = "-";
+    for (const auto& w : sweeps) {
+      std::string P = "-", G = "-";
+      for (const auto& s : j["scores"])
+        if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s.value("sweep", "paper") == w) {
+          if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
+          if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
+        }
+      PG += " " + P + " | " + G + " |";
+    }
     std::vector<double> vv, sol;
     for (const auto& r : j["results"])
       if (r["task"] == c["task"] && r["precision"] == c["precision"] && r["contender"] == c["contender"]) {
@@ -465,9 +486,9 @@ std::string SuiteReport::markdown() const {
       }
     if (auto g = geomean(vv)) V = fmt::format("{:.2f}", *g);
     if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
-    out += fmt::format("| {} | {} | {} | {} | {}/{} | {} | {} | {} | {} |\n", c["task"].get<std::string>(), c["precision"].get<std::string>(),
+    out += fmt::format("| {} | {} | {} | {} | {}/{} |{} {} | {} |\n", c["task"].get<std::string>(), c["precision"].get<std::string>(),
                        c["contender"].get<std::string>(), c["disposition"].get<std::string>(), c["checks_passed"].get<int>(),
-                       c["checks_total"].get<int>(), P, G, V, S);
+                       c["checks_total"].get<int>(), PG, V, S);
   }
   out += "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto f2 = [](const json& x) { return x.is_null() ? std::string("-") : fmt::format("{:.2f}", x.get<double>()); };
@@ -483,6 +504,16 @@ std::string SuiteReport::markdown() const {
                        f2(r["speedup_vs_baseline"]), f2(r["ratio_vs_vendor"]),
                        r["sol_fraction"].is_null() ? std::string("-") : fmt::format("{:.0f}%", 100 * r["sol_fraction"].get<double>()),
                        r["sm_clock_mhz"].get<double>());
+  }
+  // Where each contender's evaluation time went (runner phases, both parts of a two-phase run).
+  out += "\n## Evaluation time by phase (seconds)\n\n| task | prec | contender | generate | reference | check | timing | total |\n"
+         "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& c : j["contenders"]) {
+    const json ps = c.value("phase_seconds", json::object());
+    auto sec = [&](const char* k) { return fmt::format("{:.1f}", ps.value(k, 0.0)); };
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", c["task"].get<std::string>(), c["precision"].get<std::string>(),
+                       c["contender"].get<std::string>(), sec("generate"), sec("reference"), sec("check"), sec("timing"),
+                       c.value("seconds", 0.0));
   }
   return out;
 }

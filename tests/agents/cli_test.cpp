@@ -416,6 +416,11 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   for (const json& r : report["contenders"]) {
     EXPECT_EQ(r["disposition"], "passed") << r.dump();
     EXPECT_EQ(r["checks_total"].get<int>(), full) << "every check once: the timed seed of each paper shape in the timing part";
+    // Runner time by phase, summed over both parts (the fake reports 0.25/0.125/0.5 s per check, 2 s per timing).
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["generate"].get<double>(), 0.25 * full) << r.dump();
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["reference"].get<double>(), 0.125 * full);
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["check"].get<double>(), 0.5 * full);
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["timing"].get<double>(), 2.0 * static_cast<double>(paper));
     EXPECT_EQ(r["checks_passed"], r["checks_total"]);
   }
   int timed = 0;
@@ -426,9 +431,14 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   // With the large sweep timed, its shapes (one seed each) are generated in the timing part only.
   std::remove(c.dir.file("runner.log").c_str());
   const Proc big = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline", "--sweep", "paper,large",
-                          "--budget", "0.01", "--checks-per-gpu", "2"},
+                          "--budget", "0.01", "--checks-per-gpu", "2", "--markdown", c.dir.file("big.md")},
                          CM_MSKB_BIN);
   ASSERT_EQ(big.code, 0) << big.err;
+  // The Markdown summary scores each timed sweep and says where the evaluation time went.
+  const std::string md = read_file(c.dir.file("big.md"));
+  EXPECT_NE(md.find("| P paper | geomean paper | P large | geomean large |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| spmv_csr | fp32 | baseline | passed | "), std::string::npos) << md;
+  EXPECT_NE(md.find("## Evaluation time by phase"), std::string::npos) << md;
   const std::vector<std::string> lines = read_lines(c.dir.file("runner.log"));
   ASSERT_EQ(lines.size(), 2u);
   const std::size_t large = spec.large.size();

@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
                  {"seed", seed},        {"disposition", fail ? "wrong_result" : "passed"}, {"reference", "cpu"},
                  {"gap_us", gap_us},    {"call_us", 10.0}};
       ev["detail"] = fail ? failed_detail() : json{{"checked", 1024}, {"mismatches", 0}};
+      ev["seconds"] = {{"generate", 0.25}, {"reference", 0.125}, {"check", 0.5}};
       emit(ev);
       if (fail) {
         emit({{"event", "done"}});
@@ -125,7 +126,7 @@ int main(int argc, char** argv) {
                  {"stddev", median * 0.01}, {"n", 50}, {"noise", 0.002}, {"wall_gap_max_us", 0.0},
                  {"wall_median_us", median + 4.0}, {"sm_clock_mhz", 1980.0}};
     emit({{"event", "timing"}, {"shape", t["shape"]}, {"shape_str", shape_str(t["shape"])}, {"sweep", t.value("sweep", "")},
-          {"seed", t.value("seed", 1)}, {"time_us", time}, {"after_timing", "passed"}, {"after_detail", json::object()}});
+          {"seed", t.value("seed", 1)}, {"time_us", time}, {"after_timing", "passed"}, {"after_detail", json::object()}, {"seconds", 2.0}});
   }
   emit({{"event", "done"}});
   return 0;

@@ -460,10 +460,15 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
     for (std::size_t k = 0; k < c.seeds.size(); ++k) {
       const uint64_t seed = c.seeds[k];
       rep.phase("generate", c.shape, seed, 120.0 + static_cast<double>(spec.complexity(c.shape)) * 1e-8);
+      // Where the evaluation's time goes (host generation and upload, FP64 reference, the checked
+      // calls and comparison, timing): reported with each event, summed per contender.
+      const auto t_generate = Clock::now();
       Args expected = make_inputs(spec, c.shape, req.precision, seed, c.shape.has("matrix") ? matrix.get() : nullptr);
       DeviceInstance d(spec, req.precision, expected, req.guard_bytes);  // uploads the inputs
+      const auto t_reference = Clock::now();
       const std::string ref_kind =
           compute_expected_in_place(spec, c.shape, req.precision, expected, req.gpu_reference_min_complexity);
+      const auto t_check = Clock::now();
       d.reset();
       MSKB_CUDA_CHECK(cudaDeviceSynchronize());
       rep.phase("call", c.shape, seed, spec.call_timeout_s);
@@ -481,20 +486,25 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
         const CallOutcome probe = call_checked(fn, d.slots);
         o.gap_us = std::max(o.gap_us, probe.gap_us);
       }
+      const json seconds = {{"generate", std::chrono::duration<double>(t_reference - t_generate).count()},
+                            {"reference", std::chrono::duration<double>(t_check - t_reference).count()},
+                            {"check", seconds_since(t_check)}};
       rep.emit({{"event", "check"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"sweep", c.sweep}, {"seed", seed},
-                {"disposition", disp}, {"reference", ref_kind}, {"gap_us", o.gap_us}, {"call_us", o.call_us}, {"detail", detail}});
+                {"disposition", disp}, {"reference", ref_kind}, {"gap_us", o.gap_us}, {"call_us", o.call_us}, {"detail", detail},
+                {"seconds", seconds}});
       if (disp != "passed") {
         if (++failures >= 3) return;
         break;
       }
       if (!timed || k + 1 != c.seeds.size() || failures > 0) continue;
       rep.phase("timing", c.shape, seed, spec.call_timeout_s * 20 + req.timing.max_time_s * 4);
+      const auto t_timing = Clock::now();
       const TimingStats t = time_entry(fn, d, req.timing, l2);
       json after;
       std::string after_disp = "passed";
       if (req.verify_after_timing) after_disp = verify(d, snapshot_outputs(d), expected, spec.tolerance(c.shape, req.precision), after);
       rep.emit({{"event", "timing"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"sweep", c.sweep}, {"seed", seed},
-                {"time_us", t}, {"after_timing", after_disp}, {"after_detail", after}});
+                {"time_us", t}, {"after_timing", after_disp}, {"after_detail", after}, {"seconds", seconds_since(t_timing)}});
     }
   }
 }
