@@ -52,6 +52,13 @@ struct SuiteReport {
   std::string markdown() const;     // summary + per-shape tables, for docs/results/
 };
 
+// The Markdown report of a `mskb run --json` report (SuiteReport::markdown renders its own).
+std::string render_markdown(const nlohmann::json& report);
+// One report from several (e.g. one run per category or per cluster job): each (task, precision)
+// group comes whole from the last report that has it; the GPU model must be the same in all.
+// Throws std::invalid_argument with a one-line message otherwise.
+nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports);
+
 using Progress = std::function<void(const std::string& line, bool final_line)>;
 // Called (serialized) after every finished contender with the report so far, so a run that is
 // killed or times out leaves what it measured (mskb run --json/--markdown rewrite their files).

@@ -441,11 +441,43 @@ json SuiteReport::to_json() const {
   return out;
 }
 
-std::string SuiteReport::markdown() const {
-  const json j = to_json();
+std::string SuiteReport::markdown() const { return render_markdown(to_json()); }
+
+json merge_reports(const std::vector<json>& reports) {
+  if (reports.empty()) throw std::invalid_argument("merge: no reports");
+  json out = {{"device", json::object()}, {"contenders", json::array()}, {"results", json::array()}, {"scores", json::array()}};
+  bool partial = false;
+  std::string name;
+  // (task, precision) groups, each from the last report that has it: speedups and scores compare
+  // contenders measured in the same run, so a group is never assembled from two runs.
+  std::map<std::string, std::size_t> owner;
+  auto group = [](const json& e) { return e.value("task", std::string()) + "|" + e.value("precision", std::string()); };
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const json& r = reports[i];
+    if (!r.is_object() || !r.contains("contenders") || !r["contenders"].is_array() || !r.contains("device"))
+      throw std::invalid_argument("merge: report " + std::to_string(i + 1) + " is not an mskb run/check JSON report");
+    const std::string n = r["device"].value("name", std::string());
+    if (i == 0) {
+      name = n;
+      out["device"] = r["device"];
+    } else if (n != name) {
+      throw std::invalid_argument("merge: reports from different GPU models (" + name + " and " + n + ")");
+    }
+    partial = partial || r.value("partial", false);
+    for (const json& c : r["contenders"]) owner[group(c)] = i;
+  }
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    for (const char* k : {"contenders", "results", "scores"})
+      for (const json& e : reports[i].value(k, json::array()))
+        if (owner.count(group(e)) && owner[group(e)] == i) out[k].push_back(e);
+  if (partial) out["partial"] = true;
+  return out;
+}
+
+std::string render_markdown(const json& j) {
   std::string out = "# mskb run\n\n";
-  if (partial) out += "**Partial report: the run was still going when this was written.**\n\n";
-  const json& d = device;
+  if (j.value("partial", false)) out += "**Partial report: the run was still going when this was written.**\n\n";
+  const json& d = j["device"];
   out += fmt::format("Device: {} ({} SMs), measured DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s.\n\n",
                      d.value("name", "?"), d.value("sms", 0), d.value("dram_bandwidth_gbs", 0.0), d.value("fp32_tflops", 0.0),
                      d.value("bf16_tflops", 0.0));

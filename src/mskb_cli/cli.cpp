@@ -172,6 +172,15 @@ int mskb_main(int argc, char** argv) {
   bool build_json = false;
   build->add_flag("--json", build_json, "JSON output: [{kernel, ok, so, cache_hit, seconds, error, diagnostics}]");
 
+  std::vector<std::string> merge_inputs;
+  std::string merge_json, merge_md;
+  auto* merge = app.add_subcommand("merge", "Merge mskb run/check JSON reports (e.g. one per category or cluster job) into one JSON and Markdown");
+  merge->add_option("reports", merge_inputs, "JSON reports; a (task, precision) group comes whole from the last report that has it")
+      ->required()
+      ->check(CLI::ExistingFile);
+  merge->add_option("--json", merge_json, "Write the merged JSON report to FILE (- for stdout)");
+  merge->add_option("--markdown", merge_md, "Write the merged Markdown report to FILE (default: stdout when no --json)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -180,6 +189,22 @@ int mskb_main(int argc, char** argv) {
 
   try {
     if (*list) return cmd_list(category, list_json);
+    if (*merge) {
+      std::vector<json> reports;
+      for (const auto& f : merge_inputs) {
+        std::ifstream in(f);
+        json j = json::parse(in, nullptr, false);
+        if (j.is_discarded()) throw std::invalid_argument("merge: " + f + " is not valid JSON");
+        reports.push_back(std::move(j));
+      }
+      const json merged = merge_reports(reports);
+      if (!merge_json.empty()) write_json(merged, merge_json);
+      if (!merge_md.empty()) write_text(render_markdown(merged), merge_md);
+      if (merge_json.empty() && merge_md.empty()) std::cout << render_markdown(merged);
+      std::cerr << fmt::format("mskb merge: {} reports, {} contenders, {} timed shapes{}\n", reports.size(), merged["contenders"].size(),
+                               merged["results"].size(), merged.value("partial", false) ? " (partial: a report was partial)" : "");
+      return 0;
+    }
     if (*device) return cmd_device(dev_json, dev_refresh);
     if (*build) {
       std::vector<KernelFile> files;

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <set>
 
 #include "support.hpp"
@@ -386,6 +387,49 @@ TEST(MskbCli, MemcheckWrapsTheRunnerAndDoesNotJudgeGaps) {
   const auto calls = read_lines(c.dir.file("sanitizer.log"));
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].rfind("--tool memcheck --report-api-errors no --error-exitcode 86", 0), 0u) << calls[0];
+}
+
+// mskb merge: reports of separate runs (one per category or cluster job) become one; a
+// (task, precision) group comes whole from the last report that has it.
+TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
+  Cli c;
+  const std::vector<std::string> common = {"--precision", "fp32", "--budget", "0.01", "-q"};
+  auto run = [&](const std::vector<std::string>& what, const std::string& out) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), what.begin(), what.end());
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), {"--json", c.dir.file(out)});
+    const Proc p = c.run(args, CM_MSKB_BIN);
+    EXPECT_EQ(p.code, 0) << p.err;
+  };
+  run({"--task", "vector_add,spmv_csr"}, "a.json");
+  run({"--task", "spmv_csr", "--contenders", "baseline"}, "b.json");
+  const Proc m = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--json", c.dir.file("m.json"), "--markdown", c.dir.file("m.md")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(m.code, 0) << m.err;
+  const json merged = json::parse(read_file(c.dir.file("m.json")));
+  std::multiset<std::string> got;
+  for (const json& x : merged["contenders"]) got.insert(x["task"].get<std::string>() + "/" + x["contender"].get<std::string>());
+  // vector_add from a.json (baseline + vendor); spmv_csr whole from b.json (its baseline only).
+  EXPECT_EQ(got, (std::multiset<std::string>{"vector_add/baseline", "vector_add/vendor", "spmv_csr/baseline"}));
+  for (const json& r : merged["results"]) {
+    if (r["task"] == "spmv_csr") {
+      EXPECT_EQ(r["contender"], "baseline") << r.dump();
+    }
+  }
+  EXPECT_NE(read_file(c.dir.file("m.md")).find("| vector_add | fp32 | vendor | passed |"), std::string::npos);
+  EXPECT_NE(m.err.find("mskb merge: 2 reports, 3 contenders"), std::string::npos) << m.err;
+
+  json other = json::parse(read_file(c.dir.file("b.json")));
+  other["device"]["name"] = "NVIDIA A100";
+  std::ofstream(c.dir.file("other.json")) << other.dump();
+  std::ofstream(c.dir.file("bad.json")) << "{not json";
+  const Proc mixed = c.run({"merge", c.dir.file("a.json"), c.dir.file("other.json")}, CM_MSKB_BIN);
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find("reports from different GPU models"), std::string::npos) << mixed.err;
+  const Proc bad = c.run({"merge", c.dir.file("bad.json")}, CM_MSKB_BIN);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("is not valid JSON"), std::string::npos) << bad.err;
 }
 
 // --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
