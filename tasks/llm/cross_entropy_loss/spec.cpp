@@ -64,13 +64,19 @@ MSKB_TASK(cross_entropy_loss) {
     for (double v : partial) sum += v;
     a[0].data[0] = -sum;
   };
-  // The loss is about log(C/2) + 1 (10 to 20); C terms of ~15 * 2/C each. FP32 summation in any sane order
-  // stays within sqrt(C) * 2^-24 * 16; dropping the clamp (|log X| grows past 18.4 for the ~2% of X below
-  // 1e-8 at C = 2^22) or reducing only part of the input is far outside. Both precisions compute in FP32
-  // from exactly representable inputs and write a float: one tolerance.
+  // The loss is about log(C/2) + 1 (10 to 20); C terms of ~15 * 2/C each. Tree orders and block sums
+  // added by atomics stay within sqrt(C) * 2^-24 * 16. One sequential FP32 accumulator over all C terms
+  // (a single thread, or one atomicAdd per element) adds terms that approach the ulp of its running sum
+  // and comes out biased: ~6e-5 relative (8.6e-4 absolute, up to 1.3e-3) at C = 2^20, where it exceeded
+  // that bound in 1 of 6 seeds; u min(C, 2^20) / 32 more covers it up to C = 2^20 (worst 0.43). Beyond
+  // 2^20 it is not covered: at 2^22 it errs by 1e-3 relative, as much as dropping the clamp. Dropping
+  // the clamp (|log X| grows past 18.4 for the 0.5% (C = 2^20) to 2% (2^22) of X below 1e-8) stays 1.7x
+  // (2^20) and 5x (2^22) outside, reducing only part of the input far outside. Both precisions compute
+  // in FP32 from exactly representable inputs and write a float: one tolerance.
   spec.tolerance = [](const Shape& s, Precision) {
     const double c = static_cast<double>(s["C"]);
-    return Tolerance{16.0 * std::sqrt(c) * 0x1.0p-24, 1e-5};
+    const double m = std::min(c, 1048576.0);
+    return Tolerance{16.0 * std::sqrt(c) * 0x1.0p-24 + 0x1.0p-24 * m / 32.0, 1e-5};
   };
   spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["C"]); };
   spec.cost = [](const Shape& s, Precision p) {
