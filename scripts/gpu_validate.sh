@@ -9,9 +9,11 @@
 #               (PROFILES=0 skips the profiles)
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
-#     run       `mskb run` of $TASKS (default all) timing $SWEEP (default paper,large) with
-#               $BUDGET s per shape (default 0.1), one lane per GPU, checks $CHECKS_PER_GPU (6)
-#               at a time per GPU before the timing -> run.json / run.md
+#     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
+#               alone) timing $SWEEP (default paper,large) with $BUDGET s per shape (default 0.1), one
+#               lane per GPU, checks $CHECKS_PER_GPU (6) at a time per GPU before the timing ->
+#               run_<category>.json/.md, merged by `mskb merge` into run.json / run.md;
+#               RUN_DEADLINE=SECONDS stops starting (and cuts) category runs that late
 #   scripts/gpu_validate.sh split PHASES_A PHASES_B   build once, then PHASES_A on GPU 0 and PHASES_B
 #               on GPU 1 at the same time, each on half of the CPU cores, outputs in $OUT/gpu0 and
 #               $OUT/gpu1 (each bundled); DEADLINE=SECONDS stops both that long after the start.
@@ -133,10 +135,20 @@ if [[ $phases == *,memcheck,* ]]; then
 fi
 
 if [[ $phases == *,run,* ]]; then
+  # One run per category (each finishes with its timings even if a later one is cut short by
+  # RUN_DEADLINE seconds after the phase starts), then one merged report. TASKS runs those alone.
   t1=$(date +%s)
-  $mskb run "${sel[@]}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" --checks-per-gpu "${CHECKS_PER_GPU:-6}" \
-    --json "$OUT/run.json" --markdown "$OUT/run.md" > "$OUT/run.log" 2> "$OUT/run.progress"
-  echo "mskb run rc=$? ($(since $t1))"; cat "$OUT/run.log"
+  if [ -n "${TASKS:-}" ]; then groups=("task:$TASKS"); else groups=(); for c in ${CATEGORIES:-scientific llm sparse algebra}; do groups+=("category:$c"); done; fi
+  for g in "${groups[@]}"; do
+    kind=${g%%:*}; what=${g#*:}; name=$([ "$kind" = task ] && echo tasks || echo "$what")
+    left=$(( ${RUN_DEADLINE:-86400} - ($(date +%s) - t1) ))
+    if [ "$left" -lt 30 ]; then echo "run $name: skipped (RUN_DEADLINE)"; continue; fi
+    t2=$(date +%s)
+    timeout "$left" $mskb run --"$kind" "$what" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" --checks-per-gpu "${CHECKS_PER_GPU:-6}" \
+      --json "$OUT/run_$name.json" --markdown "$OUT/run_$name.md" > "$OUT/run_$name.log" 2> "$OUT/run_$name.progress"
+    echo "mskb run $name rc=$? ($(since $t2))"; grep -vE '^\|| passed' "$OUT/run_$name.log" | head -20
+  done
+  ls "$OUT"/run_*.json > /dev/null 2>&1 && $mskb merge "$OUT"/run_*.json --json "$OUT/run.json" --markdown "$OUT/run.md"
 fi
 echo "total: $(since $t0)"
-[ "${BUNDLE:-1}" != 0 ] && bundle
+if [ "${BUNDLE:-1}" != 0 ]; then bundle; fi
