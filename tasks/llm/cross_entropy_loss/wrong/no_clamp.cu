@@ -3,7 +3,7 @@
 // Shortcut: drops the clamp, computing -Y * log(X) directly ("X is a probability, it is never 0"). The
 // inputs never contain a zero, but X[i] ~ U(0,1) * 2/C falls below 1e-8 for a growing share of elements
 // as C grows (~2% at C = 2^22), where log(X) keeps falling below log(1e-8) = -18.4. Close enough for small
-// C; for C = 2^20 and 2^22 the loss is too large by several times the tolerance.
+// C; the loss is too large by 1.7x the tolerance at C = 2^20, 5x at C = 2^22 and more in the large sweep.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
