@@ -40,6 +40,7 @@ struct ContenderRun {
   CompileResult build;
   std::string gpu;     // the CUDA_VISIBLE_DEVICES entry of the lane that evaluated it
   std::string expect;  // wrong/ kernels: the declared disposition (the run is right when it matches)
+  bool timing_pending = false;  // partial reports of a two-phase run: checks passed, not yet timed
   bool as_expected() const { return expect.empty() ? is_correct(result.disposition) : result.disposition == expect; }
 };
 

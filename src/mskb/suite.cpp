@@ -346,7 +346,10 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
           so_far.partial = true;
           for (std::size_t k = 0; k < items.size(); ++k) {
             if (results[k]) so_far.runs.push_back(*results[k]);
-            else if (prior && (*prior)[k]) so_far.runs.push_back(*(*prior)[k]);  // checked, not yet timed
+            else if (prior && (*prior)[k]) {  // checked, not yet timed
+              so_far.runs.push_back(*(*prior)[k]);
+              so_far.runs.back().timing_pending = is_correct(so_far.runs.back().result.disposition);
+            }
           }
           on_partial(so_far);
         }
@@ -403,6 +406,7 @@ json SuiteReport::to_json() const {
                           {"phase_seconds", r.phase_seconds},
                           {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)},
                           {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
+    if (run.timing_pending) contenders.back()["timing_pending"] = true;
     std::map<std::string, std::vector<WeightedSample>> weighted;
     std::map<std::string, std::vector<double>> speedups;
     for (const auto& t : r.timings) {
@@ -519,7 +523,9 @@ std::string render_markdown(const json& j) {
     if (auto g = geomean(vv)) V = fmt::format("{:.2f}", *g);
     if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
     out += fmt::format("| {} | {} | {} | {} | {}/{} |{} {} | {} |\n", c["task"].get<std::string>(), c["precision"].get<std::string>(),
-                       c["contender"].get<std::string>(), c["disposition"].get<std::string>(), c["checks_passed"].get<int>(),
+                       c["contender"].get<std::string>(),
+                       c["disposition"].get<std::string>() + (c.value("timing_pending", false) ? " (checks; timing pending)" : ""),
+                       c["checks_passed"].get<int>(),
                        c["checks_total"].get<int>(), PG, V, S);
   }
   out += "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";

@@ -2,6 +2,7 @@
 
 #include "mskb/evaluator.hpp"
 #include "mskb/scoring.hpp"
+#include "mskb/suite.hpp"
 
 using namespace mskb;
 
@@ -83,4 +84,28 @@ TEST(RunnerEnvironment, AddsHugePagesToGlibcTunablesWithoutLosingTheCallers) {
   EXPECT_EQ(runner_environment({}, "glibc.malloc.hugetlb=0"), (Env{{"GLIBC_TUNABLES", "glibc.malloc.hugetlb=0"}}));
   EXPECT_EQ(runner_environment({{"GLIBC_TUNABLES", "glibc.malloc.tcache_count=0"}}, "ignored"),
             (Env{{"GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1"}}));
+}
+
+// A partial report of a two-phase run says which contenders passed their checks but are not yet
+// timed, in the JSON and the Markdown; a merged report keeps it.
+TEST(SuiteReportJson, TimingPendingIsVisible) {
+  SuiteReport rep;
+  rep.device = {{"name", "Fake H200"}, {"sms", 132}};
+  rep.partial = true;
+  ContenderRun done, pending;
+  done.result.task = pending.result.task = "vector_add";
+  done.result.precision = pending.result.precision = "fp32";
+  done.result.contender = "baseline";
+  pending.result.contender = "vendor";
+  done.result.disposition = pending.result.disposition = "passed";
+  pending.timing_pending = true;
+  rep.runs = {done, pending};
+  const nlohmann::json j = rep.to_json();
+  ASSERT_EQ(j["contenders"].size(), 2u);
+  EXPECT_FALSE(j["contenders"][0].contains("timing_pending"));
+  EXPECT_EQ(j["contenders"][1]["timing_pending"], true);
+  const std::string md = render_markdown(merge_reports({j}));
+  EXPECT_NE(md.find("| vector_add | fp32 | vendor | passed (checks; timing pending) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| vector_add | fp32 | baseline | passed |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Partial report"), std::string::npos);
 }
