@@ -10,7 +10,10 @@
 // than one Gaussian (for sums of products of U(-1, 1) values: standard deviation 0.10 u K, but 1 in
 // 10^8 outputs errs by ~1.6 u K, 16 standard deviations). extrapolated_worst() uses that model to
 // predict the worst ratio over the ~10^8 outputs of a large shape from a few thousand simulated
-// paths; measured_worst() is the plain maximum over the simulated outputs.
+// paths; measured_worst() is the plain maximum over the simulated outputs. The model is optimistic in
+// the far tail: on the H200, the 66.6M outputs of conv_2d's 8192^2 x 32^2 shape (sequential FMA over
+// 1024 taps) had a worst of 1.086 times the tolerance then in force, where it predicts 0.80 (direct
+// CPU simulations of 4M-33M outputs also land 5-20% above it). Hence the tests' bar of ~0.6.
 #pragma once
 
 #include <algorithm>
