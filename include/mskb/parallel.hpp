@@ -43,4 +43,52 @@ void parallel_for(int64_t n, Fn&& fn, int64_t min_chunk = 1024) {
   for (auto& t : threads) t.join();
 }
 
+// Deterministic FP64 sum of term(i) over [0, n): fixed chunks of `chunk` indices are summed in
+// parallel and their partial sums added in chunk order, so the result is the same whatever the
+// thread count (for n <= chunk, exactly the sequential sum). For references that reduce one huge
+// dimension (2^28 terms): FP64 partial sums are far more accurate than any tolerance.
+template <class Term>
+double chunked_sum(int64_t n, Term&& term, int64_t chunk = int64_t{1} << 16) {
+  if (n <= 0) return 0.0;
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  std::vector<double> partial(static_cast<std::size_t>(chunks), 0.0);
+  parallel_for(
+      chunks,
+      [&](int64_t c) {
+        double acc = 0.0;
+        const int64_t hi = std::min(n, (c + 1) * chunk);
+        for (int64_t i = c * chunk; i < hi; ++i) acc += term(i);
+        partial[static_cast<std::size_t>(c)] = acc;
+      },
+      1);
+  double sum = 0.0;
+  for (double v : partial) sum += v;
+  return sum;
+}
+
+// Deterministic parallel generation over [0, n) (as Rng::fill_uniform): chunk c of 2^16 indices draws
+// from its own generator, seeded from ONE draw of `rng` and c, and calls fn(local_rng, i) for its
+// indices in order. The values do not depend on the thread count. (A template so that this header
+// needs no Rng: R is mskb::Rng.)
+template <class R, class Fn>
+void chunked_fill(int64_t n, R& rng, Fn&& fn) {
+  constexpr int64_t kChunk = int64_t{1} << 16;
+  const uint64_t base = rng.next();
+  parallel_for(
+      (n + kChunk - 1) / kChunk,
+      [&](int64_t c) {
+        R local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+        for (int64_t i = c * kChunk, hi = std::min(n, (c + 1) * kChunk); i < hi; ++i) fn(local, i);
+      },
+      1);
+}
+
+// parallel_for over [0, n) in blocks of `block` indices (fn(lo, hi) per block), for elementwise
+// loops too cheap to dispatch one index at a time.
+template <class Fn>
+void parallel_blocks(int64_t n, Fn&& fn, int64_t block = int64_t{1} << 16) {
+  if (n <= 0) return;
+  parallel_for((n + block - 1) / block, [&](int64_t b) { fn(b * block, std::min(n, (b + 1) * block)); }, 1);
+}
+
 }  // namespace mskb

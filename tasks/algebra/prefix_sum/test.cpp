@@ -1,9 +1,13 @@
 // Hand-checked cases for the prefix_sum reference (inclusive) and its tolerance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -76,3 +80,26 @@ TEST(PrefixSum, ToleranceGrowsWithN) {
 }
 
 }  // namespace
+
+TEST(PrefixSumParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("prefix_sum");
+  for (const Shape& s : {Shape{{"N", (int64_t{1} << 20) + 3}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}
+
+TEST(PrefixSumParallel, MatchesASequentialFp64Scan) {
+  const TaskSpec& t = get_task("prefix_sum");
+  const Shape s{{"N", (int64_t{1} << 20) + 3}};
+  const Args in = make_inputs(t, s, Precision::fp32, 5);
+  const Args e = make_expected(t, s, Precision::fp32, in);
+  double acc = 0;
+  for (std::size_t i = 0; i < in[1].data.size(); ++i) {
+    acc += in[1].data[i];
+    ASSERT_NEAR(e[0].data[i], acc, 1e-12 * acc) << i;
+  }
+}

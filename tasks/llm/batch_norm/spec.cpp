@@ -69,15 +69,36 @@ MSKB_TASK(batch_norm) {
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
     const std::vector<double>& x = a[1].data;
+    // Per-channel sums over the rows: blocks of kRows rows x kCols channels summed in parallel into
+    // per-row-block partials, which are added in row-block order: the same whatever the thread count
+    // (and, up to kRows rows, exactly the sequential sum).
+    constexpr std::size_t kRows = 1024, kCols = 1024;
+    const std::size_t row_blocks = (n + kRows - 1) / kRows, col_blocks = (c + kCols - 1) / kCols;
+    std::vector<double> partial(row_blocks * c);
+    auto column_sums = [&](auto&& term, std::vector<double>& out) {
+      parallel_for(static_cast<int64_t>(row_blocks * col_blocks), [&](int64_t t) {
+        const std::size_t rb = static_cast<std::size_t>(t) / col_blocks, cb = static_cast<std::size_t>(t) % col_blocks;
+        const std::size_t r0 = rb * kRows, r1 = std::min(n, r0 + kRows), k0 = cb * kCols, k1 = std::min(c, k0 + kCols);
+        double* p = partial.data() + rb * c;
+        for (std::size_t k = k0; k < k1; ++k) p[k] = 0.0;
+        for (std::size_t r = r0; r < r1; ++r)
+          for (std::size_t k = k0; k < k1; ++k) p[k] += term(r, k);
+      }, 1);
+      parallel_blocks(static_cast<int64_t>(c), [&](int64_t k0, int64_t k1) {
+        for (auto k = static_cast<std::size_t>(k0); k < static_cast<std::size_t>(k1); ++k) {
+          double acc = 0.0;
+          for (std::size_t rb = 0; rb < row_blocks; ++rb) acc += partial[rb * c + k];
+          out[k] = acc;
+        }
+      }, 1024);
+    };
     std::vector<double> mean(c, 0.0), sq(c, 0.0);
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t k = 0; k < c; ++k) mean[k] += x[r * c + k];
+    column_sums([&](std::size_t r, std::size_t k) { return x[r * c + k]; }, mean);
     for (std::size_t k = 0; k < c; ++k) mean[k] /= static_cast<double>(n);
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t k = 0; k < c; ++k) {
-        const double d = x[r * c + k] - mean[k];
-        sq[k] += d * d;
-      }
+    column_sums([&](std::size_t r, std::size_t k) {
+      const double d = x[r * c + k] - mean[k];
+      return d * d;
+    }, sq);
     std::vector<double> rstd(c);
     for (std::size_t k = 0; k < c; ++k) rstd[k] = 1.0 / std::sqrt(sq[k] / static_cast<double>(n) + a[4].value);
     parallel_for(static_cast<int64_t>(n), [&](int64_t ri) {

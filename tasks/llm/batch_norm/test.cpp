@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -109,4 +111,37 @@ TEST(BatchNormTolerance, CoversOneFp32AccumulatorPerChannelOver2To20Rows) {
   EXPECT_GT(worst_old, 1.0);
   // Still tight: rounding the outputs to bf16 (up to 2^-9 relative) exceeds it from |ref| ~ 1 on.
   EXPECT_LT(tol.atol + tol.rtol * 2.0, std::ldexp(1.0, -9) * 2.0);
+}
+
+TEST(BatchNormParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("batch_norm");
+  for (const Shape& s : {Shape{{"N", 5000}, {"C", 37}}, Shape{{"N", 3000}, {"C", 1500}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}
+
+TEST(BatchNormParallel, MatchesASequentialFp64Loop) {
+  // Several row blocks and several channel blocks of the parallel statistics.
+  const TaskSpec& t = get_task("batch_norm");
+  const Shape s{{"N", 3000}, {"C", 1500}};
+  const Args in = make_inputs(t, s, Precision::fp32, 5);
+  const Args e = make_expected(t, s, Precision::fp32, in);
+  const std::size_t n = 3000, c = 1500;
+  const std::vector<double>& x = in[1].data;
+  std::vector<double> mean(c, 0.0), sq(c, 0.0);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t k = 0; k < c; ++k) mean[k] += x[r * c + k];
+  for (auto& m : mean) m /= static_cast<double>(n);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t k = 0; k < c; ++k) sq[k] += (x[r * c + k] - mean[k]) * (x[r * c + k] - mean[k]);
+  for (std::size_t r = 0; r < n; ++r)
+    for (std::size_t k = 0; k < c; ++k) {
+      const double rstd = 1.0 / std::sqrt(sq[k] / static_cast<double>(n) + in[4].value);
+      const double want = in[2].data[k] * (x[r * c + k] - mean[k]) * rstd + in[3].data[k];
+      ASSERT_NEAR(e[0].data[r * c + k], want, 1e-12 * std::max(1.0, std::fabs(want))) << r << "," << k;
+    }
 }

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -168,4 +170,33 @@ TEST(LayerNormTolerance, CoversFp32StatisticsOfUpTo2To20Terms) {
   EXPECT_LT(atomics_ratio, 0.6);
   // Still tight: rounding the outputs to bf16 (up to 2^-9 relative) exceeds it from |ref| ~ 1 on.
   EXPECT_LT(big.atol + big.rtol * 2.0, std::ldexp(1.0, -9) * 2.0);
+}
+
+TEST(LayerNormParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("layer_norm");
+  for (const Shape& s : {Shape{{"N", (int64_t{1} << 20) + 3}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}
+
+TEST(LayerNormParallel, MatchesASequentialFp64Loop) {
+  const TaskSpec& t = get_task("layer_norm");
+  const Shape s{{"N", (int64_t{1} << 20) + 3}};
+  const Args in = make_inputs(t, s, Precision::fp32, 5);
+  const Args e = make_expected(t, s, Precision::fp32, in);
+  const std::vector<double>& x = in[1].data;
+  const double n = static_cast<double>(x.size());
+  double sum = 0, sq = 0;
+  for (double v : x) sum += v;
+  const double mean = sum / n;
+  for (double v : x) sq += (v - mean) * (v - mean);
+  const double rstd = 1.0 / std::sqrt(sq / n + in[4].value);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double want = in[2].data[i] * (x[i] - mean) * rstd + in[3].data[i];
+    ASSERT_NEAR(e[0].data[i], want, 1e-12 * std::max(1.0, std::fabs(want))) << i;
+  }
 }
