@@ -24,17 +24,19 @@ MSKB_TASK(sorting) {
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const auto n = static_cast<std::size_t>(s["N"]);
     a[0].data.resize(n);
-    for (auto& x : a[0].data) {
-      const double r = rng.uniform(0.0, 1.0);
-      if (r < 0.25) {
-        x = static_cast<double>(rng.uniform_int(-8, 8));
-      } else if (r < 0.5) {
-        x = rng.uniform(-1.0, 1.0);
+    double* v = a[0].data.data();
+    // Chunked streams (chunked_fill): the same keys whatever the thread count.
+    chunked_fill(static_cast<int64_t>(n), rng, [v](Rng& r, int64_t i) {
+      const double u = r.uniform(0.0, 1.0);
+      if (u < 0.25) {
+        v[i] = static_cast<double>(r.uniform_int(-8, 8));
+      } else if (u < 0.5) {
+        v[i] = r.uniform(-1.0, 1.0);
       } else {
-        const double mag = std::pow(10.0, rng.uniform(-3.0, 4.0));
-        x = rng.uniform(0.0, 1.0) < 0.5 ? -mag : mag;
+        const double mag = std::pow(10.0, r.uniform(-3.0, 4.0));
+        v[i] = r.uniform(0.0, 1.0) < 0.5 ? -mag : mag;
       }
-    }
+    });
     a[1].value = static_cast<double>(n);
   };
   // Parallel merge sort: sorted chunks, then rounds of pairwise in-place merges (2^28 keys in seconds).

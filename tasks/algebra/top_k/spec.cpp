@@ -30,10 +30,13 @@ MSKB_TASK(top_k) {
     a[0].data.resize(k);
     a[1].data.resize(k);
     a[2].data.resize(n);
-    for (auto& x : a[2].data) {
-      x = rng.normal(0.0, 1.5);
-      if (rng.uniform(0.0, 1.0) < 0.5) x = std::round(x * 4.0) / 4.0 + 0.0;  // + 0.0: no -0 keys
-    }
+    double* v = a[2].data.data();
+    // Chunked streams (chunked_fill): the same keys whatever the thread count.
+    chunked_fill(static_cast<int64_t>(n), rng, [v](Rng& r, int64_t i) {
+      double x = r.normal(0.0, 1.5);
+      if (r.uniform(0.0, 1.0) < 0.5) x = std::round(x * 4.0) / 4.0 + 0.0;  // + 0.0: no -0 keys
+      v[i] = x;
+    });
     a[3].value = static_cast<double>(n);
     a[4].value = static_cast<double>(k);
   };

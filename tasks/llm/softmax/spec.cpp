@@ -32,8 +32,13 @@ MSKB_TASK(softmax) {
     a[0].data.resize(n * c);
     a[1].data.resize(n * c);
     static const double lo[4] = {-4.0, -100.0, 70.0, -120.0}, hi[4] = {4.0, 100.0, 110.0, -90.0};
-    for (std::size_t r = 0; r < n; ++r)
-      for (std::size_t j = 0; j < c; ++j) a[1].data[r * c + j] = rng.uniform(lo[r % 4], hi[r % 4]);
+    double* x = a[1].data.data();
+    const auto cc = static_cast<int64_t>(c);
+    // Chunked streams (chunked_fill): the same inputs whatever the thread count.
+    chunked_fill(static_cast<int64_t>(n * c), rng, [x, cc](Rng& r, int64_t i) {
+      const int64_t row = i / cc;
+      x[i] = r.uniform(lo[row % 4], hi[row % 4]);
+    });
     a[2].value = static_cast<double>(n);
     a[3].value = static_cast<double>(c);
   };

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -130,4 +132,15 @@ TEST(SoftmaxTolerance, CoversSequentialFp32RowSumsAtTheWidestRows) {
   EXPECT_GT(worst_old, 1.0);
   // A dropped maximum term (1 out of a sum of ~C/40 in the U(70, 110) rows) is still outside.
   EXPECT_GT(40.0 / 131072.0, tol.rtol);
+}
+
+TEST(SoftmaxParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("softmax");
+  for (const Shape& s : {Shape{{"N", 9}, {"C", (int64_t{1} << 17) + 1}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
 }
