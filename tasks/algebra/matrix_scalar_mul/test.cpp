@@ -2,8 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -41,3 +43,14 @@ TEST(MatrixScalarMul, Bf16ToleranceCoversOneRounding) {
 }
 
 }  // namespace
+
+TEST(MatrixScalarMulParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("matrix_scalar_mul");
+  for (const Shape& s : {Shape{{"M", 1000}, {"N", 1111}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}

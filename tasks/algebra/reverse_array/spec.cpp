@@ -1,4 +1,5 @@
 // reverse_array: output[i] = input[N-1-i].
+#include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
 
 MSKB_TASK(reverse_array) {
@@ -20,8 +21,12 @@ MSKB_TASK(reverse_array) {
     a[2].value = static_cast<double>(n);
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const std::size_t n = a[1].data.size();
-    for (std::size_t i = 0; i < n; ++i) a[0].data[i] = a[1].data[n - 1 - i];
+    const auto n = static_cast<int64_t>(a[1].data.size());
+    const double* x = a[1].data.data();
+    double* y = a[0].data.data();
+    parallel_blocks(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) y[i] = x[n - 1 - i];
+    });
   };
   // A permutation of the input: every element must be bit-exact.
   spec.tolerance = [](const Shape&, Precision) { return Tolerance{0.0, 0.0}; };

@@ -1,6 +1,9 @@
 // Hand-checked cases for the reverse_array reference.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -42,3 +45,14 @@ TEST(ReverseArray, ToleranceIsExact) {
 }
 
 }  // namespace
+
+TEST(ReverseArrayParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("reverse_array");
+  for (const Shape& s : {Shape{{"N", (int64_t{1} << 20) + 3}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}

@@ -1,4 +1,5 @@
 // vector_add: C = A + B, elementwise.
+#include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
 
 MSKB_TASK(vector_add) {
@@ -19,7 +20,11 @@ MSKB_TASK(vector_add) {
     a[3].value = static_cast<double>(n);
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
-    for (std::size_t i = 0; i < a[2].data.size(); ++i) a[2].data[i] = a[0].data[i] + a[1].data[i];
+    const double *x = a[0].data.data(), *y = a[1].data.data();
+    double* z = a[2].data.data();
+    parallel_blocks(static_cast<int64_t>(a[2].data.size()), [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) z[i] = x[i] + y[i];
+    });
   };
   // One rounding of the exact sum to the output type.
   spec.tolerance = [](const Shape&, Precision p) {

@@ -10,9 +10,12 @@ namespace {
 // U(0, 1) draws normalised to sum to 1.
 void fill_distribution(std::vector<double>& p, mskb::Rng& rng) {
   rng.fill_uniform(p, 0.0, 1.0);
-  double sum = 0.0;
-  for (double v : p) sum += v;
-  for (auto& v : p) v /= sum;
+  double* q = p.data();
+  const auto n = static_cast<int64_t>(p.size());
+  const double sum = mskb::chunked_sum(n, [q](int64_t i) { return q[i]; });  // fixed order: thread-count independent
+  mskb::parallel_blocks(n, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) q[i] /= sum;
+  });
 }
 }  // namespace
 

@@ -3,10 +3,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -117,5 +119,16 @@ TEST(CrossEntropyTolerance, CoversOneSequentialFp32AccumulatorUpTo2To20Terms) {
     const double ratio = std::fabs(no_clamp - want) / (tol.atol + tol.rtol * want);
     std::printf("no clamp, C = %lld: %.1fx the tolerance\n", static_cast<long long>(c), ratio);
     EXPECT_GT(ratio, c == (int64_t{1} << 20) ? 1.5 : 4.0);
+  }
+}
+
+TEST(CrossEntropyLossParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("cross_entropy_loss");
+  for (const Shape& s : {Shape{{"C", (int64_t{1} << 20) + 3}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
   }
 }

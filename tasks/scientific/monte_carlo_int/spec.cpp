@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "mskb/parallel.hpp"
 #include "mskb/task.hpp"
 
 namespace {
@@ -50,8 +51,9 @@ MSKB_TASK(monte_carlo_int) {
     a[4].value = static_cast<double>(n);
   };
   spec.reference = [](const Shape&, Precision, Args& a) {
-    double sum = 0;
-    for (double v : a[0].data) sum += v;
+    // FP64 chunked sums added in a fixed order: the same whatever the thread count.
+    const double* y = a[0].data.data();
+    const double sum = chunked_sum(static_cast<int64_t>(a[0].data.size()), [y](int64_t i) { return y[i]; });
     const double n = static_cast<double>(a[0].data.size());
     a[1].data[0] += (a[3].value - a[2].value) * sum / n;
   };

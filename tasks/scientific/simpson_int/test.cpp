@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "mskb/fp32_error_model.hpp"
 #include "mskb/instance.hpp"
+#include "mskb/one_cpu.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -181,4 +183,15 @@ TEST(SimpsonIntTolerance, StillRejectsBf16Accumulation) {
   }
   std::printf("bf16 accumulation, N = 2^22: worst of 3 is %.1fx the tolerance\n", worst);
   EXPECT_GT(worst, 2.0);
+}
+
+TEST(SimpsonIntParallel, SameInputsAndReferenceOnOneCpu) {
+  // The generator and the FP64 reference split their work over the CPUs (fixed chunks, fixed
+  // combining order): a child pinned to one CPU must reproduce them bit for bit.
+  const TaskSpec& t = get_task("simpson_int");
+  for (const Shape& s : {Shape{{"N", (int64_t{1} << 20) + 1}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
 }
