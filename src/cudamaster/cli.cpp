@@ -21,6 +21,7 @@ int cudamaster_main(int argc, char** argv) {
   cli::add_optimize_command(app);
   cli::add_runs_command(app);
   cli::add_show_command(app);
+  cli::add_report_command(app);
 
   try {
     app.parse(argc, argv);

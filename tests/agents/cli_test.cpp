@@ -145,6 +145,25 @@ TEST(Cli, ReplayRunThroughTheBinaryWithEvaluationsInChildProcesses) {
   EXPECT_NE(cand.out.find("extern \"C\" void spmv_csr"), std::string::npos) << cand.out;
   const Proc sj = c.run({"show", "1", "--db", c.db(), "--json"});
   EXPECT_EQ(json::parse(sj.out)["jobs"][0]["rounds"].size(), 2u);
+
+  // The HTML report of the newest run: self-contained, every number from the store, sources escaped.
+  const Proc rep = c.run({"report", "--db", c.db(), "--html", c.dir.file("run.html")});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  const std::string html = read_file(c.dir.file("run.html"));
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(html.find("<h1>CUDAMaster run 1: finished</h1>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"win\">2.50</td>"), std::string::npos) << "the task's best P";
+  EXPECT_NE(html.find("<td>rejected</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>accepted</td>"), std::string::npos);
+  EXPECT_NE(html.find("best kernel source"), std::string::npos);
+  EXPECT_NE(html.find("extern &quot;C&quot; void spmv_csr"), std::string::npos) << "the best source, escaped";
+  EXPECT_EQ(html.find("extern \"C\""), std::string::npos) << "unescaped source in the page";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos) << "no external resources";
+  EXPECT_EQ(html.find("https://"), std::string::npos) << "no external resources";
+  const Proc none = c.run({"report", "--db", c.db(), "--run", "7", "--html", c.dir.file("x.html")});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("cudamaster report: no run 7 in"), std::string::npos) << none.err;
 }
 
 TEST(Cli, UsageErrors) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "cudamaster/exec/executor.hpp"
+#include "cudamaster/loop/html_report.hpp"
 #include "cudamaster/loop/score.hpp"
 #include "support.hpp"
 
@@ -185,4 +186,47 @@ TEST(Executor, RecordedWithTheRunAndReadBack) {
   EXPECT_EQ(b.jobs, 3);
   EXPECT_EQ(b.launcher.args, e.launcher.args);
   EXPECT_EQ(b.describe(), "slurm (srun --partition=gpu; work dir /shared/w), 3 job steps at once");
+}
+
+// The HTML report escapes every string it prints: plans, messages and kernel sources are untrusted.
+TEST(HtmlReport, EscapesUntrustedTextAndMarksWinsAndLosses) {
+  EXPECT_EQ(cudamaster::loop::html_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
+  using nlohmann::json;
+  json doc = {{"run", 3},
+              {"status", "finished"},
+              {"llm", "replay:x<y>.jsonl"},
+              {"created_at", "2026-11-30T00:00:00Z"},
+              {"active_seconds", 60.0},
+              {"sessions", 1},
+              {"config", {{"device", {{"name", "H200"}}}, {"loop", {{"rounds", 2}}}}},
+              {"summary",
+               {{"suite", {{"tasks", 2}, {"correct", 1}, {"success_rate", 0.5}, {"fast_1", 0.5}, {"mean_p", 1.25}}},
+                {"tasks", json::array({{{"task", "softmax"}, {"precision", "bf16"}, {"status", "finished"}, {"p", 1.25}, {"vs_vendor", 0.8}},
+                                       {{"task", "rope"}, {"precision", "fp32"}, {"status", "failed"}, {"p", nullptr},
+                                        {"message", "<img src=x onerror=alert(1)>"}}})},
+                {"agents", json::array()},
+                {"cost_usd", 0.5},
+                {"tokens", {{"input", 10}, {"output", 20}}}}},
+              {"jobs", json::array({{{"task", "softmax"},
+                                     {"precision", "bf16"},
+                                     {"status", "finished"},
+                                     {"stop_reason", "rounds"},
+                                     {"result", {{"best", {{"origin", "candidate"}, {"p", 1.25}}}}},
+                                     {"rounds", json::array({{{"round", 1}, {"outcome", "accepted"}, {"p", 1.25}, {"best_p_before", 1.0},
+                                                              {"best_p_after", 1.25}, {"plan", "use <shared> memory & vectorize"}}})},
+                                     {"evaluations", json::array()},
+                                     {"profiles", json::array()},
+                                     {"best_source", "#include <cuda_bf16.h>\n// </pre><script>x</script>\n"}}})}};
+  const std::string html = cudamaster::loop::render_html(doc);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+  EXPECT_EQ(html.find("<img"), std::string::npos);
+  EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+  EXPECT_NE(html.find("#include &lt;cuda_bf16.h&gt;"), std::string::npos);
+  EXPECT_NE(html.find("use &lt;shared&gt; memory &amp; vectorize"), std::string::npos);
+  EXPECT_NE(html.find("replay:x&lt;y&gt;.jsonl"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"win\">1.25</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"loss\">0.80</td>"), std::string::npos);
+  EXPECT_NE(html.find("<b>50%</b><span>success rate"), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"chart\""), std::string::npos) << "best P per round";
+  EXPECT_NE(html.find("href=\"#task-rope-fp32\""), std::string::npos);
 }

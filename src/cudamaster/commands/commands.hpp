@@ -28,5 +28,6 @@ void add_profile_command(CLI::App& app);
 void add_optimize_command(CLI::App& app);
 void add_runs_command(CLI::App& app);
 void add_show_command(CLI::App& app);
+void add_report_command(CLI::App& app);
 
 }  // namespace cudamaster::cli
