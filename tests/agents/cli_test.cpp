@@ -13,62 +13,16 @@
 #include <fstream>
 #include <set>
 
+#include "child_process.hpp"
 #include "support.hpp"
 #if CM_HAVE_HTTPLIB
 #include "../llm/fake_llm_server.hpp"
 #endif
 
-extern char** environ;
-
 using namespace cmtest;
 using agents::Agent;
 
 namespace {
-
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-// Starts the binary with `args` and extra environment; stdout/stderr go to files in `dir`.
-pid_t spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const std::string& dir,
-            const std::string& tag, const std::string& program = CM_CUDAMASTER_BIN) {
-  std::vector<std::string> envs;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    if (env.count(kv.substr(0, kv.find('='))) == 0) envs.push_back(kv);
-  }
-  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
-  const std::string out = dir + "/" + tag + ".out", err = dir + "/" + tag + ".err";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    FILE* o = std::freopen(out.c_str(), "w", stdout);
-    FILE* e = std::freopen(err.c_str(), "w", stderr);
-    (void)o;
-    (void)e;
-    std::vector<char*> argv, envp;
-    std::string bin = program;
-    argv.push_back(bin.data());
-    std::vector<std::string> a = args;
-    for (auto& s : a) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    for (auto& s : envs) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    execve(bin.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-Proc finish(pid_t pid, const std::string& dir, const std::string& tag) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Proc p;
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  p.out = read_file(dir + "/" + tag + ".out");
-  p.err = read_file(dir + "/" + tag + ".err");
-  return p;
-}
 
 struct Cli {
   TempDir dir;
@@ -206,7 +160,7 @@ TEST(Cli, KilledWithSigkillAndResumedLeavesTheStoreAsAnUninterruptedRun) {
     SCOPED_TRACE(std::string(k.table) + " >= " + std::to_string(k.count));
     Cli c;
     c.env["FAKE_RUNNER_SLEEP_MS"] = "250";  // evaluations take a while: the kill lands mid-run
-    const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "killed");
+    const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "killed", CM_CUDAMASTER_BIN);
     bool killed = false;
     for (int i = 0; i < 3000 && !killed; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -265,7 +219,7 @@ TEST(Cli, ResumingARunningRunIsRefused) {
   Cli c;
   const std::string cassette = record_story(c.dir.file("story.jsonl"));
   c.env["FAKE_RUNNER_SLEEP_MS"] = "2000";
-  const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "slow");
+  const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "slow", CM_CUDAMASTER_BIN);
   bool started = false;
   for (int i = 0; i < 2000 && !started; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -11,9 +11,8 @@
 
 #include <set>
 
+#include "child_process.hpp"
 #include "support.hpp"
-
-extern char** environ;
 
 using namespace cmtest;
 
@@ -26,52 +25,8 @@ const std::string kFakeSrun = [] {
   return e != nullptr && *e != '\0' ? std::string(e) : std::string(CM_AGENTS_FAKES) + "/srun";
 }();
 
-struct Proc {
-  int code = -1;
-  std::string out, err;
-};
-
-// The binary with `args` in an environment without CUDA_VISIBLE_DEVICES (no lane device may
-// reach srun) plus `env`; stdout/stderr go to files in `dir`.
-pid_t spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const std::string& dir,
-            const std::string& tag) {
-  std::vector<std::string> envs;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string kv = *e;
-    const std::string key = kv.substr(0, kv.find('='));
-    if (env.count(key) == 0 && key != "CUDA_VISIBLE_DEVICES" && key != "SLURM_JOB_ID" && key.rfind("FAKE_SRUN", 0) != 0)
-      envs.push_back(kv);
-  }
-  for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
-  const std::string out = dir + "/" + tag + ".out", err = dir + "/" + tag + ".err";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    FILE* o = std::freopen(out.c_str(), "w", stdout);
-    FILE* e = std::freopen(err.c_str(), "w", stderr);
-    (void)o;
-    (void)e;
-    std::vector<std::string> a = args;
-    std::string bin = CM_CUDAMASTER_BIN;
-    std::vector<char*> argv = {bin.data()}, envp;
-    for (auto& s : a) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    for (auto& s : envs) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    execve(bin.c_str(), argv.data(), envp.data());
-    _exit(127);
-  }
-  return pid;
-}
-
-Proc finish(pid_t pid, const std::string& dir, const std::string& tag) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Proc p;
-  p.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  p.out = read_file(dir + "/" + tag + ".out");
-  p.err = read_file(dir + "/" + tag + ".err");
-  return p;
-}
+// No lane device, allocation or fake-srun setting of this process may reach a step.
+const std::vector<std::string> kNotInherited = {"CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID", "FAKE_SRUN*"};
 
 struct Cli {
   TempDir dir;
@@ -86,7 +41,7 @@ struct Cli {
   }
   Proc run(const std::vector<std::string>& args) {
     const std::string tag = "run" + std::to_string(++runs);
-    return finish(spawn(args, env, dir.file(""), tag), dir.file(""), tag);
+    return finish(spawn(args, env, dir.file(""), tag, CM_CUDAMASTER_BIN, kNotInherited), dir.file(""), tag);
   }
   std::string db() const { return dir.file("runs.db"); }
   std::string shared() const { return dir.file("shared"); }
@@ -256,7 +211,7 @@ TEST(Slurm, AResumedRunStaysOnSlurmUnlessToldOtherwise) {
   Cli c;
   const std::string cassette = record_story(c.dir.file("story.jsonl"));
   c.env["FAKE_RUNNER_SLEEP_MS"] = "250";
-  const pid_t pid = spawn(concat(story_args(cassette, c), c.slurm()), c.env, c.dir.file(""), "killed");
+  const pid_t pid = spawn(concat(story_args(cassette, c), c.slurm()), c.env, c.dir.file(""), "killed", CM_CUDAMASTER_BIN, kNotInherited);
   bool killed = false;
   for (int i = 0; i < 3000 && !killed; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
