@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # GPU validation (used on the H200 through the device tool; usable on any GPU machine).
 #   scripts/gpu_validate.sh PHASES        PHASES: a comma list of
-#     tests     mskb device, every shipped kernel built, the harness and FP64-reference gpu tests
-#               (the per-task gtest shipped_kernels_gpu_test covers what `check` does, one kernel
-#               at a time: `ctest --test-dir build/gpu -L gpu` runs it; `check` is the fast way)
+#     tests     mskb device, every shipped kernel built, the harness and FP64-reference gpu tests,
+#               and the per-task gtest shipped_kernels_gpu_test for $SHIPPED_TASKS (default the six
+#               slice tasks; `all` = every task, as long as `check`, which is the faster report)
 #     agents    the replay demo of `cudamaster optimize` (store + summary), the same script over a
 #               loopback HTTP server, and `cudamaster profile` on the slice tasks, each timed
 #               (PROFILES=0 skips the profiles)
@@ -82,6 +82,14 @@ if [[ $phases == *,tests,* ]]; then
   echo "gpu_reference_gpu_test rc=$?"
   wait $hp; echo "harness_gpu_test rc=$?"
   grep -E "repeatab|paper sweep|cached rebuild|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" "$OUT/gpu_reference_gpu_test.log" | head -30
+  # The per-task gtest of shipped kernels for $SHIPPED_TASKS (default: the six slice tasks; `all`
+  # for every task, which takes as long as `check`).
+  t1=$(date +%s)
+  filter=""; for t in ${SHIPPED_TASKS:-vector_add dot_product matrix_mul softmax spmv_csr stencil_2d}; do filter+="*/$t:"; done
+  [ "${SHIPPED_TASKS:-}" = all ] && filter="*"
+  MSKB_TEST_CHECKS_PER_GPU=${CHECKS_PER_GPU:-6} build/gpu/tests/gpu/shipped_kernels_gpu_test --gtest_filter="${filter%:}" \
+    > "$OUT/shipped_kernels_gpu_test.log" 2>&1
+  echo "shipped_kernels_gpu_test rc=$? ($(since $t1)): $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/shipped_kernels_gpu_test.log" | tr '\n' ' ')"
 fi
 
 if [[ $phases == *,agents,* ]]; then
