@@ -27,7 +27,9 @@ struct SuitePlan {
   std::vector<std::string> kernels;   // user kernel files (single task only)
   EvalOptions eval;
   CompileOptions compile;
-  bool memcheck = false;
+  // Check under compute-sanitizer with this tool ("memcheck" or "racecheck"; empty: no sanitizer):
+  // correctness only, one seed per shape, guard zones off.
+  std::string sanitizer;
   int build_jobs = 0;                 // 0 = hardware threads
   std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
   int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase

@@ -192,7 +192,7 @@ std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial) {
   SuiteReport report;
   EvalOptions eval = plan.eval;
-  if (!eval.check_only && !plan.memcheck) {
+  if (!eval.check_only && plan.sanitizer.empty()) {
     report.device = device_info(false, eval.runner);
     eval.ceilings = ceilings_from(report.device);
   } else {
@@ -202,11 +202,13 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
       gpu_lanes(plan.gpus, report.device.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
   report.device["lanes"] = lanes;
   std::string sanitizer;
-  if (plan.memcheck) {
+  if (!plan.sanitizer.empty()) {
+    if (plan.sanitizer != "memcheck" && plan.sanitizer != "racecheck")
+      throw std::invalid_argument("unknown sanitizer tool '" + plan.sanitizer + "' (memcheck or racecheck)");
     const char* e = std::getenv("MSKB_SANITIZER");
     sanitizer = find_cuda_tool("compute-sanitizer", e ? e : "");
     if (sanitizer.empty())
-      throw std::runtime_error("--memcheck: compute-sanitizer not found on PATH, in $CUDA_HOME/bin, next to nvcc or in "
+      throw std::runtime_error("--" + plan.sanitizer + ": compute-sanitizer not found on PATH, in $CUDA_HOME/bin, next to nvcc or in "
                                "/usr/local/cuda/bin (set MSKB_SANITIZER)");
   }
   BuildPool pool(plan.compile, plan.build_jobs);
@@ -236,7 +238,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   // per GPU at once (checking needs no exclusive GPU), then, one per GPU and grouped as above,
   // the timing part of those that passed (the timed shapes re-checked with the timed seed, then
   // timed) while nothing else runs on that GPU.
-  const bool check_only = eval.check_only || plan.memcheck;
+  const bool check_only = eval.check_only || !plan.sanitizer.empty();
   const bool two_phase = !check_only && plan.checks_per_gpu > 1;
   auto make_units = [&](bool grouped) {
     std::vector<std::vector<std::size_t>> units;
@@ -301,12 +303,13 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
         EvalOptions e = eval;
         e.part = part;
         if (lanes.size() > 1 || !plan.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
-        if (plan.memcheck) {
+        if (!plan.sanitizer.empty()) {
           e.check_only = true;
-          e.seeds = 1;  // the sanitizer checks addresses; values were checked with every seed without it
+          e.seeds = 1;  // the sanitizer checks accesses; values were checked with every seed without it
           // API errors a contender handles itself (e.g. a cuDNN engine that fails its trial launch
           // and is skipped) are not memory errors; launch errors that matter fail the checks.
-          e.wrapper = {sanitizer, "--tool", "memcheck", "--report-api-errors", "no", "--error-exitcode",
+          // racecheck: shared-memory hazards (a missing __syncthreads) are errors.
+          e.wrapper = {sanitizer, "--tool", plan.sanitizer, "--report-api-errors", "no", "--error-exitcode",
                        std::to_string(disposition::kSanitizerExitCode), "--print-limit", "5"};
           e.call_timeout_scale *= 20;  // instrumented kernels run far slower
         }

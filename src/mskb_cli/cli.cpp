@@ -123,7 +123,7 @@ int mskb_main(int argc, char** argv) {
   std::string run_category;
   std::string precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
   std::vector<std::string> kernels, flags;
-  bool all = false, allow_libraries = false, quiet = false, memcheck = false;
+  bool all = false, allow_libraries = false, quiet = false, memcheck = false, racecheck = false;
   int seeds = 3, jobs = 0, checks_per_gpu = 1;
   std::vector<int> gpus;
   double timeout = 0, budget = 0.25;
@@ -159,6 +159,8 @@ int mskb_main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
   check->add_flag("--memcheck", memcheck, "Run under compute-sanitizer memcheck instead (1 seed per shape, no guard zones)");
+  check->add_flag("--racecheck", racecheck, "Run under compute-sanitizer racecheck instead (shared-memory hazards; 1 seed per shape)")
+      ->excludes("--memcheck");
 
 
   std::string build_task;
@@ -287,7 +289,7 @@ int mskb_main(int argc, char** argv) {
     plan.checks_per_gpu = checks_per_gpu;
     if (*check) {
       plan.eval.check_only = true;
-      plan.memcheck = memcheck;
+      plan.sanitizer = memcheck ? "memcheck" : (racecheck ? "racecheck" : "");
     } else {
       plan.eval.timed_sweeps.clear();
       std::stringstream sw(sweep);

@@ -360,6 +360,19 @@ TEST(MskbCli, MemcheckWrapsTheRunnerAndDoesNotJudgeGaps) {
   const auto calls = read_lines(c.dir.file("sanitizer.log"));
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0].rfind("--tool memcheck --report-api-errors no --error-exitcode 86", 0), 0u) << calls[0];
+
+  // --racecheck: the same plan under the racecheck tool (shared-memory hazards).
+  std::vector<std::string> race = args;
+  race.push_back("--racecheck");
+  const Proc raced = c.run(race, CM_MSKB_BIN);
+  EXPECT_EQ(raced.code, 0) << raced.out << raced.err;
+  const auto calls2 = read_lines(c.dir.file("sanitizer.log"));
+  ASSERT_EQ(calls2.size(), 2u);
+  EXPECT_EQ(calls2[1].rfind("--tool racecheck --report-api-errors no --error-exitcode 86", 0), 0u) << calls2[1];
+  race.push_back("--memcheck");
+  const Proc both = c.run(race, CM_MSKB_BIN);
+  EXPECT_NE(both.code, 0);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
 }
 
 // mskb merge: reports of separate runs (one per category or cluster job) become one; a
