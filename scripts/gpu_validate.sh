@@ -13,7 +13,8 @@
 #               alone) timing $SWEEP (default paper,large) with $BUDGET s per shape (default 0.1), one
 #               lane per GPU, checks $CHECKS_PER_GPU (6) at a time per GPU before the timing ->
 #               run_<category>.json/.md, merged by `mskb merge` into run.json / run.md;
-#               RUN_DEADLINE=SECONDS stops starting (and cuts) category runs that late
+#               RUN_DEADLINE=SECONDS stops starting (and cuts) category runs that late;
+#               PREVIOUS=DIR continues the run_<category>.json reports in DIR (--skip-done)
 #   scripts/gpu_validate.sh split PHASES_A PHASES_B   build once, then PHASES_A on GPU 0 and PHASES_B
 #               on GPU 1 at the same time, each on half of the CPU cores, outputs in $OUT/gpu0 and
 #               $OUT/gpu1 (each bundled); DEADLINE=SECONDS stops both that long after the start.
@@ -147,16 +148,26 @@ if [[ $phases == *,run,* ]]; then
   # RUN_DEADLINE seconds after the phase starts), then one merged report. TASKS runs those alone.
   t1=$(date +%s)
   if [ -n "${TASKS:-}" ]; then groups=("task:$TASKS"); else groups=(); for c in ${CATEGORIES:-scientific llm sparse algebra}; do groups+=("category:$c"); done; fi
+  # PREVIOUS=DIR: continue the run_<name>.json reports there (e.g. of a call that ran out of time):
+  # their complete groups are skipped (--skip-done) and the merge takes them from there.
+  merge_list=()
   for g in "${groups[@]}"; do
     kind=${g%%:*}; what=${g#*:}; name=$([ "$kind" = task ] && echo tasks || echo "$what")
+    skip=()
+    if [ -n "${PREVIOUS:-}" ] && [ -f "$PREVIOUS/run_$name.json" ]; then
+      cp "$PREVIOUS/run_$name.json" "$OUT/run_$name.previous.json"
+      skip=(--skip-done "$OUT/run_$name.previous.json"); merge_list+=("$OUT/run_$name.previous.json")
+    fi
     left=$(( ${RUN_DEADLINE:-86400} - ($(date +%s) - t1) ))
     if [ "$left" -lt 30 ]; then echo "run $name: skipped (RUN_DEADLINE)"; continue; fi
     t2=$(date +%s)
-    timeout "$left" $mskb run --"$kind" "$what" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" --checks-per-gpu "${CHECKS_PER_GPU:-6}" \
-      --json "$OUT/run_$name.json" --markdown "$OUT/run_$name.md" > "$OUT/run_$name.log" 2> "$OUT/run_$name.progress"
+    timeout "$left" $mskb run --"$kind" "$what" "${skip[@]}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" \
+      --checks-per-gpu "${CHECKS_PER_GPU:-6}" --json "$OUT/run_$name.json" --markdown "$OUT/run_$name.md" \
+      > "$OUT/run_$name.log" 2> "$OUT/run_$name.progress"
     echo "mskb run $name rc=$? ($(since $t2))"; grep -vE '^\|| passed' "$OUT/run_$name.log" | head -20
+    [ -f "$OUT/run_$name.json" ] && merge_list+=("$OUT/run_$name.json")
   done
-  ls "$OUT"/run_*.json > /dev/null 2>&1 && $mskb merge "$OUT"/run_*.json --json "$OUT/run.json" --markdown "$OUT/run.md"
+  [ ${#merge_list[@]} -gt 0 ] && $mskb merge "${merge_list[@]}" --json "$OUT/run.json" --markdown "$OUT/run.md"
 fi
 echo "total: $(since $t0)"
 if [ "${BUNDLE:-1}" != 0 ]; then bundle; fi

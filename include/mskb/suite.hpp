@@ -30,6 +30,9 @@ struct SuitePlan {
   // Check under compute-sanitizer with this tool ("memcheck" or "racecheck"; empty: no sanitizer):
   // correctness only, one seed per shape, guard zones off.
   std::string sanitizer;
+  // A previous report (`mskb run --json`): its complete (task, precision) groups are skipped
+  // (continue a killed or timed-out run; join the reports with merge_reports).
+  nlohmann::json skip_done;
   int build_jobs = 0;                 // 0 = hardware threads
   std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
   int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase

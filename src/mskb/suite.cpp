@@ -8,6 +8,7 @@
 #include <fstream>
 #include <future>
 #include <map>
+#include <set>
 #include <mutex>
 #include <optional>
 #include <regex>
@@ -212,23 +213,40 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
                                "/usr/local/cuda/bin (set MSKB_SANITIZER)");
   }
   BuildPool pool(plan.compile, plan.build_jobs);
+  // (task, precision) groups a previous report already has whole: every contender this run would
+  // evaluate is there, finished (not waiting for its timing). They are not run again.
+  std::map<std::string, std::set<std::string>> done;
+  if (plan.skip_done.is_object())
+    for (const json& c : plan.skip_done.value("contenders", json::array()))
+      if (c.is_object() && !c.value("timing_pending", false))
+        done[c.value("task", std::string()) + "|" + c.value("precision", std::string())].insert(c.value("contender", std::string()));
   std::vector<Item> items;
+  std::size_t skipped_groups = 0;
   for (const auto& name : plan.tasks) {
     const TaskSpec& spec = get_task(name);
     for (Precision p : plan.precisions) {
-      for (auto& k : shipped_kernels(spec, p, plan.contenders)) items.push_back({&spec, p, k, pool.submit(k), ""});
+      std::vector<std::pair<KernelFile, std::string>> group;  // kernel, declared disposition
+      for (auto& k : shipped_kernels(spec, p, plan.contenders)) group.push_back({k, ""});
       if (std::find(plan.contenders.begin(), plan.contenders.end(), "wrong") != plan.contenders.end())
         for (const auto& w : wrong_kernels(spec)) {
           if (std::find(w.precisions.begin(), w.precisions.end(), p) == w.precisions.end()) continue;
-          KernelFile k{w.path, "wrong/" + fs::path(w.path).stem().string(), true};
-          items.push_back({&spec, p, k, pool.submit(k), w.expect.empty() ? std::string("(no mskb-expect header)") : w.expect});
+          group.push_back({KernelFile{w.path, "wrong/" + fs::path(w.path).stem().string(), true},
+                           w.expect.empty() ? std::string("(no mskb-expect header)") : w.expect});
         }
-      for (const auto& path : plan.kernels) {
-        KernelFile k{path, fs::path(path).stem().string(), false};
-        items.push_back({&spec, p, k, pool.submit(k), ""});
+      for (const auto& path : plan.kernels) group.push_back({KernelFile{path, fs::path(path).stem().string(), false}, ""});
+      const auto d = done.find(spec.name + "|" + to_string(p));
+      if (d != done.end() && !group.empty() &&
+          std::all_of(group.begin(), group.end(), [&](const auto& g) { return d->second.count(g.first.contender) > 0; })) {
+        ++skipped_groups;
+        continue;
       }
+      for (auto& [k, expect] : group) items.push_back({&spec, p, k, pool.submit(k), expect});
     }
   }
+  if (skipped_groups > 0 && progress)
+    progress(fmt::format("skipping {} (task, precision) group{} already complete in the previous report", skipped_groups,
+                         skipped_groups == 1 ? "" : "s"),
+             true);
   pool.start();
 
   // Work units: a timed run keeps one (task, precision) on one GPU, so baseline, vendor and the

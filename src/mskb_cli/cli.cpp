@@ -120,7 +120,7 @@ int mskb_main(int argc, char** argv) {
 
   // run and check share most options.
   std::vector<std::string> task_list;
-  std::string run_category;
+  std::string run_category, skip_done_path;
   std::string precision = "all", sweep = "paper", contenders = "baseline,vendor", json_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false, memcheck = false, racecheck = false;
@@ -147,6 +147,10 @@ int mskb_main(int argc, char** argv) {
                   "Correctness checks of this many contenders at once per GPU (checking needs no exclusive GPU); "
                   "run: then the timing, one contender per GPU (default 1: check and time each in one pass)")
         ->check(CLI::Range(1, 64));
+    c->add_option("--skip-done", skip_done_path,
+                  "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
+                  "join the two with mskb merge")
+        ->check(CLI::ExistingFile);
     c->add_option("--contenders", contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition)");
   };
   auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
@@ -287,6 +291,14 @@ int mskb_main(int argc, char** argv) {
     }
     plan.gpus = gpus;
     plan.checks_per_gpu = checks_per_gpu;
+    if (!skip_done_path.empty()) {
+      std::ifstream in(skip_done_path);
+      plan.skip_done = json::parse(in, nullptr, false);
+      if (plan.skip_done.is_discarded() || !plan.skip_done.is_object() || !plan.skip_done.contains("contenders"))
+        throw std::invalid_argument("--skip-done: " + skip_done_path + " is not an mskb --json report");
+      if (!json_path.empty() && fs::exists(json_path) && fs::equivalent(json_path, skip_done_path))
+        throw std::invalid_argument("--skip-done: write the new report to another file (--json), then mskb merge the two");
+    }
     if (*check) {
       plan.eval.check_only = true;
       plan.sanitizer = memcheck ? "memcheck" : (racecheck ? "racecheck" : "");

@@ -418,6 +418,42 @@ TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
   EXPECT_NE(bad.err.find("is not valid JSON"), std::string::npos) << bad.err;
 }
 
+// --skip-done continues a run from its (partial) report: complete groups are not run again, a
+// group with a contender still waiting for its timing is; merge joins the two reports.
+TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
+  Cli c;
+  const std::vector<std::string> common = {"--precision", "fp32", "--budget", "0.01", "-q"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), common.begin(), common.end());
+    return c.run(args, CM_MSKB_BIN);
+  };
+  ASSERT_EQ(run({"--task", "vector_add,spmv_csr", "--json", c.dir.file("a.json")}).code, 0);
+  // As if the run had been killed while spmv_csr's vendor waited for its timing.
+  json a = json::parse(read_file(c.dir.file("a.json")));
+  for (json& x : a["contenders"])
+    if (x["task"] == "spmv_csr" && x["contender"] == "vendor") x["timing_pending"] = true;
+  a["partial"] = true;
+  std::ofstream(c.dir.file("a.json")) << a.dump();
+  std::remove(c.dir.file("runner.log").c_str());
+  const Proc b = run({"--task", "vector_add,spmv_csr,dot_product", "--skip-done", c.dir.file("a.json"), "--json", c.dir.file("b.json")});
+  ASSERT_EQ(b.code, 0) << b.err;
+  std::set<std::string> ran;
+  const json bj = json::parse(read_file(c.dir.file("b.json")));
+  for (const json& x : bj["contenders"]) ran.insert(x["task"].get<std::string>());
+  EXPECT_EQ(ran, (std::set<std::string>{"spmv_csr", "dot_product"}));
+  EXPECT_EQ(read_file(c.dir.file("runner.log")).find("vector_add"), std::string::npos) << "a complete group ran again";
+  const Proc m = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--json", c.dir.file("m.json")}, CM_MSKB_BIN);
+  ASSERT_EQ(m.code, 0) << m.err;
+  const json merged = json::parse(read_file(c.dir.file("m.json")));
+  EXPECT_EQ(merged["contenders"].size(), 6u);
+  for (const json& x : merged["contenders"]) EXPECT_FALSE(x.contains("timing_pending")) << x.dump();
+  // The same file for both is refused (the new report would overwrite what it continues).
+  const Proc same = run({"--task", "vector_add", "--skip-done", c.dir.file("a.json"), "--json", c.dir.file("a.json")});
+  EXPECT_EQ(same.code, 2);
+  EXPECT_NE(same.err.find("write the new report to another file"), std::string::npos) << same.err;
+}
+
 // --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
 // then a timing part per contender that passed; counts add up and the scores are the same kind.
 TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
