@@ -215,11 +215,23 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   BuildPool pool(plan.compile, plan.build_jobs);
   // (task, precision) groups a previous report already has whole: every contender this run would
   // evaluate is there, finished (not waiting for its timing). They are not run again.
+  // In a timed run, a correct contender without a single timed shape in that report is not done
+  // either (reports written before `timing_pending` existed mark such contenders just `passed`).
   std::map<std::string, std::set<std::string>> done;
-  if (plan.skip_done.is_object())
-    for (const json& c : plan.skip_done.value("contenders", json::array()))
-      if (c.is_object() && !c.value("timing_pending", false))
-        done[c.value("task", std::string()) + "|" + c.value("precision", std::string())].insert(c.value("contender", std::string()));
+  if (plan.skip_done.is_object()) {
+    const bool timed_plan = !eval.check_only && plan.sanitizer.empty();
+    std::set<std::string> timed;
+    for (const json& r : plan.skip_done.value("results", json::array()))
+      if (r.is_object())
+        timed.insert(r.value("task", std::string()) + "|" + r.value("precision", std::string()) + "|" + r.value("contender", std::string()));
+    for (const json& c : plan.skip_done.value("contenders", json::array())) {
+      if (!c.is_object() || c.value("timing_pending", false)) continue;
+      const std::string group = c.value("task", std::string()) + "|" + c.value("precision", std::string());
+      const std::string who = c.value("contender", std::string());
+      if (timed_plan && is_correct(c.value("disposition", std::string())) && timed.count(group + "|" + who) == 0) continue;
+      done[group].insert(who);
+    }
+  }
   std::vector<Item> items;
   std::size_t skipped_groups = 0;
   for (const auto& name : plan.tasks) {

@@ -448,6 +448,18 @@ TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
   const json merged = json::parse(read_file(c.dir.file("m.json")));
   EXPECT_EQ(merged["contenders"].size(), 6u);
   for (const json& x : merged["contenders"]) EXPECT_FALSE(x.contains("timing_pending")) << x.dump();
+  // A report from before `timing_pending`: a passed contender without any timed shape is not done.
+  json old = json::parse(read_file(c.dir.file("m.json")));
+  json kept = json::array();
+  for (const json& r : old["results"])
+    if (!(r["task"] == "dot_product" && r["contender"] == "baseline")) kept.push_back(r);
+  old["results"] = kept;
+  std::ofstream(c.dir.file("old.json")) << old.dump();
+  const Proc again = run({"--task", "vector_add,spmv_csr,dot_product", "--skip-done", c.dir.file("old.json"), "--json", c.dir.file("c.json")});
+  ASSERT_EQ(again.code, 0) << again.err;
+  const json cj = json::parse(read_file(c.dir.file("c.json")));
+  ASSERT_EQ(cj["contenders"].size(), 2u) << cj.dump();
+  EXPECT_EQ(cj["contenders"][0]["task"], "dot_product");
   // The same file for both is refused (the new report would overwrite what it continues).
   const Proc same = run({"--task", "vector_add", "--skip-done", c.dir.file("a.json"), "--json", c.dir.file("a.json")});
   EXPECT_EQ(same.code, 2);
