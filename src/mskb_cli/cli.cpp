@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "mskb/files.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/matrix_market.hpp"
 #include "mskb/protocol.hpp"
@@ -47,11 +48,7 @@ std::vector<Precision> parse_precisions(const std::string& s) {
 }
 
 // Atomic: a reader (or a run killed mid-write) sees the old file or the new one, never half.
-void write_text(const std::string& text, const std::string& path) {
-  const fs::path tmp = path + ".tmp";
-  std::ofstream(tmp) << text;
-  fs::rename(tmp, path);
-}
+void write_text(const std::string& text, const std::string& path) { write_file_atomic(path, text); }
 
 void write_json(const json& j, const std::string& path) {
   if (path == "-") {

@@ -13,10 +13,10 @@
 
 #if CM_HAVE_AGENT_LOOP
 #include <filesystem>
-#include <fstream>
 
 #include "cudamaster/loop/html_report.hpp"
 #include "cudamaster/store/store.hpp"
+#include "mskb/files.hpp"
 #endif
 
 namespace cudamaster::cli {
@@ -47,15 +47,11 @@ void run_report(const ReportOptions& o) {
   }
   if (!store->run(id)) fail(fmt::format("no run {} in {} (see cudamaster runs)", id, o.db), 2);
   const std::string page = loop::render_html(loop::report_document(*store, id));
-  // Written beside the target and renamed: a reader never sees half a page.
-  const std::string tmp = o.html + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << page;
-    if (!out) fail("cannot write " + o.html, 1);
+  try {
+    mskb::write_file_atomic(o.html, page);
+  } catch (const std::runtime_error& e) {
+    fail(e.what(), 1);
   }
-  std::filesystem::rename(tmp, o.html, ec);
-  if (ec) fail("cannot write " + o.html + ": " + ec.message(), 1);
   fmt::print(stderr, "cudamaster report: run {} -> {} ({} KiB)\n", id, o.html, (page.size() + 1023) / 1024);
 }
 

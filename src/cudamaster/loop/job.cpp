@@ -10,6 +10,7 @@
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/score.hpp"
 #include "cudamaster/loop/screen.hpp"
+#include "mskb/files.hpp"
 #include "mskb/registry.hpp"
 #include "mskb/sha256.hpp"
 #include "mskb/suite.hpp"
@@ -47,13 +48,7 @@ void write_text(const std::string& path, const std::string& text) {
     } catch (const std::exception&) {
     }
   }
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    if (!f) throw std::runtime_error("cannot write " + tmp);
-  }
-  fs::rename(tmp, path);
+  mskb::write_file_atomic(path, text);
 }
 
 std::string tokens(std::int64_t n) {
