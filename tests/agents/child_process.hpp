@@ -69,4 +69,26 @@ inline Proc finish(pid_t pid, const std::string& dir, const std::string& tag) {
   return p;
 }
 
+#if defined(CM_AGENTS_FAKES) && defined(CM_FAKE_RUNNER)
+// A temp folder where the binaries run against the fakes (nvcc, runner), each run numbered;
+// `drop` as for spawn.
+struct FakeCliDir {
+  TempDir dir;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> drop;
+  int runs = 0;
+  FakeCliDir() {
+    env = {{"MSKB_NVCC", std::string(CM_AGENTS_FAKES) + "/nvcc"},
+           {"MSKB_RUNNER", CM_FAKE_RUNNER},
+           {"MSKB_CACHE_DIR", dir.file("cache")},
+           {"FAKE_RUNNER_LOG", dir.file("runner.log")}};
+  }
+  Proc run_program(const std::vector<std::string>& args, const std::string& program) {
+    const std::string tag = "run" + std::to_string(++runs);
+    return finish(spawn(args, env, dir.file(""), tag, program, drop), dir.file(""), tag);
+  }
+  std::string db() const { return dir.file("runs.db"); }
+};
+#endif
+
 }  // namespace cmtest

@@ -24,21 +24,8 @@ using agents::Agent;
 
 namespace {
 
-struct Cli {
-  TempDir dir;
-  std::map<std::string, std::string> env;
-  int runs = 0;
-  Cli() {
-    env = {{"MSKB_NVCC", std::string(CM_AGENTS_FAKES) + "/nvcc"},
-           {"MSKB_RUNNER", CM_FAKE_RUNNER},
-           {"MSKB_CACHE_DIR", dir.file("cache")},
-           {"FAKE_RUNNER_LOG", dir.file("runner.log")}};
-  }
-  Proc run(const std::vector<std::string>& args, const std::string& program = CM_CUDAMASTER_BIN) {
-    const std::string tag = "run" + std::to_string(++runs);
-    return finish(spawn(args, env, dir.file(""), tag, program), dir.file(""), tag);
-  }
-  std::string db() const { return dir.file("runs.db"); }
+struct Cli : FakeCliDir {
+  Proc run(const std::vector<std::string>& args, const std::string& program = CM_CUDAMASTER_BIN) { return run_program(args, program); }
 };
 
 // Records the story cassette in-process (scripted LLM, in-process fakes with the same markers).

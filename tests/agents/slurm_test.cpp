@@ -28,22 +28,12 @@ const std::string kFakeSrun = [] {
 // No lane device, allocation or fake-srun setting of this process may reach a step.
 const std::vector<std::string> kNotInherited = {"CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID", "FAKE_SRUN*"};
 
-struct Cli {
-  TempDir dir;
-  std::map<std::string, std::string> env;
-  int runs = 0;
+struct Cli : FakeCliDir {
   Cli() {
-    env = {{"MSKB_NVCC", std::string(CM_AGENTS_FAKES) + "/nvcc"},
-           {"MSKB_RUNNER", CM_FAKE_RUNNER},
-           {"MSKB_CACHE_DIR", dir.file("cache")},
-           {"FAKE_RUNNER_LOG", dir.file("runner.log")},
-           {"FAKE_SRUN_LOG", dir.file("srun.log")}};
+    env["FAKE_SRUN_LOG"] = dir.file("srun.log");
+    drop = kNotInherited;
   }
-  Proc run(const std::vector<std::string>& args) {
-    const std::string tag = "run" + std::to_string(++runs);
-    return finish(spawn(args, env, dir.file(""), tag, CM_CUDAMASTER_BIN, kNotInherited), dir.file(""), tag);
-  }
-  std::string db() const { return dir.file("runs.db"); }
+  Proc run(const std::vector<std::string>& args) { return run_program(args, CM_CUDAMASTER_BIN); }
   std::string shared() const { return dir.file("shared"); }
   // The srun options of a Slurm run in this folder.
   std::vector<std::string> slurm(const std::string& user_args = "--partition=gpu --account=X --time=00:20:00") const {
