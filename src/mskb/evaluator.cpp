@@ -21,7 +21,7 @@ namespace mskb {
 bool is_correct(const std::string& d) { return d == disposition::passed || d == disposition::noisy; }
 
 std::string judge_timing(const TimingStats& t, double floor_us, const TimingPolicy& p) {
-  if (t.wall_gap_max_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return disposition::unsynced;
+  if (t.wall_gap_p90_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return disposition::unsynced;
   if (floor_us > 0 && t.median_us < p.too_fast_fraction * floor_us) return disposition::too_fast;
   if (t.noise > p.max_noise) return disposition::noisy;
   return disposition::passed;
@@ -297,8 +297,8 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
         res.message = at + "median " + std::to_string(st.time.median_us) + " us is below half the time its minimum DRAM traffic needs (" +
                       std::to_string(roofline_us(c.bytes, 0.0, false, opt.ceilings)) + " us)";
       else if (st.disposition == disposition::unsynced)
-        res.message = at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_max_us)) +
-                      " us after the entry point returned";
+        res.message = at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_p90_us)) +
+                      " us after the entry point returned (in at least a tenth of " + std::to_string(st.time.n) + " timed calls)";
       else
         res.message = at + "relative noise " + std::to_string(st.time.noise) + " after " + std::to_string(st.time.n) + " samples";
     }

@@ -91,7 +91,7 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
   j = {{"median", t.median_us}, {"min", t.min_us},       {"max", t.max_us},
        {"mean", t.mean_us},     {"stddev", t.stddev_us}, {"n", t.n},
        {"noise", t.noise},      {"wall_gap_max_us", t.wall_gap_max_us},
-       {"wall_median_us", t.wall_median_us}, {"sm_clock_mhz", t.sm_clock_mhz}};
+       {"wall_gap_p90_us", t.wall_gap_p90_us}, {"wall_median_us", t.wall_median_us}, {"sm_clock_mhz", t.sm_clock_mhz}};
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
@@ -103,8 +103,17 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   t.n = j.value("n", 0);
   t.noise = j.value("noise", 0.0);
   t.wall_gap_max_us = j.value("wall_gap_max_us", 0.0);
+  // Reports from before the p90 was measured judged the maximum.
+  t.wall_gap_p90_us = j.value("wall_gap_p90_us", t.wall_gap_max_us);
   t.wall_median_us = j.value("wall_median_us", 0.0);
   t.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+}
+
+double p90_lower(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t k = (v.size() - 1) * 9 / 10;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
 }
 
 TimingStats summarize_samples(std::vector<double> s) {

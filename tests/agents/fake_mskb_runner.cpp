@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
   for (const json& t : req.value("timings", json::array())) {
     const double median = cmtest::fake_base_us(dims_product(t["shape"])) / m.speed;
     json time = {{"median", median}, {"min", median * 0.99}, {"max", median * 1.02}, {"mean", median},
-                 {"stddev", median * 0.01}, {"n", 50}, {"noise", 0.002}, {"wall_gap_max_us", 0.0},
+                 {"stddev", median * 0.01}, {"n", 50}, {"noise", 0.002}, {"wall_gap_max_us", 0.0}, {"wall_gap_p90_us", 0.0},
                  {"wall_median_us", median + 4.0}, {"sm_clock_mhz", 1980.0}};
     emit({{"event", "timing"}, {"shape", t["shape"]}, {"shape_str", shape_str(t["shape"])}, {"sweep", t.value("sweep", "")},
           {"seed", t.value("seed", 1)}, {"time_us", time}, {"after_timing", "passed"}, {"after_detail", json::object()}, {"seconds", 2.0}});

@@ -56,13 +56,40 @@ TEST(TimingPolicy, Dispositions) {
   t.noise = 0.001;
   EXPECT_EQ(judge_timing(t, 20, p), "passed");
   EXPECT_EQ(judge_timing(t, 250, p), "too_fast");  // 100 us < half of a 250 us floor
-  t.wall_gap_max_us = 5000;
+  t.wall_gap_max_us = 5000;  // one hiccup among the samples: not judged
+  t.wall_gap_p90_us = 10;
+  EXPECT_EQ(judge_timing(t, 20, p), "passed");
+  t.wall_gap_p90_us = 5000;  // at least a tenth of the calls left the device busy
   EXPECT_EQ(judge_timing(t, 20, p), "unsynced");
-  t.wall_gap_max_us = 10;
+  t.wall_gap_max_us = t.wall_gap_p90_us = 10;
   t.noise = 0.05;
   EXPECT_EQ(judge_timing(t, 20, p), "noisy");
   EXPECT_EQ(judge_check_gap(30, 10, p), "passed");
   EXPECT_EQ(judge_check_gap(3000, 10, p), "unsynced");
+}
+
+TEST(TimingStats, GapP90IgnoresOneOutlierButNotARepeatedGap) {
+  EXPECT_EQ(p90_lower({}), 0);
+  EXPECT_EQ(p90_lower({7}), 7);
+  EXPECT_EQ(p90_lower({3, 4000, 5}), 5);  // median of three
+  std::vector<double> ten(10, 4.0);
+  ten[3] = 900;  // one hiccup in ten calls
+  EXPECT_EQ(p90_lower(ten), 4);
+  ten[7] = 800;  // two of ten: a pattern
+  EXPECT_EQ(p90_lower(ten), 800);
+  std::vector<double> many(1000, 5.0);
+  for (int i = 0; i < 100; ++i) many[static_cast<std::size_t>(i * 10)] = 300;  // every tenth call
+  EXPECT_EQ(p90_lower(many), 5);
+  many[1] = 300;  // one more than a tenth
+  EXPECT_EQ(p90_lower(many), 300);
+}
+
+TEST(TimingStats, OldReportsWithoutP90JudgeTheMaximum) {
+  TimingStats t;
+  from_json(nlohmann::json{{"median", 10.0}, {"wall_gap_max_us", 700.0}}, t);
+  EXPECT_EQ(t.wall_gap_p90_us, 700);
+  from_json(nlohmann::json{{"median", 10.0}, {"wall_gap_max_us", 700.0}, {"wall_gap_p90_us", 6.0}}, t);
+  EXPECT_EQ(t.wall_gap_p90_us, 6);
 }
 
 TEST(TimingStats, Summary) {

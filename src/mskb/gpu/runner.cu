@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -356,8 +357,8 @@ TimingStats time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2F
     call_checked(fn, d.slots);
     if (i > 1000 || (i >= 1 && seconds_since(w0) > 2.0)) break;  // long calls: two warm-ups suffice
   }
-  std::vector<double> samples, walls;
-  double gap_max = 0, sampled_s = 0;
+  std::vector<double> samples, walls, gaps;
+  double sampled_s = 0;
   const auto t_begin = Clock::now();
   while (true) {
     prepare();
@@ -376,7 +377,7 @@ TimingStats time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2F
     MSKB_CUDA_CHECK(cudaEventElapsedTime(&ms, ev.start, ev.stop));
     samples.push_back(static_cast<double>(ms) * 1e3);
     walls.push_back(std::chrono::duration<double, std::micro>(h2 - h0).count());
-    gap_max = std::max(gap_max, std::chrono::duration<double, std::micro>(h2 - h1).count());
+    gaps.push_back(std::chrono::duration<double, std::micro>(h2 - h1).count());
     sampled_s += static_cast<double>(ms) * 1e-3;
     const int n = static_cast<int>(samples.size());
     // The budget bounds the time; a call longer than the budget still gets three samples.
@@ -387,7 +388,8 @@ TimingStats time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2F
     }
   }
   TimingStats t = summarize_samples(samples);
-  t.wall_gap_max_us = gap_max;
+  t.wall_gap_max_us = gaps.empty() ? 0.0 : *std::max_element(gaps.begin(), gaps.end());
+  t.wall_gap_p90_us = p90_lower(gaps);
   std::sort(walls.begin(), walls.end());
   t.wall_median_us = walls[walls.size() / 2];
   t.sm_clock_mhz = measure_sm_clock_mhz();
@@ -405,6 +407,10 @@ std::string compute_expected_in_place(const TaskSpec& spec, const Shape& shape, 
   spec.reference(shape, p, a);
   return "cpu_fp64";
 }
+
+// A synchronized call's device synchronize returns within a few microseconds; a probe gap under
+// this needs no second look (every unsynced threshold of the policy is far above it).
+constexpr double kCleanGapUs = 50.0;
 
 bool is_timed(const RunRequest& r, const CheckItem& c) {
   for (const auto& t : r.timings)
@@ -478,13 +484,22 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
       if (disp == "passed") {
         // The gap above is measured after the output snapshot, whose copies can hide side-stream
         // work that ends while they run (seen on the H200: a 0.3 ms diagnostic on a non-blocking
-        // stream passed in fp32). A second call with nothing between the legacy stream going idle
-        // and the device synchronize measures it cleanly; its outputs are not judged.
-        d.reset();
-        MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-        rep.phase("call", c.shape, seed, spec.call_timeout_s);
-        const CallOutcome probe = call_checked(fn, d.slots);
-        o.gap_us = std::max(o.gap_us, probe.gap_us);
+        // stream passed in fp32). Probe calls with nothing between the legacy stream going idle
+        // and the device synchronize measure it cleanly (their outputs are not judged). Work left
+        // running shows in every probe; a hiccup of this thread (seen on the H200 host: ~1 ms
+        // once while 15 other runners generated inputs, for a vendor that ends with
+        // cudaDeviceSynchronize) in one: a large gap is probed again, up to three times, and the
+        // smallest is the call's gap.
+        double gap = 0;
+        for (int probe_no = 0; probe_no < 3; ++probe_no) {
+          d.reset();
+          MSKB_CUDA_CHECK(cudaDeviceSynchronize());
+          rep.phase("call", c.shape, seed, spec.call_timeout_s);
+          const double g = call_checked(fn, d.slots).gap_us;
+          gap = probe_no == 0 ? g : std::min(gap, g);
+          if (gap < kCleanGapUs) break;
+        }
+        o.gap_us = gap;
       }
       const json seconds = {{"generate", std::chrono::duration<double>(t_reference - t_generate).count()},
                             {"reference", std::chrono::duration<double>(t_check - t_reference).count()},
