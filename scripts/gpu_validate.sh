@@ -167,7 +167,8 @@ if [[ $phases == *,run,* ]]; then
     echo "mskb run $name rc=$? ($(since $t2))"; grep -vE '^\|| passed' "$OUT/run_$name.log" | head -20
     [ -f "$OUT/run_$name.json" ] && merge_list+=("$OUT/run_$name.json")
   done
-  [ ${#merge_list[@]} -gt 0 ] && $mskb merge "${merge_list[@]}" --json "$OUT/run.json" --markdown "$OUT/run.md"
+  expect=$([ -n "${TASKS:-}" ] && echo "$TASKS" || echo "${CATEGORIES:-scientific llm sparse algebra}" | tr ' ' ,)
+  [ ${#merge_list[@]} -gt 0 ] && $mskb merge "${merge_list[@]}" --expect "$expect" --json "$OUT/run.json" --markdown "$OUT/run.md"
 fi
 echo "total: $(since $t0)"
 if [ "${BUNDLE:-1}" != 0 ]; then bundle; fi

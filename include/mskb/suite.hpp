@@ -63,7 +63,14 @@ std::string render_markdown(const nlohmann::json& report);
 // One report from several (e.g. one run per category or per cluster job): each (task, precision)
 // group comes whole from the last report that has it; the GPU model must be the same in all.
 // Throws std::invalid_argument with a one-line message otherwise.
-nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports);
+// `expect`: "task|precision" groups the merged report must hold whole (mskb merge --expect): it
+// is partial, listing them under "incomplete_groups", unless each is there with every shipped
+// contender of its task (baseline, vendor where the task has one) finished and, in a timed
+// report, timed. Without it, the merge is partial when any input was (what a partial input never
+// started cannot be known).
+nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& expect = {});
+// The groups of `--expect all|CATEGORY|TASK,...`: every precision of the named tasks.
+std::vector<std::string> expected_groups(const std::vector<std::string>& selectors);
 
 using Progress = std::function<void(const std::string& line, bool final_line)>;
 // Called (serialized) after every finished contender with the report so far, so a run that is

@@ -480,7 +480,56 @@ json SuiteReport::to_json() const {
 
 std::string SuiteReport::markdown() const { return render_markdown(to_json()); }
 
-json merge_reports(const std::vector<json>& reports) {
+std::vector<std::string> expected_groups(const std::vector<std::string>& selectors) {
+  std::vector<std::string> out;
+  auto add = [&](const TaskSpec& t) {
+    for (Precision p : {Precision::fp32, Precision::bf16}) {  // every task has both
+      const std::string g = t.name + "|" + to_string(p);
+      if (std::find(out.begin(), out.end(), g) == out.end()) out.push_back(g);
+    }
+  };
+  for (const std::string& sel : selectors) {
+    bool matched = false;
+    for (const TaskSpec& t : all_tasks())
+      if (sel == "all" || t.category == sel) {
+        add(t);
+        matched = true;
+      }
+    if (!matched) add(get_task(sel));  // throws on an unknown name
+  }
+  return out;
+}
+
+namespace {
+
+// Whether report `r` holds the (task, precision) group whole (see merge_reports).
+bool group_whole(const json& r, const std::string& task, const std::string& precision) {
+  const TaskSpec* spec = nullptr;
+  for (const TaskSpec& t : all_tasks())
+    if (t.name == task) spec = &t;
+  if (spec == nullptr) return false;
+  if (precision != "fp32" && precision != "bf16") return false;
+  const Precision p = parse_precision(precision);
+  const json& results = r.value("results", json::array());
+  const bool timed = !results.empty();
+  std::set<std::string> finished, timed_ok;
+  for (const json& x : results)
+    if (x.value("task", "") == task && x.value("precision", "") == precision) timed_ok.insert(x.value("contender", ""));
+  for (const json& c : r.value("contenders", json::array())) {
+    if (c.value("task", "") != task || c.value("precision", "") != precision) continue;
+    if (c.value("timing_pending", false)) return false;
+    const std::string who = c.value("contender", "");
+    if (timed && is_correct(c.value("disposition", "")) && timed_ok.count(who) == 0) return false;
+    finished.insert(who);
+  }
+  for (const KernelFile& k : shipped_kernels(*spec, p, {"baseline", "vendor"}))
+    if (finished.count(k.contender) == 0) return false;
+  return true;
+}
+
+}  // namespace
+
+json merge_reports(const std::vector<json>& reports, const std::vector<std::string>& expect) {
   if (reports.empty()) throw std::invalid_argument("merge: no reports");
   json out = {{"device", json::object()}, {"contenders", json::array()}, {"results", json::array()}, {"scores", json::array()}};
   bool partial = false;
@@ -507,13 +556,29 @@ json merge_reports(const std::vector<json>& reports) {
     for (const char* k : {"contenders", "results", "scores"})
       for (const json& e : reports[i].value(k, json::array()))
         if (owner.count(group(e)) && owner[group(e)] == i) out[k].push_back(e);
+  if (!expect.empty()) {
+    json incomplete = json::array();
+    for (const std::string& g : expect) {
+      const auto o = owner.find(g);
+      const std::size_t bar = g.find('|');
+      if (o == owner.end() || !group_whole(reports[o->second], g.substr(0, bar), g.substr(bar + 1))) incomplete.push_back(g);
+    }
+    partial = !incomplete.empty();
+    if (partial) out["incomplete_groups"] = incomplete;
+  }
   if (partial) out["partial"] = true;
   return out;
 }
 
 std::string render_markdown(const json& j) {
   std::string out = "# mskb run\n\n";
-  if (j.value("partial", false)) out += "**Partial report: the run was still going when this was written.**\n\n";
+  if (j.contains("incomplete_groups")) {
+    std::string groups;
+    for (const auto& g : j["incomplete_groups"]) groups += (groups.empty() ? "" : ", ") + g.get<std::string>();
+    out += "**Partial report: these (task, precision) groups are missing or not finished: " + groups + ".**\n\n";
+  } else if (j.value("partial", false)) {
+    out += "**Partial report: the run was still going when this was written.**\n\n";
+  }
   const json& d = j["device"];
   out += fmt::format("Device: {} ({} SMs), measured DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s.\n\n",
                      d.value("name", "?"), d.value("sms", 0), d.value("dram_bandwidth_gbs", 0.0), d.value("fp32_tflops", 0.0),

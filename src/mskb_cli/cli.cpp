@@ -177,12 +177,17 @@ int mskb_main(int argc, char** argv) {
 
   std::vector<std::string> merge_inputs;
   std::string merge_json, merge_md;
+  std::vector<std::string> merge_expect;
   auto* merge = app.add_subcommand("merge", "Merge mskb run/check JSON reports (e.g. one per category or cluster job) into one JSON and Markdown");
   merge->add_option("reports", merge_inputs, "JSON reports; a (task, precision) group comes whole from the last report that has it")
       ->required()
       ->check(CLI::ExistingFile);
   merge->add_option("--json", merge_json, "Write the merged JSON report to FILE (- for stdout)");
   merge->add_option("--markdown", merge_md, "Write the merged Markdown report to FILE (default: stdout when no --json)");
+  merge->add_option("--expect", merge_expect,
+                    "all | CATEGORY | TASK (comma-separated or repeated): the merge must hold these tasks' groups whole; "
+                    "partial, naming the missing ones, otherwise")
+      ->delimiter(',');
 
   try {
     app.parse(argc, argv);
@@ -200,12 +205,22 @@ int mskb_main(int argc, char** argv) {
         if (j.is_discarded()) throw std::invalid_argument("merge: " + f + " is not valid JSON");
         reports.push_back(std::move(j));
       }
-      const json merged = merge_reports(reports);
+      const json merged = merge_reports(reports, expected_groups(merge_expect));
       if (!merge_json.empty()) write_json(merged, merge_json);
       if (!merge_md.empty()) write_text(render_markdown(merged), merge_md);
       if (merge_json.empty() && merge_md.empty()) std::cout << render_markdown(merged);
+      std::string state;
+      if (merged.contains("incomplete_groups")) {
+        state = fmt::format(" (partial: {} expected groups missing or not finished:", merged["incomplete_groups"].size());
+        for (const auto& g : merged["incomplete_groups"]) state += " " + g.get<std::string>();
+        state += ")";
+      } else if (merged.value("partial", false)) {
+        state = " (partial: a report was partial; --expect checks whether the merge is whole)";
+      } else if (!merge_expect.empty()) {
+        state = " (every expected group whole)";
+      }
       std::cerr << fmt::format("mskb merge: {} reports, {} contenders, {} timed shapes{}\n", reports.size(), merged["contenders"].size(),
-                               merged["results"].size(), merged.value("partial", false) ? " (partial: a report was partial)" : "");
+                               merged["results"].size(), state);
       return 0;
     }
     if (*device) return cmd_device(dev_json, dev_refresh);

@@ -403,6 +403,43 @@ TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
   const Proc bad = c.run({"merge", c.dir.file("bad.json")}, CM_MSKB_BIN);
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("is not valid JSON"), std::string::npos) << bad.err;
+
+  // --expect: the merge must hold these tasks' groups whole. spmv_csr fp32 comes from b.json,
+  // which lacks its vendor; no bf16 group was run.
+  const Proc e = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--expect", "vector_add,spmv_csr", "--json", c.dir.file("e.json"),
+                        "--markdown", c.dir.file("e.md")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(e.code, 0) << e.err;
+  const json ej = json::parse(read_file(c.dir.file("e.json")));
+  EXPECT_TRUE(ej.value("partial", false));
+  EXPECT_EQ(ej["incomplete_groups"], json({"vector_add|bf16", "spmv_csr|fp32", "spmv_csr|bf16"}));
+  EXPECT_NE(e.err.find("3 expected groups missing or not finished: vector_add|bf16 spmv_csr|fp32 spmv_csr|bf16"), std::string::npos) << e.err;
+  EXPECT_NE(read_file(c.dir.file("e.md")).find("missing or not finished: vector_add|bf16, spmv_csr|fp32"), std::string::npos);
+  // A bf16 run of vector_add completes that task: a.json (fp32) + d.json (bf16) hold it whole,
+  // although a.json alone would not.
+  const Proc d = c.run({"run", "--task", "vector_add", "--precision", "bf16", "--budget", "0.01", "-q", "--json", c.dir.file("d.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(d.code, 0) << d.err;
+  const Proc whole = c.run({"merge", c.dir.file("a.json"), c.dir.file("d.json"), "--expect", "vector_add", "--json", c.dir.file("w.json")},
+                           CM_MSKB_BIN);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const json wj = json::parse(read_file(c.dir.file("w.json")));
+  EXPECT_FALSE(wj.value("partial", false)) << wj.dump().substr(0, 400);
+  EXPECT_FALSE(wj.contains("incomplete_groups"));
+  EXPECT_NE(whole.err.find("every expected group whole"), std::string::npos) << whole.err;
+  // A contender still waiting for its timing leaves its group unfinished.
+  json pending = json::parse(read_file(c.dir.file("d.json")));
+  pending["partial"] = true;
+  for (json& x : pending["contenders"])
+    if (x["contender"] == "vendor") x["timing_pending"] = true;
+  std::ofstream(c.dir.file("pending.json")) << pending.dump();
+  const Proc p = c.run({"merge", c.dir.file("a.json"), c.dir.file("pending.json"), "--expect", "vector_add", "--json", c.dir.file("p.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(json::parse(read_file(c.dir.file("p.json")))["incomplete_groups"], json({"vector_add|bf16"}));
+  const Proc unknown = c.run({"merge", c.dir.file("a.json"), "--expect", "no_such_task"}, CM_MSKB_BIN);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("no_such_task"), std::string::npos) << unknown.err;
 }
 
 // --skip-done continues a run from its (partial) report: complete groups are not run again, a
