@@ -10,7 +10,8 @@
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
-#               alone) timing $SWEEP (default paper,large) with $BUDGET s per shape (default 0.1), one
+#               alone; $PRECISION fp32|bf16|all, default all) timing $SWEEP (default paper,large) with
+#               $BUDGET s per shape (default 0.1), one
 #               lane per GPU, checks $CHECKS_PER_GPU (6) at a time per GPU before the timing ->
 #               run_<category>.json/.md, merged by `mskb merge` into run.json / run.md;
 #               RUN_DEADLINE=SECONDS stops starting (and cuts) category runs that late;
@@ -161,7 +162,7 @@ if [[ $phases == *,run,* ]]; then
     left=$(( ${RUN_DEADLINE:-86400} - ($(date +%s) - t1) ))
     if [ "$left" -lt 30 ]; then echo "run $name: skipped (RUN_DEADLINE)"; continue; fi
     t2=$(date +%s)
-    timeout "$left" $mskb run --"$kind" "$what" "${skip[@]}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" \
+    timeout "$left" $mskb run --"$kind" "$what" "${skip[@]}" --precision "${PRECISION:-all}" --sweep "${SWEEP:-paper,large}" --budget "${BUDGET:-0.1}" \
       --checks-per-gpu "${CHECKS_PER_GPU:-6}" --json "$OUT/run_$name.json" --markdown "$OUT/run_$name.md" \
       > "$OUT/run_$name.log" 2> "$OUT/run_$name.progress"
     echo "mskb run $name rc=$? ($(since $t2))"; grep -vE '^\|| passed' "$OUT/run_$name.log" | head -20
