@@ -2,8 +2,8 @@
 // shared by the activation tasks' vendor contenders (kernels/include is on every kernel build's include path). The cuDNN frontend C++
 // headers are not part of the toolkit, so this talks to the backend descriptors directly.
 // Per (chain, N, data type, parameters) it builds the operation graph once, asks the heuristics
-// (mode A, then FALLBACK) for engine configurations, keeps the first execution plan that finalizes
-// AND runs (a trial execution on the first call's buffers), and caches it; a call then only builds
+// (mode A, then FALLBACK) for engine configurations, keeps the fastest execution plan that
+// finalizes AND runs (trial executions on the first call's buffers), and caches it; a call then only builds
 // a variant pack and executes on the handle's stream (the legacy default stream). Several 3-D and
 // 4-D views of the vector are tried, because the pointwise engines accept only some layouts; where
 // no engine runs at N, the vector is processed in the largest power-of-two chunks one does run on.
@@ -13,6 +13,7 @@
 #include <cudnn.h>
 
 #include <cfloat>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +55,7 @@ struct Plan {
   std::vector<std::unique_ptr<Desc>> keep;  // tensors, ops, graph, heuristics, configs
   cudnnBackendDescriptor_t plan = nullptr;  // owned by one of `keep`
   int64_t workspace = 0;
+  float ms = FLT_MAX;  // its time on the first call's buffers (engine selection)
 };
 
 // Exact text of a parameter for cache keys ("%a": no two doubles share one).
@@ -156,9 +158,39 @@ struct Trial {
     if (st != CUDNN_STATUS_SUCCESS || launch != cudaSuccess) return false;
     return cudaDeviceSynchronize() == cudaSuccess;
   }
+  // Milliseconds of the faster of two more executions of an accepted plan (as cudnnFind* does for
+  // the legacy API: the engine the heuristics rank first is not always the fastest that runs; on
+  // the H200 the engines GELU/SELU/leaky RELU fell back to ran at 4-5% of DRAM bandwidth).
+  float milliseconds(cudnnBackendDescriptor_t plan, int64_t workspace) const {
+    struct Events {
+      cudaEvent_t a = nullptr, b = nullptr;
+      Events() {
+        if (cudaEventCreate(&a) != cudaSuccess) a = nullptr;
+        if (cudaEventCreate(&b) != cudaSuccess) b = nullptr;
+      }
+      ~Events() {
+        if (a) cudaEventDestroy(a);
+        if (b) cudaEventDestroy(b);
+      }
+      Events(const Events&) = delete;
+      Events& operator=(const Events&) = delete;
+    } ev;
+    float best = FLT_MAX;
+    if (!ev.a || !ev.b) return best;
+    for (int k = 0; k < 2; ++k) {
+      float ms = 0;
+      if (cudaEventRecord(ev.a, 0) != cudaSuccess || execute_plan(plan, workspace, x, y, scalar) != CUDNN_STATUS_SUCCESS ||
+          cudaEventRecord(ev.b, 0) != cudaSuccess || cudaEventSynchronize(ev.b) != cudaSuccess ||
+          cudaEventElapsedTime(&ms, ev.a, ev.b) != cudaSuccess)
+        return FLT_MAX;
+      if (ms < best) best = ms;
+    }
+    return best;
+  }
 };
 
-// Tries to build a finalized execution plan for `nodes` with one view (dims/strides) of the vector.
+// Builds finalized execution plans for `nodes` with one view (dims/strides) of the vector and
+// keeps in `p` the fastest that runs (its time in `p.ms`).
 inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& nodes, cudnnDataType_t io,
                       const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, const Trial& trial) {
   const std::vector<int64_t> ones(dims.size(), 1);
@@ -222,29 +254,43 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
               CUDNN_STATUS_SUCCESS ||
           !trial.accepts(plan, ws))
         continue;
+      const float ms = trial.milliseconds(plan, ws);
+      if (p.plan && ms >= p.ms) continue;
       p.plan = plan;
       p.workspace = ws;
-      return true;
+      p.ms = ms;
     }
   }
-  return false;
+  return p.plan != nullptr;
 }
 
-// A plan that runs on `n` elements, or null: views of the packed vector, most likely first.
+// The fastest plan that runs on `n` elements, or null: the views of the packed vector in order,
+// each with every engine configuration the heuristics offer for it, until one moves at least
+// 1 TB/s (read + write; the H200's pointwise engines that run well reach ~3), or below 2^20
+// elements (launch-bound: the first plan that runs), or after 3 s of searching (the first call,
+// which makes the choice once per N, is checked under a watchdog but never timed).
 inline std::unique_ptr<Plan> build_plan(const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n, const Trial& trial) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const double bytes = 2.0 * static_cast<double>(n) * (io == CUDNN_DATA_FLOAT ? 4.0 : 2.0);
   cudnnHandle_t handle = mskb_vendor::cudnn();
-  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views = {
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views = {
       {{1, 1, n}, {n, n, 1}},        // 3-D, innermost dimension packed
       {{1, n, 1}, {n, 1, 1}},        // 3-D, middle dimension packed
       {{1, n, 1, 1}, {n, 1, n, n}},  // 4-D NHWC-like: C packed
       {{n, 1, 1, 1}, {1, 1, 1, 1}},  // 4-D, N packed
       {{1, 1, 1, n}, {n, n, n, 1}},  // 4-D NCHW, W packed
   };
+  for (int64_t w : {int64_t{1024}, int64_t{128}})  // rows of a matrix, where N divides evenly
+    if (n % w == 0 && n / w > 1) views.push_back({{1, n / w, w}, {n, w, 1}});
+  std::unique_ptr<Plan> best;
   for (const auto& v : views) {
     auto p = std::make_unique<Plan>();
-    if (try_build(*p, handle, nodes, io, v.first, v.second, trial)) return p;
+    if (try_build(*p, handle, nodes, io, v.first, v.second, trial) && (!best || p->ms < best->ms)) best = std::move(p);
+    if (!best) continue;
+    const double searched_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (n < (int64_t{1} << 20) || bytes / (static_cast<double>(best->ms) * 1e-3) >= 1e12 || searched_s > 3.0) break;
   }
-  return nullptr;
+  return best;
 }
 
 // How a chain runs on N elements: one plan over the whole vector, or, where cuDNN has no engine
