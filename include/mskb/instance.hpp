@@ -39,4 +39,10 @@ void compare_buffer(const std::string& param, const std::vector<double>& got,
                     const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
                     Tolerance tol, bool exact, CompareResult& r);
 
+// The same comparison straight from the device bytes of the buffer (`elem` in precision `p`),
+// without decoding it into doubles first (on the large sweeps that copy was gigabytes per check).
+// `poison` >= 0: an element whose bytes all equal it was never written (overwrite outputs).
+void compare_encoded(const std::string& param, const unsigned char* bytes, std::size_t nbytes, Elem elem, Precision p, int poison,
+                     const std::vector<double>& want, Tolerance tol, bool exact, CompareResult& r);
+
 }  // namespace mskb

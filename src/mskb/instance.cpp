@@ -1,6 +1,8 @@
 #include "mskb/instance.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 
 #include "mskb/matrix_market.hpp"
@@ -42,7 +44,13 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
     if (arg.data.empty())
       throw std::logic_error(spec.name + ": generator left buffer '" + q.name + "' empty for " + shape.str());
     if (q.role == Role::out || q.role == Role::accumulate) {
-      std::fill(arg.data.begin(), arg.data.end(), 0.0);
+      // In parallel: on the large sweeps this is gigabytes, and one thread writing them was a
+      // visible part of every evaluation's generate phase.
+      const auto n = static_cast<int64_t>(arg.data.size());
+      constexpr int64_t kChunk = int64_t{1} << 20;
+      parallel_for((n + kChunk - 1) / kChunk, [&](int64_t c) {
+        std::fill(arg.data.begin() + c * kChunk, arg.data.begin() + std::min(n, (c + 1) * kChunk), 0.0);
+      }, 1);
       continue;
     }
     parallel_for(static_cast<int64_t>(arg.data.size()), [&](int64_t k) {
@@ -68,13 +76,17 @@ Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const 
 }
 
 namespace {
-void compare_range(const std::string& param, const std::vector<double>& got, const std::vector<unsigned char>& unwritten_mask,
-                   const std::vector<double>& want, Tolerance tol, bool exact, std::size_t lo, std::size_t hi, CompareResult& r) {
+// `got(i, g)` stores element i in g and returns whether it is still unwritten (poison).
+template <class Get>
+void compare_range(const std::string& param, const Get& got, const std::vector<double>& want, Tolerance tol, bool exact,
+                   std::size_t lo, std::size_t hi, CompareResult& r) {
   for (std::size_t i = lo; i < hi; ++i) {
     ++r.checked;
-    const double g = got[i], w = want[i];
+    double g = 0;
+    const bool unwritten = got(i, g);
+    const double w = want[i];
     bool bad = false;
-    if (!unwritten_mask.empty() && unwritten_mask[i]) {
+    if (unwritten) {
       ++r.unwritten;
       bad = true;
     } else if (std::isnan(g)) {
@@ -123,20 +135,67 @@ void merge(CompareResult& into, const CompareResult& c) {
     }
   }
 }
+
+// Chunks of 2^20 elements compared in parallel, folded in index order.
+template <class Get>
+void compare_chunked(const std::string& param, std::size_t n, const Get& got, const std::vector<double>& want, Tolerance tol,
+                     bool exact, CompareResult& r) {
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
+  std::vector<CompareResult> part(chunks);
+  parallel_for(static_cast<int64_t>(chunks), [&](int64_t c) {
+    const auto lo = static_cast<std::size_t>(c) * kChunk;
+    compare_range(param, got, want, tol, exact, lo, std::min(n, lo + kChunk), part[static_cast<std::size_t>(c)]);
+  }, 1);
+  for (const auto& p : part) merge(r, p);
+}
 }  // namespace
 
 void compare_buffer(const std::string& param, const std::vector<double>& got,
                     const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
                     Tolerance tol, bool exact, CompareResult& r) {
   if (got.size() != want.size()) throw std::logic_error("compare_buffer: size mismatch for " + param);
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  const std::size_t chunks = (got.size() + kChunk - 1) / kChunk;
-  std::vector<CompareResult> part(chunks);
-  parallel_for(static_cast<int64_t>(chunks), [&](int64_t c) {
-    const auto lo = static_cast<std::size_t>(c) * kChunk;
-    compare_range(param, got, unwritten_mask, want, tol, exact, lo, std::min(got.size(), lo + kChunk), part[static_cast<std::size_t>(c)]);
-  }, 1);
-  for (const auto& p : part) merge(r, p);
+  if (!unwritten_mask.empty() && unwritten_mask.size() != got.size())
+    throw std::logic_error("compare_buffer: mask size mismatch for " + param);
+  const bool masked = !unwritten_mask.empty();
+  compare_chunked(param, got.size(), [&](std::size_t i, double& g) {
+    g = got[i];
+    return masked && unwritten_mask[i] != 0;
+  }, want, tol, exact, r);
+}
+
+void compare_encoded(const std::string& param, const unsigned char* bytes, std::size_t nbytes, Elem elem, Precision p, int poison,
+                     const std::vector<double>& want, Tolerance tol, bool exact, CompareResult& r) {
+  const std::size_t eb = elem_bytes(elem, p);
+  if (nbytes != want.size() * eb) throw std::logic_error("compare_encoded: size mismatch for " + param);
+  const auto poisoned = [&](const unsigned char* src) {
+    if (poison < 0) return false;
+    for (std::size_t b = 0; b < eb; ++b)
+      if (src[b] != static_cast<unsigned char>(poison)) return false;
+    return true;
+  };
+  if (elem == Elem::i32) {
+    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+      int32_t x;
+      std::memcpy(&x, bytes + i * 4, 4);
+      g = x;
+      return poisoned(bytes + i * 4);
+    }, want, tol, exact, r);
+  } else if (eb == 4) {
+    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+      float x;
+      std::memcpy(&x, bytes + i * 4, 4);
+      g = x;
+      return poisoned(bytes + i * 4);
+    }, want, tol, exact, r);
+  } else {
+    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+      uint16_t x;
+      std::memcpy(&x, bytes + i * 2, 2);
+      g = bf16_to_float(x);
+      return poisoned(bytes + i * 2);
+    }, want, tol, exact, r);
+  }
 }
 
 }  // namespace mskb

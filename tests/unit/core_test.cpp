@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -67,6 +68,94 @@ TEST(Compare, NanUnwrittenAndTolerance) {
   CompareResult exact;
   compare_buffer("idx", {1, 2, 3}, {}, {1, 2, 4}, {1.0, 1.0}, true, exact);
   EXPECT_FALSE(exact.ok);  // indices are exact whatever the tolerance
+}
+
+// The runner compares outputs straight from their device bytes: the result must be exactly what
+// decoding them to doubles (with the poison mask) and compare_buffer give, in every element type,
+// over several chunks, with NaNs, infinities, unwritten elements and out-of-tolerance values.
+TEST(Compare, EncodedBytesMatchDecodedComparison) {
+  const std::size_t n = (std::size_t{1} << 21) + 12345;  // three chunks, the last partial
+  Rng rng(7);
+  std::vector<double> want(n);
+  rng.fill_uniform(want, -4.0, 4.0);
+  for (Elem elem : {Elem::real, Elem::i32})
+    for (Precision p : {Precision::fp32, Precision::bf16}) {
+      if (elem == Elem::i32 && p == Precision::bf16) continue;
+      const std::size_t eb = elem_bytes(elem, p);
+      std::vector<double> ref = want;
+      if (elem == Elem::i32)
+        for (auto& x : ref) x = std::nearbyint(x * 1000);
+      std::vector<unsigned char> bytes(n * eb);
+      std::vector<double> got(n);
+      std::vector<unsigned char> mask(n, 0);
+      for (std::size_t i = 0; i < n; ++i) {
+        double g = round_elem(elem, p, ref[i] * (1 + 1e-4 * static_cast<double>(i % 7)));  // some outside rtol below
+        if (i % 100003 == 5 && elem != Elem::i32) g = NAN;
+        if (i % 200003 == 9 && elem != Elem::i32) g = i % 2 ? INFINITY : -INFINITY;
+        unsigned char* dst = bytes.data() + i * eb;
+        if (i % 150001 == 11) {  // never written: poison bytes
+          std::memset(dst, 0xFF, eb);
+        } else if (elem == Elem::i32) {
+          const int32_t x = static_cast<int32_t>(g);
+          std::memcpy(dst, &x, 4);
+        } else if (eb == 4) {
+          const float x = static_cast<float>(g);
+          std::memcpy(dst, &x, 4);
+        } else {
+          const uint16_t x = bf16_bits(static_cast<float>(g));
+          std::memcpy(dst, &x, 2);
+        }
+        // The decoded view, as the runner used to build it.
+        if (elem == Elem::i32) {
+          int32_t x;
+          std::memcpy(&x, dst, 4);
+          got[i] = x;
+        } else if (eb == 4) {
+          float x;
+          std::memcpy(&x, dst, 4);
+          got[i] = x;
+        } else {
+          uint16_t x;
+          std::memcpy(&x, dst, 2);
+          got[i] = bf16_to_float(x);
+        }
+      }
+      // The runner's rule: an element whose bytes are all the poison byte was never written (an i32
+      // output of -1 reads as unwritten: no task has one).
+      std::size_t unwritten = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        bool all = true;
+        for (std::size_t k = 0; k < eb; ++k) all = all && bytes[i * eb + k] == 0xFF;
+        mask[i] = all ? 1 : 0;
+        unwritten += mask[i];
+      }
+      const Tolerance tol{1e-6, 3e-4};
+      for (bool poisoned : {true, false}) {
+        CompareResult a, b;
+        compare_buffer("Y", got, poisoned ? mask : std::vector<unsigned char>{}, ref, tol, elem == Elem::i32, a);
+        compare_encoded("Y", bytes.data(), bytes.size(), elem, p, poisoned ? 0xFF : -1, ref, tol, elem == Elem::i32, b);
+        SCOPED_TRACE(std::string(to_string(p)) + (elem == Elem::i32 ? " i32" : " real") + (poisoned ? " poisoned" : ""));
+        EXPECT_FALSE(a.ok);
+        EXPECT_EQ(a.ok, b.ok);
+        EXPECT_EQ(a.checked, b.checked);
+        EXPECT_EQ(a.checked, n);
+        EXPECT_EQ(a.mismatches, b.mismatches);
+        EXPECT_GT(a.mismatches, 10u);
+        EXPECT_EQ(a.nans, b.nans);
+        EXPECT_EQ(a.unwritten, b.unwritten);
+        EXPECT_EQ(b.unwritten, poisoned ? unwritten : 0u);
+        EXPECT_GT(unwritten, 10u);
+        EXPECT_EQ(a.max_abs_err, b.max_abs_err);
+        EXPECT_EQ(a.max_rel_err, b.max_rel_err);
+        EXPECT_EQ(a.param, b.param);
+        EXPECT_EQ(a.first_bad, b.first_bad);
+        EXPECT_EQ(a.first_bad_got.size(), b.first_bad_got.size());
+      }
+    }
+  std::vector<unsigned char> short_bytes(8);
+  CompareResult r;
+  EXPECT_THROW(compare_encoded("Y", short_bytes.data(), short_bytes.size(), Elem::real, Precision::fp32, -1, want, {0, 0}, false, r),
+               std::logic_error);
 }
 
 TEST(Protocol, RequestRoundTripKeepsShapeOrder) {

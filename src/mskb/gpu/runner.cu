@@ -11,8 +11,10 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -71,9 +73,32 @@ std::string disposition_for(cudaError_t e) {
 }
 
 // ---- host <-> device conversion
-std::vector<unsigned char> encode(const std::vector<double>& v, Elem e, Precision p) {
+// Host byte buffers that are not zero-filled on construction: they are written right away (by the
+// parallel encode or a device-to-host copy), and zero-filling gigabytes on one thread first was a
+// visible part of every large-sweep evaluation.
+template <class T>
+struct NoInitAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = NoInitAllocator<U>;
+  };
+  NoInitAllocator() = default;
+  template <class U>
+  NoInitAllocator(const NoInitAllocator<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialization: no zeroing
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+using Bytes = std::vector<unsigned char, NoInitAllocator<unsigned char>>;
+
+Bytes encode(const std::vector<double>& v, Elem e, Precision p) {
   const std::size_t eb = elem_bytes(e, p);
-  std::vector<unsigned char> bytes(v.size() * eb);
+  Bytes bytes(v.size() * eb);
   parallel_for(static_cast<int64_t>(v.size()), [&](int64_t ii) {
     const auto i = static_cast<std::size_t>(ii);
     unsigned char* dst = bytes.data() + i * eb;
@@ -91,34 +116,6 @@ std::vector<unsigned char> encode(const std::vector<double>& v, Elem e, Precisio
   return bytes;
 }
 
-void decode(const std::vector<unsigned char>& bytes, Elem e, Precision p, std::vector<double>& v,
-            std::vector<unsigned char>& poisoned) {
-  const std::size_t eb = elem_bytes(e, p);
-  const std::size_t n = bytes.size() / eb;
-  v.resize(n);
-  poisoned.assign(n, 0);
-  parallel_for(static_cast<int64_t>(n), [&](int64_t ii) {
-    const auto i = static_cast<std::size_t>(ii);
-    const unsigned char* src = bytes.data() + i * eb;
-    bool all_poison = true;
-    for (std::size_t b = 0; b < eb; ++b) all_poison &= src[b] == kPoisonByte;
-    poisoned[i] = all_poison ? 1 : 0;
-    if (e == Elem::i32) {
-      int32_t x;
-      std::memcpy(&x, src, 4);
-      v[i] = x;
-    } else if (eb == 4) {
-      float x;
-      std::memcpy(&x, src, 4);
-      v[i] = x;
-    } else {
-      uint16_t x;
-      std::memcpy(&x, src, 2);
-      v[i] = bf16_to_float(x);
-    }
-  }, 1 << 16);
-}
-
 // Device-side copy of one instance: guarded buffers, pristine copies of inplace inputs, and the
 // argument slots for the call.
 struct DeviceInstance {
@@ -126,7 +123,7 @@ struct DeviceInstance {
   Precision precision = Precision::fp32;
   std::vector<std::unique_ptr<GuardedBuffer>> bufs;
   std::vector<std::unique_ptr<DeviceMemory>> pristine;
-  std::vector<std::vector<unsigned char>> uploaded;  // host bytes of read-only inputs, for the checksum
+  std::vector<Bytes> uploaded;  // host bytes of read-only inputs, to catch a kernel that writes them
   std::vector<Slot> slots;
 
   DeviceInstance(const TaskSpec& s, Precision p, const Args& a, std::size_t guard_bytes) : spec(&s), precision(p) {
@@ -154,14 +151,15 @@ struct DeviceInstance {
         }
         continue;
       }
-      std::vector<unsigned char> bytes = encode(a[i].data, q.elem, p);
-      bufs[i] = std::make_unique<GuardedBuffer>(bytes.size(), guard_bytes);
+      // Outputs are not uploaded (reset() poisons or zeroes them on the device): only their size.
+      const bool uploads = q.role == Role::in || q.role == Role::inplace;
+      Bytes bytes = uploads ? encode(a[i].data, q.elem, p) : Bytes();
+      const std::size_t nbytes = uploads ? bytes.size() : a[i].data.size() * elem_bytes(q.elem, p);
+      bufs[i] = std::make_unique<GuardedBuffer>(nbytes, guard_bytes);
       bufs[i]->arm_guards();
       slot.kind = Slot::pointer;
       slot.ptr = bufs[i]->data();
-      if (q.role == Role::in || q.role == Role::inplace) {
-        MSKB_CUDA_CHECK(cudaMemcpy(bufs[i]->data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
-      }
+      if (uploads) MSKB_CUDA_CHECK(cudaMemcpy(bufs[i]->data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
       if (q.role == Role::inplace) {
         pristine[i] = std::make_unique<DeviceMemory>(bytes.size());
         MSKB_CUDA_CHECK(cudaMemcpy(pristine[i]->get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
@@ -190,15 +188,15 @@ struct DeviceInstance {
 struct CallOutcome {
   double gap_us = 0;   // host time in cudaDeviceSynchronize after the legacy stream was idle
   double call_us = 0;  // host time from the call to the legacy stream being idle
-  std::vector<std::vector<unsigned char>> outputs;  // snapshot taken before the device sync
+  std::vector<Bytes> outputs;  // snapshot taken before the device sync
 };
 
 // Copies every non-input buffer on a non-blocking stream, so work the entry point left running
 // on other streams is NOT waited for: a kernel that returns before its result exists fails.
-std::vector<std::vector<unsigned char>> snapshot_outputs(const DeviceInstance& d) {
+std::vector<Bytes> snapshot_outputs(const DeviceInstance& d) {
   cudaStream_t s{};
   MSKB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  std::vector<std::vector<unsigned char>> out(d.bufs.size());
+  std::vector<Bytes> out(d.bufs.size());
   cudaError_t err = cudaSuccess;
   for (std::size_t i = 0; i < d.bufs.size() && err == cudaSuccess; ++i) {
     if (!d.bufs[i] || d.spec->params[i].role == Role::in) continue;
@@ -237,7 +235,7 @@ CallOutcome call_checked(void* fn, const std::vector<Slot>& slots, const DeviceI
 
 // Compares every output; returns a disposition ("passed", "unwritten_output", "wrong_result",
 // "input_mutated", "out_of_bounds") and fills `detail`.
-std::string verify(const DeviceInstance& d, const std::vector<std::vector<unsigned char>>& outputs, const Args& expected,
+std::string verify(const DeviceInstance& d, const std::vector<Bytes>& outputs, const Args& expected,
                    const Tolerance& tol, json& detail) {
   const TaskSpec& s = *d.spec;
   for (std::size_t i = 0; i < s.params.size(); ++i)
@@ -247,7 +245,7 @@ std::string verify(const DeviceInstance& d, const std::vector<std::vector<unsign
     }
   for (std::size_t i = 0; i < s.params.size(); ++i) {
     if (!d.bufs[i] || s.params[i].role != Role::in) continue;
-    std::vector<unsigned char> now(d.uploaded[i].size());
+    Bytes now(d.uploaded[i].size());
     MSKB_CUDA_CHECK(cudaMemcpy(now.data(), d.bufs[i]->data(), now.size(), cudaMemcpyDeviceToHost));
     if (now != d.uploaded[i]) {
       detail["message"] = "modified read-only input '" + s.params[i].name + "'";
@@ -258,12 +256,10 @@ std::string verify(const DeviceInstance& d, const std::vector<std::vector<unsign
   for (std::size_t i = 0; i < s.params.size(); ++i) {
     const Param& q = s.params[i];
     if (!d.bufs[i] || q.role == Role::in) continue;
-    const std::vector<unsigned char>& bytes = outputs[i];
-    std::vector<double> got;
-    std::vector<unsigned char> poisoned;
-    decode(bytes, q.elem, d.precision, got, poisoned);
-    if (q.role != Role::out) poisoned.clear();  // only overwrite outputs were poisoned
-    compare_buffer(q.name, got, poisoned, expected[i].data, tol, q.elem == Elem::i32, r);
+    const Bytes& bytes = outputs[i];
+    // Only overwrite outputs were poisoned.
+    compare_encoded(q.name, bytes.data(), bytes.size(), q.elem, d.precision, q.role == Role::out ? kPoisonByte : -1,
+                    expected[i].data, tol, q.elem == Elem::i32, r);
   }
   detail["checked"] = r.checked;
   detail["mismatches"] = r.mismatches;
