@@ -174,27 +174,32 @@ void compare_encoded(const std::string& param, const unsigned char* bytes, std::
       if (src[b] != static_cast<unsigned char>(poison)) return false;
     return true;
   };
+  // One pass over the buffer with the element type's decoding.
+  const auto compare_as = [&](auto decode) {
+    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+      const unsigned char* src = bytes + i * eb;
+      g = decode(src);
+      return poisoned(src);
+    }, want, tol, exact, r);
+  };
   if (elem == Elem::i32) {
-    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+    compare_as([](const unsigned char* src) {
       int32_t x;
-      std::memcpy(&x, bytes + i * 4, 4);
-      g = x;
-      return poisoned(bytes + i * 4);
-    }, want, tol, exact, r);
+      std::memcpy(&x, src, 4);
+      return static_cast<double>(x);
+    });
   } else if (eb == 4) {
-    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+    compare_as([](const unsigned char* src) {
       float x;
-      std::memcpy(&x, bytes + i * 4, 4);
-      g = x;
-      return poisoned(bytes + i * 4);
-    }, want, tol, exact, r);
+      std::memcpy(&x, src, 4);
+      return static_cast<double>(x);
+    });
   } else {
-    compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
+    compare_as([](const unsigned char* src) {
       uint16_t x;
-      std::memcpy(&x, bytes + i * 2, 2);
-      g = bf16_to_float(x);
-      return poisoned(bytes + i * 2);
-    }, want, tol, exact, r);
+      std::memcpy(&x, src, 2);
+      return static_cast<double>(bf16_to_float(x));
+    });
   }
 }
 

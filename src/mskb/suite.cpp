@@ -503,19 +503,24 @@ std::vector<std::string> expected_groups(const std::vector<std::string>& selecto
 namespace {
 
 // Whether report `r` holds the (task, precision) group whole (see merge_reports).
+// A report's array member, by reference (json::value() would copy it), or an empty array.
+const json& array_of(const json& r, const char* key) {
+  static const json empty = json::array();
+  const auto it = r.find(key);
+  return it != r.end() && it->is_array() ? *it : empty;
+}
+
 bool group_whole(const json& r, const std::string& task, const std::string& precision) {
-  const TaskSpec* spec = nullptr;
-  for (const TaskSpec& t : all_tasks())
-    if (t.name == task) spec = &t;
+  const TaskSpec* spec = find_task(task);
   if (spec == nullptr) return false;
   if (precision != "fp32" && precision != "bf16") return false;
   const Precision p = parse_precision(precision);
-  const json& results = r.value("results", json::array());
+  const json& results = array_of(r, "results");
   const bool timed = !results.empty();
   std::set<std::string> finished, timed_ok;
   for (const json& x : results)
     if (x.value("task", "") == task && x.value("precision", "") == precision) timed_ok.insert(x.value("contender", ""));
-  for (const json& c : r.value("contenders", json::array())) {
+  for (const json& c : array_of(r, "contenders")) {
     if (c.value("task", "") != task || c.value("precision", "") != precision) continue;
     if (c.value("timing_pending", false)) return false;
     const std::string who = c.value("contender", "");
@@ -554,7 +559,7 @@ json merge_reports(const std::vector<json>& reports, const std::vector<std::stri
   }
   for (std::size_t i = 0; i < reports.size(); ++i)
     for (const char* k : {"contenders", "results", "scores"})
-      for (const json& e : reports[i].value(k, json::array()))
+      for (const json& e : array_of(reports[i], k))
         if (owner.count(group(e)) && owner[group(e)] == i) out[k].push_back(e);
   if (!expect.empty()) {
     json incomplete = json::array();

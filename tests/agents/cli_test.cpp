@@ -28,17 +28,6 @@ struct Cli : FakeCliDir {
   Proc run(const std::vector<std::string>& args, const std::string& program = CM_CUDAMASTER_BIN) { return run_program(args, program); }
 };
 
-// Records the story cassette in-process (scripted LLM, in-process fakes with the same markers).
-std::string record_story(const std::string& path) {
-  InProcess rec;
-  auto p = std::make_unique<ScriptedProvider>();
-  script_story(*p);
-  auto req = rec.request();
-  req.config.profile = "none";
-  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, "finished");
-  return path;
-}
-
 std::vector<std::string> optimize_args(const std::string& cassette, const std::string& db, const std::string& out) {
   return {"optimize", "--task", "spmv_csr", "--llm", "replay:" + cassette, "--rounds", "2", "--profile", "none",
           "--db", db, "--out", out};

@@ -41,16 +41,6 @@ struct Cli : FakeCliDir {
   }
 };
 
-std::string record_story(const std::string& path) {
-  InProcess rec;
-  auto p = std::make_unique<ScriptedProvider>();
-  script_story(*p);
-  auto req = rec.request();
-  req.config.profile = "none";
-  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, "finished");
-  return path;
-}
-
 std::vector<std::string> story_args(const std::string& cassette, const Cli& c) {
   return {"optimize", "--task", "spmv_csr", "--llm", "replay:" + cassette, "--rounds", "2", "--profile", "none",
           "--db", c.db(), "--out", c.dir.file("out")};

@@ -3,9 +3,12 @@
 // fake_markers.hpp), kernel files for spmv_csr, and a helper that runs the loop in-process.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -278,6 +281,17 @@ struct InProcess {
     return all;
   }
 };
+
+// Records the story cassette in-process (scripted LLM, in-process fakes with the same markers).
+inline std::string record_story(const std::string& path) {
+  InProcess rec;
+  auto p = std::make_unique<ScriptedProvider>();
+  script_story(*p);
+  auto req = rec.request();
+  req.config.profile = "none";
+  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, "finished");
+  return path;
+}
 
 // (agent, round, attempt) of every journaled call of a run, in order.
 inline std::vector<std::string> call_trace(store::RunStore& s, std::int64_t run) {
