@@ -56,6 +56,10 @@ fi
 export MSKB_CACHE_DIR=${MSKB_CACHE_DIR:-$PWD/build/kernel-cache}
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "$ngpu" -ge 1 ] || { echo "no GPU"; exit 1; }
+# The GPUs this script may use: CUDA_VISIBLE_DEVICES where set (e.g. one GPU of `split`: a phase
+# must never put work on the other's GPU, it would time beside it), otherwise all of them.
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then IFS=, read -ra gpus <<< "$CUDA_VISIBLE_DEVICES"; else mapfile -t gpus < <(seq 0 $((ngpu - 1))); fi
+ngpu=${#gpus[@]}
 t0=$(date +%s)
 if [ -d .deb ] && ls .deb/*.deb >/dev/null 2>&1; then
   scripts/prefix-deps.sh unpack > "$OUT/prefix.log" 2>&1 && export MSKB_PREFIX=$PWD/.prefix
@@ -77,10 +81,10 @@ if [[ $phases == *,tests,* ]]; then
   $mskb build --all > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
   grep FAIL -A1 "$OUT/kernels-build.log" | head -20
   # The timing test alone on GPU 0; the FP64 reference test beside it on the last GPU.
-  CUDA_VISIBLE_DEVICES=0 build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1 &
+  CUDA_VISIBLE_DEVICES=${gpus[0]} build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1 &
   hp=$!
   [ "$ngpu" -gt 1 ] || wait $hp
-  CUDA_VISIBLE_DEVICES=$((ngpu - 1)) build/gpu/tests/gpu/gpu_reference_gpu_test > "$OUT/gpu_reference_gpu_test.log" 2>&1
+  CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/gpu/gpu_reference_gpu_test > "$OUT/gpu_reference_gpu_test.log" 2>&1
   echo "gpu_reference_gpu_test rc=$?"
   wait $hp; echo "harness_gpu_test rc=$?"
   grep -E "repeatab|paper sweep|cached rebuild|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" "$OUT/gpu_reference_gpu_test.log" | head -30
