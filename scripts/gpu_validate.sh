@@ -9,6 +9,8 @@
 #               (PROFILES=0 skips the profiles)
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
+#     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
+#               activation tasks' graph-API pointwise nodes, with its bandwidth -> pw_engines.log
 #     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
 #               alone; $PRECISION fp32|bf16|all, default all) timing $SWEEP (default paper,large) with
 #               $BUDGET s per shape (default 0.1), one
@@ -146,6 +148,13 @@ if [[ $phases == *,memcheck,* ]]; then
     > "$OUT/memcheck.log" 2> "$OUT/memcheck.progress"
   echo "memcheck rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/memcheck.log") pass, $(grep -c '^FAIL' "$OUT/memcheck.log") fail"
   grep '^FAIL' "$OUT/memcheck.log" | head -30
+fi
+
+if [[ $phases == *,diag,* ]]; then
+  # Survey of the cuDNN graph API engines (and single-knob variations) for one-node pointwise graphs.
+  nvcc -std=c++17 -O2 -I kernels/include scripts/diag/cudnn_pw_engines.cu -lcudnn -o build/gpu/pw_engines > "$OUT/pw_engines.log" 2>&1 &&
+    timeout 240 build/gpu/pw_engines "${PW_LOG2N:-24}" >> "$OUT/pw_engines.log" 2>&1
+  echo "diag rc=$?: $(grep -c ' default:' "$OUT/pw_engines.log") engine plans ran"
 fi
 
 if [[ $phases == *,run,* ]]; then
