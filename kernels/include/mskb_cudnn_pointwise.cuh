@@ -5,7 +5,11 @@
 // (mode A, then FALLBACK) for engine configurations, keeps the fastest execution plan that
 // finalizes AND runs (trial executions on the first call's buffers), and caches it; a call then only builds
 // a variant pack and executes on the handle's stream (the legacy default stream). Several 3-D and
-// 4-D views of the vector are tried, because the pointwise engines accept only some layouts; where
+// 4-D views of the vector are tried, because the pointwise engines accept only some layouts and run
+// well on fewer: surveyed on the H200 with cuDNN 9.14 (scripts/diag/cudnn_pw_engines.cu, N = 2^24)
+// only engine 1 ran, on two views: rows of 1024 at 2.0-3.2 TB/s, the (1, N, 1) view at 23-120 GB/s
+// (GELU / leaky RELU / SELU vendors stuck on that view ran at 1-6% of the roofline). So rows come
+// first, and an N that is not a multiple of 1024 runs as rows plus a plan for the remainder; where
 // no engine runs at N, the vector is processed in the largest power-of-two chunks one does run on.
 #pragma once
 
@@ -277,15 +281,16 @@ inline std::unique_ptr<Plan> build_plan(const std::vector<Node>& nodes, cudnnDat
   const auto stop_after = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   const double bytes = 2.0 * static_cast<double>(n) * (io == CUDNN_DATA_FLOAT ? 4.0 : 2.0);
   cudnnHandle_t handle = mskb_vendor::cudnn();
-  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views = {
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views;
+  for (int64_t w : {int64_t{1024}, int64_t{128}})  // rows of a matrix, where N divides evenly
+    if (n % w == 0 && n / w > 1) views.push_back({{1, n / w, w}, {n, w, 1}});
+  views.insert(views.end(), {
       {{1, 1, n}, {n, n, 1}},        // 3-D, innermost dimension packed
       {{1, n, 1}, {n, 1, 1}},        // 3-D, middle dimension packed
       {{1, n, 1, 1}, {n, 1, n, n}},  // 4-D NHWC-like: C packed
       {{n, 1, 1, 1}, {1, 1, 1, 1}},  // 4-D, N packed
       {{1, 1, 1, n}, {n, n, n, 1}},  // 4-D NCHW, W packed
-  };
-  for (int64_t w : {int64_t{1024}, int64_t{128}})  // rows of a matrix, where N divides evenly
-    if (n % w == 0 && n / w > 1) views.push_back({{1, n / w, w}, {n, w, 1}});
+  });
   std::unique_ptr<Plan> best;
   for (const auto& v : views) {
     auto p = std::make_unique<Plan>();
@@ -314,8 +319,21 @@ inline const Runner& runner_for(const std::string& key, const std::vector<Node>&
   if (it != cache.end()) return *it->second;
   auto r = std::make_unique<Runner>();
   r->n = r->chunk = n;
-  r->body = build_plan(nodes, io, n, Trial{x, y, scalar});
   const size_t elem = io == CUDNN_DATA_FLOAT ? 4 : 2;
+  // Not a multiple of 1024 (the held-out sizes): the largest multiple as rows (fast), the rest
+  // (< 1024 elements, 16-byte aligned) as a second execution.
+  if (const int64_t rest = n % 1024; n > 1024 && rest != 0) {
+    const int64_t body_n = n - rest, off = body_n * static_cast<int64_t>(elem);
+    auto body = build_plan(nodes, io, body_n, Trial{x, y, scalar});
+    auto tail = body ? build_plan(nodes, io, rest, Trial{static_cast<const char*>(x) + off, static_cast<char*>(y) + off, scalar})
+                     : nullptr;
+    if (body && tail) {
+      r->chunk = body_n;
+      r->body = std::move(body);
+      r->tail = std::move(tail);
+    }
+  }
+  if (!r->body) r->body = build_plan(nodes, io, n, Trial{x, y, scalar});
   for (int64_t c = int64_t{1} << 26; !r->body && c >= (int64_t{1} << 16); c >>= 1) {
     if (c >= n) continue;
     auto body = build_plan(nodes, io, c, Trial{x, y, scalar});
