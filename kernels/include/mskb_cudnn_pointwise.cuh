@@ -195,10 +195,11 @@ struct Trial {
 
 // Builds finalized execution plans for `nodes` with one view (dims/strides) of the vector and
 // keeps in `p` the fastest that runs (its time in `p.ms`).
-// Once `stop_after` has passed, the first plan that runs ends the search.
+// A plan that runs within `enough_ms`, or once `stop_after` has passed the first plan that runs,
+// ends the search (each plan finalize compiles a kernel: ~0.2-1 s).
 inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& nodes, cudnnDataType_t io,
                       const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, const Trial& trial,
-                      std::chrono::steady_clock::time_point stop_after) {
+                      std::chrono::steady_clock::time_point stop_after, float enough_ms) {
   const std::vector<int64_t> ones(dims.size(), 1);
   cudnnBackendDescriptor_t x = make_tensor(p, kUidX, io, dims, strides, false, false);
   cudnnBackendDescriptor_t y = make_tensor(p, kUidY, io, dims, strides, false, false);
@@ -227,7 +228,7 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
   set_handle(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, handle);
   if (cudnnBackendFinalize(graph) != CUDNN_STATUS_SUCCESS) return false;
   for (cudnnBackendHeurMode_t mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    if (p.plan && std::chrono::steady_clock::now() > stop_after) break;
+    if (p.plan && (p.ms <= enough_ms || std::chrono::steady_clock::now() > stop_after)) break;
     cudnnBackendDescriptor_t heur = make(p, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
     if (!heur || !set_attr(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &graph) ||
         !set_attr(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &mode) ||
@@ -249,7 +250,7 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
         CUDNN_STATUS_SUCCESS)
       continue;
     for (int64_t i = 0; i < got && i < count; ++i) {
-      if (p.plan && std::chrono::steady_clock::now() > stop_after) break;
+      if (p.plan && (p.ms <= enough_ms || std::chrono::steady_clock::now() > stop_after)) break;
       cudnnBackendDescriptor_t plan = make(p, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
       if (!plan) return false;
       cudnnBackendDescriptor_t cfg = cfgs[static_cast<std::size_t>(i)];
@@ -280,6 +281,8 @@ inline bool try_build(Plan& p, cudnnHandle_t handle, const std::vector<Node>& no
 inline std::unique_ptr<Plan> build_plan(const std::vector<Node>& nodes, cudnnDataType_t io, int64_t n, const Trial& trial) {
   const auto stop_after = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   const double bytes = 2.0 * static_cast<double>(n) * (io == CUDNN_DATA_FLOAT ? 4.0 : 2.0);
+  const bool small = n < (int64_t{1} << 20);
+  const auto enough_ms = small ? FLT_MAX : static_cast<float>(bytes / 1e12 * 1e3);  // 1 TB/s
   cudnnHandle_t handle = mskb_vendor::cudnn();
   std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> views;
   for (int64_t w : {int64_t{1024}, int64_t{128}})  // rows of a matrix, where N divides evenly
@@ -294,10 +297,10 @@ inline std::unique_ptr<Plan> build_plan(const std::vector<Node>& nodes, cudnnDat
   std::unique_ptr<Plan> best;
   for (const auto& v : views) {
     auto p = std::make_unique<Plan>();
-    if (try_build(*p, handle, nodes, io, v.first, v.second, trial, stop_after) && (!best || p->ms < best->ms)) best = std::move(p);
+    if (try_build(*p, handle, nodes, io, v.first, v.second, trial, stop_after, enough_ms) && (!best || p->ms < best->ms))
+      best = std::move(p);
     if (!best) continue;
-    if (n < (int64_t{1} << 20) || bytes / (static_cast<double>(best->ms) * 1e-3) >= 1e12 ||
-        std::chrono::steady_clock::now() > stop_after)
+    if (small || best->ms <= enough_ms || std::chrono::steady_clock::now() > stop_after)
       break;
   }
   return best;
