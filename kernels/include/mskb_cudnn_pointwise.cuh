@@ -163,8 +163,8 @@ struct Trial {
     return cudaDeviceSynchronize() == cudaSuccess;
   }
   // Milliseconds of the faster of two more executions of an accepted plan (as cudnnFind* does for
-  // the legacy API: the engine the heuristics rank first is not always the fastest that runs; on
-  // the H200 the engines GELU/SELU/leaky RELU fell back to ran at 4-5% of DRAM bandwidth).
+  // the legacy API: the configuration the heuristics rank first is not always the fastest that
+  // runs; on the H200 the configurations of the one engine that runs differ by ~10%).
   float milliseconds(cudnnBackendDescriptor_t plan, int64_t workspace) const {
     struct Events {
       cudaEvent_t a = nullptr, b = nullptr;
