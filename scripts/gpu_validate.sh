@@ -89,7 +89,7 @@ if [[ $phases == *,tests,* ]]; then
   CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/gpu/gpu_reference_gpu_test > "$OUT/gpu_reference_gpu_test.log" 2>&1
   echo "gpu_reference_gpu_test rc=$?"
   wait $hp; echo "harness_gpu_test rc=$?"
-  grep -E "repeatab|paper sweep|cached rebuild|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" "$OUT/gpu_reference_gpu_test.log" | head -30
+  grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" "$OUT/gpu_reference_gpu_test.log" | head -30
   # The per-task gtest of shipped kernels for $SHIPPED_TASKS (default: the six slice tasks; `all`
   # for every task, which takes as long as `check`).
   t1=$(date +%s)

@@ -71,6 +71,10 @@ struct TimingStats {
   double wall_gap_p90_us = 0;
   double wall_median_us = 0;   // host wall-clock per call (start to device idle)
   double sm_clock_mhz = 0;     // measured after the samples
+  // Other processes with a context on the GPU just before or after the samples (their PIDs as
+  // NVML reports them): the times may be slowed by sharing the GPU. -1: not known (no NVML).
+  int gpu_others = -1;
+  std::vector<uint64_t> gpu_other_pids;
 };
 void to_json(nlohmann::json& j, const TimingStats& t);
 void from_json(const nlohmann::json& j, TimingStats& t);

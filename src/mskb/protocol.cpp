@@ -92,6 +92,10 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
        {"mean", t.mean_us},     {"stddev", t.stddev_us}, {"n", t.n},
        {"noise", t.noise},      {"wall_gap_max_us", t.wall_gap_max_us},
        {"wall_gap_p90_us", t.wall_gap_p90_us}, {"wall_median_us", t.wall_median_us}, {"sm_clock_mhz", t.sm_clock_mhz}};
+  if (t.gpu_others >= 0) {
+    j["gpu_others"] = t.gpu_others;
+    j["gpu_other_pids"] = t.gpu_other_pids;
+  }
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
@@ -107,6 +111,9 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   t.wall_gap_p90_us = j.value("wall_gap_p90_us", t.wall_gap_max_us);
   t.wall_median_us = j.value("wall_median_us", 0.0);
   t.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+  // Absent (no NVML, or a report from before the check): not known.
+  t.gpu_others = j.contains("gpu_others") && j["gpu_others"].is_number_integer() ? j["gpu_others"].get<int>() : -1;
+  t.gpu_other_pids = j.contains("gpu_other_pids") ? j["gpu_other_pids"].get<std::vector<uint64_t>>() : std::vector<uint64_t>{};
 }
 
 double p90_lower(std::vector<double> v) {

@@ -460,7 +460,10 @@ json SuiteReport::to_json() const {
                          {"roofline_us", num_or_null(t.roofline_us)},
                          {"speedup_vs_baseline", num_or_null(s)},
                          {"ratio_vs_vendor", num_or_null(rv)},
-                         {"sol_fraction", num_or_null(t.roofline_us > 0 ? sol_fraction(t.roofline_us, t.time.median_us) : 0)}});
+                         {"sol_fraction", num_or_null(t.roofline_us > 0 ? sol_fraction(t.roofline_us, t.time.median_us) : 0)},
+                         // Other processes on the GPU around the samples (null: not known).
+                         {"gpu_others", t.time.gpu_others >= 0 ? json(t.time.gpu_others) : json(nullptr)}});
+      if (t.time.gpu_others > 0) results.back()["gpu_other_pids"] = t.time.gpu_other_pids;
       if (s > 0 && is_correct(r.disposition)) {
         weighted[t.sweep].push_back({t.complexity, s});
         speedups[t.sweep].push_back(s);
@@ -575,8 +578,39 @@ json merge_reports(const std::vector<json>& reports, const std::vector<std::stri
   return out;
 }
 
+namespace {
+// "task prec contender shape (PIDs)" of every timed shape that had other processes on its GPU.
+std::vector<std::string> shared_gpu_shapes(const json& j) {
+  std::vector<std::string> out;
+  if (!j.contains("results")) return out;
+  for (const auto& r : j["results"]) {
+    if (!r.contains("gpu_others") || !r["gpu_others"].is_number_integer() || r["gpu_others"].get<int>() <= 0) continue;
+    std::string shape, pids;
+    for (auto it = r["shape"].begin(); it != r["shape"].end(); ++it)
+      if (it.key() != "_order") shape += (shape.empty() ? "" : ",") + it.key() + "=" + std::to_string(it.value().get<int64_t>());
+    for (const auto& p : r.value("gpu_other_pids", json::array())) pids += (pids.empty() ? "" : " ") + std::to_string(p.get<uint64_t>());
+    out.push_back(fmt::format("{} {} {} {} {} (PID {})", r["task"].get<std::string>(), r["precision"].get<std::string>(),
+                              r["contender"].get<std::string>(), r.value("sweep", ""), shape, pids));
+  }
+  return out;
+}
+
+std::string shared_gpu_warning(const json& j, const char* bullet) {
+  const auto shared = shared_gpu_shapes(j);
+  if (shared.empty()) return "";
+  std::string out = fmt::format(
+      "WARNING: {} timed shape(s) ran while other processes held a context on the GPU; their times (and the speedups "
+      "computed from them) may be slowed by sharing it:\n",
+      shared.size());
+  for (std::size_t i = 0; i < shared.size() && i < 20; ++i) out += bullet + shared[i] + "\n";
+  if (shared.size() > 20) out += fmt::format("{}... and {} more\n", bullet, shared.size() - 20);
+  return out;
+}
+}  // namespace
+
 std::string render_markdown(const json& j) {
   std::string out = "# mskb run\n\n";
+  if (const std::string w = shared_gpu_warning(j, "- "); !w.empty()) out += "**" + w.substr(0, w.find('\n')) + "**\n\n" + w.substr(w.find('\n') + 1) + "\n";
   if (j.contains("incomplete_groups")) {
     std::string groups;
     for (const auto& g : j["incomplete_groups"]) groups += (groups.empty() ? "" : ", ") + g.get<std::string>();
@@ -685,7 +719,7 @@ std::string SuiteReport::table() const {
                        c["precision"].get<std::string>(), c["contender"].get<std::string>().substr(0, 12),
                        c["disposition"].get<std::string>(), P, G, V, S, T);
   }
-  return out;
+  return out + shared_gpu_warning(j, "  ");
 }
 
 }  // namespace mskb

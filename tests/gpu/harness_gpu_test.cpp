@@ -3,7 +3,12 @@
 // repeatability within 2% for kernels >= 20 us, cached rebuild < 0.1 s) are measured and printed.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -88,6 +93,39 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
     ++compared;
   }
   EXPECT_GT(compared, 0);
+}
+
+// Another process on the same GPU during a timing is named with it (NVML); alone, none is.
+TEST(Sharing, ATimingBesideAnotherProcessIsNamed) {
+  const TaskSpec& t = get_task("vector_add");
+  const CompileResult b = compile_kernel(kernel("good_vector_add.cu"), CompileOptions{});
+  ASSERT_TRUE(b.ok) << b.error;
+  EvalOptions e;
+  e.ceilings = ceilings_from(device_info(false, ""));
+  const ContenderResult alone = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
+  ASSERT_EQ(alone.disposition, "passed") << alone.message;
+  ASSERT_FALSE(alone.timings.empty());
+  for (const auto& s : alone.timings) EXPECT_EQ(s.time.gpu_others, 0) << s.shape.str() << " (-1: NVML not usable here)";
+
+  // gpu_busy on the same GPU (it inherits CUDA_VISIBLE_DEVICES); timed once it has its context.
+  FILE* busy = popen((std::string(MSKB_GPU_BUSY) + " 60 & echo $!").c_str(), "r");
+  ASSERT_NE(busy, nullptr);
+  long pid = 0;
+  ASSERT_EQ(std::fscanf(busy, "%ld", &pid), 1);
+  char ready[16] = {};
+  ASSERT_EQ(std::fscanf(busy, "%15s", ready), 1);
+  EXPECT_STREQ(ready, "ready");
+  const ContenderResult shared = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
+  kill(static_cast<pid_t>(pid), SIGKILL);
+  pclose(busy);
+  ASSERT_TRUE(shared.disposition == "passed" || shared.disposition == "noisy") << shared.message;
+  ASSERT_FALSE(shared.timings.empty());
+  for (std::size_t i = 0; i < shared.timings.size(); ++i) {
+    const ShapeTiming& s = shared.timings[i];
+    EXPECT_GE(s.time.gpu_others, 1) << s.shape.str();
+    std::printf("beside gpu_busy %s: %.2f us (alone %.2f us), %d other process(es)\n", s.shape.str().c_str(), s.time.median_us,
+                i < alone.timings.size() ? alone.timings[i].time.median_us : 0.0, s.time.gpu_others);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <sched.h>
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mskb/gpu_sharing.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/parallel.hpp"
 #include "mskb/process.hpp"
@@ -296,4 +298,30 @@ TEST(Parallel, AvailableCpusFollowTheAffinityMask) {
   ::close(fds[0]);
   ::close(fds[1]);
   EXPECT_EQ(n, 1);
+}
+
+// The runner's own NVML entry is the one that appeared when it created its context; the others
+// are any that were there before or came later (found by difference, not by PID).
+TEST(GpuSharing, OwnEntryByDifferenceAndOthers) {
+  EXPECT_EQ(appeared({10, 20}, {20, 30, 10}), (std::vector<uint64_t>{30}));
+  EXPECT_EQ(appeared({}, {5, 5}), (std::vector<uint64_t>{5}));
+  EXPECT_TRUE(appeared({7}, {7}).empty());
+  EXPECT_EQ(others({30, 20, 10, 20}, {30}), (std::vector<uint64_t>{10, 20}));
+  EXPECT_TRUE(others({30}, {30}).empty());
+  EXPECT_EQ(others({3, 1}, {}), (std::vector<uint64_t>{1, 3}));
+  const unsigned char b[16] = {0x24, 0xf9, 0x4d, 0x32, 0x63, 0x54, 0x6f, 0xca, 0xaf, 0xda, 0xa3, 0x47, 0x6e, 0x43, 0x6b, 0x00};
+  EXPECT_EQ(uuid_string(b), "GPU-24f94d32-6354-6fca-afda-a3476e436b00");
+}
+
+// Without NVML (this machine, CI) the check reports "not known", never "alone".
+TEST(GpuSharing, WithoutNvmlNothingIsKnown) {
+  if (void* lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL)) {
+    dlclose(lib);
+    GTEST_SKIP() << "NVML present: covered by the GPU tests";
+  }
+  GpuSharing s("GPU-00000000-0000-0000-0000-000000000000");
+  EXPECT_FALSE(s.known());
+  s.context_created();
+  EXPECT_FALSE(s.known());
+  EXPECT_TRUE(s.others_now().empty());
 }

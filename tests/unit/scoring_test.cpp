@@ -113,18 +113,30 @@ TEST(RunnerEnvironment, AddsHugePagesToGlibcTunablesWithoutLosingTheCallers) {
             (Env{{"GLIBC_TUNABLES", "glibc.malloc.tcache_count=0:glibc.malloc.hugetlb=1"}}));
 }
 
+namespace {
+// A vector_add fp32 contender that passed, for report tests.
+ContenderRun passed_run(const std::string& contender) {
+  ContenderRun r;
+  r.result.task = "vector_add";
+  r.result.precision = "fp32";
+  r.result.contender = contender;
+  r.result.disposition = "passed";
+  return r;
+}
+
+SuiteReport fake_report() {
+  SuiteReport rep;
+  rep.device = {{"name", "Fake H200"}, {"sms", 132}};
+  return rep;
+}
+}  // namespace
+
 // A partial report of a two-phase run says which contenders passed their checks but are not yet
 // timed, in the JSON and the Markdown; a merged report keeps it.
 TEST(SuiteReportJson, TimingPendingIsVisible) {
-  SuiteReport rep;
-  rep.device = {{"name", "Fake H200"}, {"sms", 132}};
+  SuiteReport rep = fake_report();
   rep.partial = true;
-  ContenderRun done, pending;
-  done.result.task = pending.result.task = "vector_add";
-  done.result.precision = pending.result.precision = "fp32";
-  done.result.contender = "baseline";
-  pending.result.contender = "vendor";
-  done.result.disposition = pending.result.disposition = "passed";
+  ContenderRun done = passed_run("baseline"), pending = passed_run("vendor");
   pending.timing_pending = true;
   rep.runs = {done, pending};
   const nlohmann::json j = rep.to_json();
@@ -135,4 +147,58 @@ TEST(SuiteReportJson, TimingPendingIsVisible) {
   EXPECT_NE(md.find("| vector_add | fp32 | vendor | passed (checks; timing pending) |"), std::string::npos) << md;
   EXPECT_NE(md.find("| vector_add | fp32 | baseline | passed |"), std::string::npos) << md;
   EXPECT_NE(md.find("Partial report"), std::string::npos);
+}
+
+// A timing with other processes on its GPU (reported by the runner from NVML) is named in the
+// JSON, at the top of the Markdown and under the console table, through a merge; none or unknown
+// is silent, and old reports without the field read as unknown.
+TEST(SuiteReportJson, TimingsBesideOtherGpuProcessesAreNamed) {
+  SuiteReport rep = fake_report();
+  ContenderRun base = passed_run("baseline"), vend = passed_run("vendor");
+  ShapeTiming alone, shared, unknown;
+  alone.sweep = shared.sweep = unknown.sweep = "paper";
+  alone.shape = {{"N", 1024}};
+  shared.shape = {{"N", 4096}};
+  unknown.shape = {{"N", 16384}};
+  alone.time.median_us = shared.time.median_us = unknown.time.median_us = 10;
+  alone.time.gpu_others = 0;
+  shared.time.gpu_others = 2;
+  shared.time.gpu_other_pids = {4242, 777};
+  base.result.timings = {alone, shared, unknown};
+  vend.result.timings = {alone};
+  rep.runs = {base, vend};
+  const nlohmann::json j = rep.to_json();
+  ASSERT_EQ(j["results"].size(), 4u);
+  EXPECT_EQ(j["results"][0]["gpu_others"], 0);
+  EXPECT_FALSE(j["results"][0].contains("gpu_other_pids"));
+  EXPECT_EQ(j["results"][1]["gpu_others"], 2);
+  EXPECT_EQ(j["results"][1]["gpu_other_pids"], (nlohmann::json{4242, 777}));
+  EXPECT_TRUE(j["results"][2]["gpu_others"].is_null());
+  const std::string md = render_markdown(merge_reports({j}));
+  EXPECT_NE(md.find("WARNING: 1 timed shape(s) ran while other processes held a context on the GPU"), std::string::npos) << md;
+  EXPECT_NE(md.find("- vector_add fp32 baseline paper N=4096 (PID 4242 777)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("N=1024 (PID"), std::string::npos) << md;
+  EXPECT_NE(rep.table().find("WARNING: 1 timed shape(s)"), std::string::npos);
+
+  // Nothing shared, or not known: no warning.
+  rep.runs[0].result.timings = {alone, unknown};
+  EXPECT_EQ(render_markdown(rep.to_json()).find("WARNING"), std::string::npos);
+  EXPECT_EQ(rep.table().find("WARNING"), std::string::npos);
+}
+
+TEST(TimingStats, GpuOthersRoundTripAndOldReportsAreUnknown) {
+  TimingStats t;
+  t.median_us = 5;
+  t.gpu_others = 1;
+  t.gpu_other_pids = {99};
+  nlohmann::json j = t;
+  TimingStats back;
+  from_json(j, back);
+  EXPECT_EQ(back.gpu_others, 1);
+  EXPECT_EQ(back.gpu_other_pids, (std::vector<uint64_t>{99}));
+  from_json(nlohmann::json{{"median", 5.0}}, back);
+  EXPECT_EQ(back.gpu_others, -1);
+  EXPECT_TRUE(back.gpu_other_pids.empty());
+  TimingStats unknown;  // not known: not written
+  EXPECT_FALSE(nlohmann::json(unknown).contains("gpu_others"));
 }
