@@ -9,6 +9,8 @@
 #               (PROFILES=0 skips the profiles)
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
+#     suite     DESIGN.md's target: `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
+#               timed with the project build (run it as the first phase of a fresh build) -> suite_paper.*
 #     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
 #               activation tasks' graph-API pointwise nodes, with its bandwidth -> pw_engines.log
 #     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
@@ -148,6 +150,20 @@ if [[ $phases == *,memcheck,* ]]; then
     > "$OUT/memcheck.log" 2> "$OUT/memcheck.progress"
   echo "memcheck rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/memcheck.log") pass, $(grep -c '^FAIL' "$OUT/memcheck.log") fail"
   grep '^FAIL' "$OUT/memcheck.log" | head -30
+fi
+
+if [[ $phases == *,suite,* ]]; then
+  # DESIGN.md target: the full suite (baseline + vendor of every task, both precisions, paper
+  # sweep) in < 10 min on one H200 from a cold build: this script's project build (above, when
+  # not SKIP_BUILD) plus `mskb run` with an empty kernel cache, on the first GPU only.
+  t1=$(date +%s)
+  rm -rf build/kernel-cache-cold
+  MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-6}" \
+    --json "$OUT/suite_paper.json" --markdown "$OUT/suite_paper.md" > "$OUT/suite_paper.log" 2> "$OUT/suite_paper.progress"
+  rc=$?
+  echo "suite (paper sweep, one GPU, cold kernel cache) rc=$rc: run $(since $t1), from the script's start $(since $t0)" \
+    "(target < 600 s incl. the project build)"
+  grep -E "WARNING|^  " "$OUT/suite_paper.log" | head -20
 fi
 
 if [[ $phases == *,diag,* ]]; then
