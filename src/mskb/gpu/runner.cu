@@ -454,16 +454,20 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
   const TaskSpec& spec = get_task(req.task);
   void* fn = load_entry(req, spec);
   // Which processes hold a context on this GPU before and after ours exists (ours is the entry
-  // that appears): any other one around a timing is reported with it.
-  int device = 0;
-  MSKB_CUDA_CHECK(cudaGetDevice(&device));
-  cudaDeviceProp prop{};
-  MSKB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  unsigned char uuid[16];
-  std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
-  GpuSharing sharing(uuid_string(uuid));
+  // that appears): any other one around a timing is reported with it. Only where something is
+  // timed (NVML's initialization is not free).
+  std::unique_ptr<GpuSharing> sharing;
+  if (!req.timings.empty()) {
+    int device = 0;
+    MSKB_CUDA_CHECK(cudaGetDevice(&device));
+    cudaDeviceProp prop{};
+    MSKB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    unsigned char uuid[16];
+    std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
+    sharing = std::make_unique<GpuSharing>(uuid_string(uuid));
+  }
   MSKB_CUDA_CHECK(cudaFree(nullptr));  // create the context before any timing
-  sharing.context_created();
+  if (sharing) sharing->context_created();
   L2Flusher l2;
   std::unique_ptr<SparseMatrix> matrix;
   if (!req.matrix_path.empty()) matrix = std::make_unique<SparseMatrix>(read_matrix_market(req.matrix_path));
@@ -521,10 +525,10 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
       if (!timed || k + 1 != c.seeds.size() || failures > 0) continue;
       rep.phase("timing", c.shape, seed, spec.call_timeout_s * 20 + req.timing.max_time_s * 4);
       const auto t_timing = Clock::now();
-      const std::vector<uint64_t> others_before = sharing.others_now();
+      const std::vector<uint64_t> others_before = sharing ? sharing->others_now() : std::vector<uint64_t>{};
       TimingStats t = time_entry(fn, d, req.timing, l2);
-      if (sharing.known()) {
-        std::vector<uint64_t> seen = others_before, after = sharing.others_now();
+      if (sharing && sharing->known()) {
+        std::vector<uint64_t> seen = others_before, after = sharing->others_now();
         seen.insert(seen.end(), after.begin(), after.end());
         t.gpu_other_pids = others(std::move(seen), {});
         t.gpu_others = static_cast<int>(t.gpu_other_pids.size());
