@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <iterator>
 
 namespace mskb {
 
@@ -38,24 +40,33 @@ std::string uuid_string(const unsigned char (&b)[16]) {
   return s;
 }
 
-// The few NVML entry points used, with the ABI of their unversioned (v1) symbols, which the
-// driver keeps exporting: nvmlProcessInfo_v1_t is {unsigned int pid; unsigned long long mem}.
+// The few NVML entry points used. The process lists are read through their unversioned (v1)
+// symbols, which the driver keeps exporting for old binaries (entries {unsigned int pid; unsigned
+// long long usedGpuMemory}, 16 bytes), else through _v2 (two more unsigned ints, 24 bytes); the
+// PID leads both. The _v3 struct has grown across NVML versions, so it is not used.
 struct GpuSharing::Nvml {
-  struct ProcessInfoV1 {
-    unsigned int pid;
-    unsigned long long used_gpu_memory;
-  };
   using Init = int (*)();
   using Shutdown = int (*)();
   using HandleByUuid = int (*)(const char*, void**);
-  using Processes = int (*)(void*, unsigned int*, ProcessInfoV1*);
+  using Processes = int (*)(void*, unsigned int*, void*);
   static constexpr int kSuccess = 0, kInsufficientSize = 7;
+
+  struct Lister {
+    Processes fn = nullptr;
+    std::size_t entry_bytes = 0;
+  };
 
   void* lib = nullptr;
   Shutdown shutdown = nullptr;
-  Processes compute = nullptr, graphics = nullptr;
+  Lister compute, graphics;
   void* device = nullptr;
-  bool ready = false;
+  bool initialized = false, ready = false;
+
+  Lister lister(const char* name) const {
+    if (auto* f = dlsym(lib, name)) return {reinterpret_cast<Processes>(f), 16};
+    if (auto* f = dlsym(lib, (std::string(name) + "_v2").c_str())) return {reinterpret_cast<Processes>(f), 24};
+    return {};
+  }
 
   explicit Nvml(const std::string& uuid) {
     lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -63,29 +74,34 @@ struct GpuSharing::Nvml {
     auto init = reinterpret_cast<Init>(dlsym(lib, "nvmlInit_v2"));
     shutdown = reinterpret_cast<Shutdown>(dlsym(lib, "nvmlShutdown"));
     auto by_uuid = reinterpret_cast<HandleByUuid>(dlsym(lib, "nvmlDeviceGetHandleByUUID"));
-    compute = reinterpret_cast<Processes>(dlsym(lib, "nvmlDeviceGetComputeRunningProcesses"));
-    graphics = reinterpret_cast<Processes>(dlsym(lib, "nvmlDeviceGetGraphicsRunningProcesses"));
-    if (!init || !shutdown || !by_uuid || !compute || init() != kSuccess) return;
-    ready = by_uuid(uuid.c_str(), &device) == kSuccess;
+    compute = lister("nvmlDeviceGetComputeRunningProcesses");
+    graphics = lister("nvmlDeviceGetGraphicsRunningProcesses");
+    if (!init || !shutdown || !by_uuid || !compute.fn) return;
+    initialized = init() == kSuccess;
+    ready = initialized && by_uuid(uuid.c_str(), &device) == kSuccess;
   }
   ~Nvml() {
-    if (ready && shutdown) shutdown();
+    if (initialized) shutdown();
     if (lib) dlclose(lib);
   }
   Nvml(const Nvml&) = delete;
   Nvml& operator=(const Nvml&) = delete;
 
-  static bool append(Processes fn, void* dev, std::vector<uint64_t>& pids) {
-    std::vector<ProcessInfoV1> buf(64);
+  static bool append(const Lister& l, void* dev, std::vector<uint64_t>& pids) {
+    std::vector<unsigned char> buf(64 * l.entry_bytes);
     for (int attempt = 0; attempt < 4; ++attempt) {
-      auto count = static_cast<unsigned int>(buf.size());
-      const int st = fn(dev, &count, buf.data());
+      auto count = static_cast<unsigned int>(buf.size() / l.entry_bytes);
+      const int st = l.fn(dev, &count, buf.data());
       if (st == kSuccess) {
-        for (unsigned int i = 0; i < count && i < buf.size(); ++i) pids.push_back(buf[i].pid);
+        for (std::size_t i = 0; i < count && (i + 1) * l.entry_bytes <= buf.size(); ++i) {
+          unsigned int pid = 0;
+          std::memcpy(&pid, buf.data() + i * l.entry_bytes, sizeof pid);
+          pids.push_back(pid);
+        }
         return true;
       }
       if (st != kInsufficientSize) return false;
-      buf.resize(std::max<std::size_t>(count, buf.size() * 2) + 8);
+      buf.resize((std::max<std::size_t>(count, buf.size() / l.entry_bytes * 2) + 8) * l.entry_bytes);
     }
     return false;
   }
@@ -100,7 +116,7 @@ GpuSharing::~GpuSharing() = default;
 bool GpuSharing::list(std::vector<uint64_t>& pids) {
   pids.clear();
   if (!nvml_->ready || !Nvml::append(nvml_->compute, nvml_->device, pids)) return false;
-  if (nvml_->graphics) Nvml::append(nvml_->graphics, nvml_->device, pids);
+  if (nvml_->graphics.fn) Nvml::append(nvml_->graphics, nvml_->device, pids);
   return true;
 }
 
