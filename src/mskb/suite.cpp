@@ -579,29 +579,37 @@ json merge_reports(const std::vector<json>& reports, const std::vector<std::stri
 }
 
 namespace {
+// "N=1024,M=8" from a report's shape object (its "_order" key left out).
+std::string shape_label(const json& shape) {
+  std::string out;
+  for (auto it = shape.begin(); it != shape.end(); ++it)
+    if (it.key() != "_order") out += (out.empty() ? "" : ",") + it.key() + "=" + std::to_string(it.value().get<int64_t>());
+  return out;
+}
+
 // "task prec contender shape (PIDs)" of every timed shape that had other processes on its GPU.
 std::vector<std::string> shared_gpu_shapes(const json& j) {
   std::vector<std::string> out;
   if (!j.contains("results")) return out;
   for (const auto& r : j["results"]) {
     if (!r.contains("gpu_others") || !r["gpu_others"].is_number_integer() || r["gpu_others"].get<int>() <= 0) continue;
-    std::string shape, pids;
-    for (auto it = r["shape"].begin(); it != r["shape"].end(); ++it)
-      if (it.key() != "_order") shape += (shape.empty() ? "" : ",") + it.key() + "=" + std::to_string(it.value().get<int64_t>());
+    std::string pids;
     for (const auto& p : r.value("gpu_other_pids", json::array())) pids += (pids.empty() ? "" : " ") + std::to_string(p.get<uint64_t>());
     out.push_back(fmt::format("{} {} {} {} {} (PID {})", r["task"].get<std::string>(), r["precision"].get<std::string>(),
-                              r["contender"].get<std::string>(), r.value("sweep", ""), shape, pids));
+                              r["contender"].get<std::string>(), r.value("sweep", ""), shape_label(r["shape"]), pids));
   }
   return out;
 }
 
-std::string shared_gpu_warning(const json& j, const char* bullet) {
+// The warning about those shapes (empty when none): a heading wrapped in `emphasis` and ended by
+// `after_heading`, then one `bullet` line per shape (at most 20).
+std::string shared_gpu_warning(const json& j, const std::string& emphasis, const char* after_heading, const char* bullet) {
   const auto shared = shared_gpu_shapes(j);
   if (shared.empty()) return "";
   std::string out = fmt::format(
-      "WARNING: {} timed shape(s) ran while other processes held a context on the GPU; their times (and the speedups "
-      "computed from them) may be slowed by sharing it:\n",
-      shared.size());
+      "{0}WARNING: {1} timed shape(s) ran while other processes held a context on the GPU; their times (and the speedups "
+      "computed from them) may be slowed by sharing it:{0}{2}",
+      emphasis, shared.size(), after_heading);
   for (std::size_t i = 0; i < shared.size() && i < 20; ++i) out += bullet + shared[i] + "\n";
   if (shared.size() > 20) out += fmt::format("{}... and {} more\n", bullet, shared.size() - 20);
   return out;
@@ -610,7 +618,7 @@ std::string shared_gpu_warning(const json& j, const char* bullet) {
 
 std::string render_markdown(const json& j) {
   std::string out = "# mskb run\n\n";
-  if (const std::string w = shared_gpu_warning(j, "- "); !w.empty()) out += "**" + w.substr(0, w.find('\n')) + "**\n\n" + w.substr(w.find('\n') + 1) + "\n";
+  if (const std::string w = shared_gpu_warning(j, "**", "\n\n", "- "); !w.empty()) out += w + "\n";
   if (j.contains("incomplete_groups")) {
     std::string groups;
     for (const auto& g : j["incomplete_groups"]) groups += (groups.empty() ? "" : ", ") + g.get<std::string>();
@@ -668,11 +676,7 @@ std::string render_markdown(const json& j) {
   out += "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   auto f2 = [](const json& x) { return x.is_null() ? std::string("-") : fmt::format("{:.2f}", x.get<double>()); };
   for (const auto& r : j["results"]) {
-    std::string shape;
-    for (auto it = r["shape"].begin(); it != r["shape"].end(); ++it) {
-      if (it.key() == "_order") continue;
-      shape += (shape.empty() ? "" : ",") + it.key() + "=" + std::to_string(it.value().get<int64_t>());
-    }
+    const std::string shape = shape_label(r["shape"]);
     out += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.2f}% | {} | {} | {} | {:.0f} |\n", r["task"].get<std::string>(),
                        r["precision"].get<std::string>(), r["contender"].get<std::string>(), r["sweep"].get<std::string>(), shape,
                        r["time_us"]["median"].get<double>(), r["time_us"]["n"].get<int>(), 100 * r["time_us"]["noise"].get<double>(),
@@ -719,7 +723,7 @@ std::string SuiteReport::table() const {
                        c["precision"].get<std::string>(), c["contender"].get<std::string>().substr(0, 12),
                        c["disposition"].get<std::string>(), P, G, V, S, T);
   }
-  return out + shared_gpu_warning(j, "  ");
+  return out + shared_gpu_warning(j, "", "\n", "  ");
 }
 
 }  // namespace mskb

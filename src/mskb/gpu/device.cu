@@ -4,11 +4,13 @@
 #include <cuda_bf16.h>
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/runner.cuh"
+#include "mskb/gpu_sharing.hpp"
 
 namespace mskb::gpu {
 
@@ -74,13 +76,9 @@ nlohmann::json identify_device() {
   MSKB_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
   MSKB_CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
-  std::string u = "GPU-";
-  for (int i = 0; i < 16; ++i) {
-    char b[3];
-    std::snprintf(b, sizeof b, "%02x", static_cast<unsigned char>(prop.uuid.bytes[i]));
-    u += b;
-    if (i == 3 || i == 5 || i == 7 || i == 9) u += '-';
-  }
+  unsigned char bytes[16];
+  std::memcpy(bytes, prop.uuid.bytes, sizeof bytes);
+  const std::string u = uuid_string(bytes);
   int count = 0;
   MSKB_CUDA_CHECK(cudaGetDeviceCount(&count));
   return {{"event", "device"}, {"name", prop.name}, {"uuid", u}, {"sms", prop.multiProcessorCount},

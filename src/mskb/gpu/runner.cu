@@ -457,15 +457,7 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
   // that appears): any other one around a timing is reported with it. Only where something is
   // timed (NVML's initialization is not free).
   std::unique_ptr<GpuSharing> sharing;
-  if (!req.timings.empty()) {
-    int device = 0;
-    MSKB_CUDA_CHECK(cudaGetDevice(&device));
-    cudaDeviceProp prop{};
-    MSKB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-    unsigned char uuid[16];
-    std::memcpy(uuid, prop.uuid.bytes, sizeof uuid);
-    sharing = std::make_unique<GpuSharing>(uuid_string(uuid));
-  }
+  if (!req.timings.empty()) sharing = std::make_unique<GpuSharing>(identify_device().at("uuid").get<std::string>());
   MSKB_CUDA_CHECK(cudaFree(nullptr));  // create the context before any timing
   if (sharing) sharing->context_created();
   L2Flusher l2;
@@ -530,7 +522,7 @@ void evaluate(const RunRequest& req, const Reporter& rep) {
       if (sharing && sharing->known()) {
         std::vector<uint64_t> seen = others_before, after = sharing->others_now();
         seen.insert(seen.end(), after.begin(), after.end());
-        t.gpu_other_pids = others(std::move(seen), {});
+        t.gpu_other_pids = others(std::move(seen), {});  // sorted union of both lists
         t.gpu_others = static_cast<int>(t.gpu_other_pids.size());
       }
       json after;
