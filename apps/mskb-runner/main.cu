@@ -1,12 +1,15 @@
 // mskb-runner: the isolated child process of every evaluation. Usage (by the parent only):
-//   mskb-runner REQUEST.json REPORT_FD
+//   mskb-runner REQUEST.json REPORT_FD      the verifier (trusted: judges, reports)
+//   mskb-runner --candidate CHANNEL_FD      the candidate (started by the verifier; loads the kernel)
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #include "mskb/gpu/runner.cuh"
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--candidate") == 0) return mskb::gpu::run_candidate(std::atoi(argv[2]));
   if (argc != 3) {
     std::fprintf(stderr, "usage: mskb-runner REQUEST.json REPORT_FD (started by mskb, not by hand)\n");
     return 2;

@@ -8,6 +8,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "mskb/binary_policy.hpp"
+
 namespace mskb {
 
 struct Diagnostic {
@@ -23,6 +27,10 @@ struct CompileOptions {
   bool lineinfo = false;               // -lineinfo (for profiling)
   bool allow_libraries = false;        // honour `// mskb-link:` (always true for baseline/vendor)
   std::string cache_dir;               // empty = default_cache_dir()
+  // Apply the binary policy (mskb/binary_policy.hpp) to the built object, also on a cache hit:
+  // set for every untrusted kernel (user files, baselines, wrong/ kernels, candidates), never for
+  // vendor contenders. With allow_libraries the `// mskb-link:` libraries widen the allowlist.
+  bool binary_policy = false;
   double timeout_s = 300;
 };
 
@@ -36,9 +44,19 @@ struct CompileResult {
   std::vector<std::string> libraries;
   std::string log;      // nvcc output (warnings on success)
   std::string error;    // one line, when !ok
+  // The binary policy's verdict (binary_policy set and the build succeeded): a refusal makes the
+  // result not ok with refused_policy set and error "rejected_static: imports X: reason; ...".
+  bool policy_checked = false;
+  bool refused_policy = false;
+  std::vector<PolicyViolation> policy_violations;
+  std::vector<std::string> policy_notes;
 };
 
 CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt);
+
+// The policy verdict of a build, as `mskb build --json` and the run store carry it:
+// {"ok": bool, "violations": [{"kind", "symbol", "reason"}], "notes": [...]}; null when not applied.
+nlohmann::json policy_to_json(const CompileResult& r);
 
 std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log);
 std::vector<std::string> requested_libraries(const std::string& source);

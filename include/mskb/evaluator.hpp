@@ -43,14 +43,20 @@ inline constexpr const char* not_run = "not_run";
 bool is_correct(const std::string& d);  // passed or noisy: the numbers stand, the kernel is right
 
 struct TimingPolicy {
-  double too_fast_fraction = 0.5;   // median below this fraction of the DRAM-traffic time: impossible
+  // A median below this fraction of the physical floor is impossible (too_fast). The floor is
+  // the larger of the minimum DRAM traffic at the measured bandwidth and the task's FLOPs at the
+  // fastest measured arithmetic of the device (the BF16 tensor peak), whatever the precision:
+  // no algorithm or tensor-core emulation beats both by 2x.
+  double too_fast_fraction = 0.5;
   double unsynced_gap_us = 200;     // device still busy this long after the entry point returned
   double unsynced_gap_fraction = 0.25;
   double max_noise = 0.02;          // relative standard error above this at budget end: noisy
 };
-// floor_us: the time the minimum DRAM traffic needs at the measured bandwidth (not the FLOP time).
+// floor_us: the physical floor (see TimingPolicy::too_fast_fraction; physical_floor_us).
 std::string judge_timing(const TimingStats& t, double floor_us, const TimingPolicy& p);
 std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
+// max(bytes / DRAM bandwidth, FLOPs / the fastest measured peak of the device), in microseconds.
+double physical_floor_us(const Cost& c, const Ceilings& ceilings);
 
 // The runner's extra environment: `extra` plus glibc.malloc.hugetlb=1 in GLIBC_TUNABLES (merged
 // with `inherited`, the caller's GLIBC_TUNABLES, or with one in `extra`): the large sweeps'
@@ -70,8 +76,14 @@ struct ShapeTiming {
 
 struct EvalOptions {
   std::vector<std::string> timed_sweeps = {"paper"};  // correctness always covers paper + heldout
+  // Sweeps checked besides paper, heldout and the timed ones (mskb check --sweep large).
+  std::vector<std::string> checked_sweeps;
+  // Random shapes drawn from the task's valid size space (random_shapes(spec, shape_seed, n)),
+  // checked like held-out shapes (sweep "random"); 0 shapes: none.
+  int random_shapes = 0;
+  uint64_t shape_seed = 0;
   bool check_only = false;
-  int seeds = 3;
+  int seeds = 3;  // per paper/heldout/random shape; every shape gets at least 2 (the second runs in the first's buffers)
   TimingConfig timing;
   TimingPolicy policy;
   Ceilings ceilings;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "mskb/protocol.hpp"
 #include "mskb/task.hpp"
 
 namespace mskb {
@@ -20,6 +21,10 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
 Shape matrix_shape(const TaskSpec& spec, const SparseMatrix& m);
 // Copy of `inputs` with the reference outputs filled in (CPU FP64 reference).
 Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const Args& inputs);
+
+// The inputs (in and inplace buffers) of `a`, in their device types, into the input region laid
+// out by `l` (parallel).
+void encode_inputs(const TaskSpec& spec, Precision p, const Args& a, const InstanceLayout& l, unsigned char* input_region);
 
 struct CompareResult {
   bool ok = true;

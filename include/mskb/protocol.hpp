@@ -38,6 +38,9 @@ struct TimeItem {
 
 struct RunRequest {
   std::string mode = "evaluate";  // evaluate | device | identify | profile (one call, for ncu)
+  // Random per evaluation, chosen by the parent: every event the runner reports carries it, and
+  // a line without it is not the runner's (the parent rejects the evaluation).
+  std::string token;
   std::string task;
   Precision precision = Precision::fp32;
   std::string library;  // the built .so
@@ -57,6 +60,35 @@ void to_json(nlohmann::json& j, const TimingConfig& c);
 void from_json(const nlohmann::json& j, TimingConfig& c);
 void to_json(nlohmann::json& j, const RunRequest& r);
 void from_json(const nlohmann::json& j, RunRequest& r);
+
+// Where the buffers of one instance live in the two shared regions between the verifier and the
+// candidate process (mskb/channel.hpp): each input in the input region (written and sealed by the
+// verifier), and in the output region each buffer's contents after the call (outputs, and
+// read-only inputs as the kernel left them) and its two guard zones (front, then back). The same
+// function on both sides of the channel.
+struct BufferPlace {
+  bool buffer = false;
+  std::size_t bytes = 0;
+  bool uploaded = false;         // in or inplace: its contents come from the input region
+  std::size_t in_offset = 0;     // in the input region (uploaded only)
+  std::size_t out_offset = 0;    // in the output region
+  std::size_t guard_offset = 0;  // in the output region: 2 * guard_bytes
+};
+struct InstanceLayout {
+  std::vector<BufferPlace> params;
+  std::size_t input_bytes = 0, output_bytes = 0, guard_bytes = 0;
+};
+// `elements[i]`: the element count of buffer parameter i (ignored for scalars).
+InstanceLayout instance_layout(const TaskSpec& spec, Precision p, const std::vector<std::size_t>& elements, std::size_t guard_bytes);
+
+// The parent's check that the runner reported what `req` asked for: `events` are the "check" and
+// "timing" events in arrival order. Each planned (sweep, shape, seed) check must come exactly
+// once, in the request's order; a failed check ends its shape (and three failures the run); a
+// timed shape's timing comes right after its last seed's check while nothing has failed. A
+// shorter sequence is fine when the runner did not report `done` (a crash or a fatal error
+// decides then). Returns "" or a one-line reason.
+std::string check_event_sequence(const RunRequest& req, const std::vector<nlohmann::json>& events, bool done);
+bool is_timed(const RunRequest& r, const CheckItem& c);
 
 // Raw timing statistics of one (contender, shape), all in microseconds.
 struct TimingStats {

@@ -3,6 +3,7 @@
 // each against the baseline and vendor measured in the same run, and renders JSON and tables.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct SuitePlan {
   int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase
   // A user kernel that exports only some precisions is judged on those (no explicit --precision).
   bool skip_missing_precisions = false;
+  // Random shapes (mskb/random_shapes.hpp): `random_shapes` shapes per task drawn with this seed
+  // and checked like held-out shapes; the seed is recorded in the report (`--shape-seed` replays).
+  uint64_t shape_seed = 0;  // 0: draw one per run (recorded)
+  int random_shapes = 2;
 };
 
 struct ContenderRun {
@@ -53,6 +58,7 @@ struct SuiteReport {
   nlohmann::json device;
   std::vector<ContenderRun> runs;
   bool partial = false;             // written while the run goes on ("partial": true in the JSON)
+  uint64_t shape_seed = 0;          // the random shapes' seed (`--shape-seed` replays them)
   nlohmann::json to_json() const;   // the `mskb run --json` contract
   std::string table() const;        // human summary
   std::string markdown() const;     // summary + per-shape tables, for docs/results/
@@ -87,6 +93,17 @@ std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device
 // the order of `files`. Trusted files may link vendor libraries.
 std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
 
+// The compute-sanitizer command that wraps the runner (EvalOptions::wrapper) for `tool`
+// ("memcheck" or "racecheck"; std::invalid_argument otherwise), `path` the sanitizer binary:
+// API errors the contender handles itself are not reported, errors exit with
+// disposition::kSanitizerExitCode, and every process the runner starts is instrumented too
+// (--target-processes all: the kernel may run in a child of the runner). `mskb check --memcheck`
+// and cudamaster's acceptance gate use the same command.
+std::vector<std::string> sanitizer_wrapper(const std::string& tool, const std::string& path);
+// compute-sanitizer: $MSKB_SANITIZER, PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin;
+// empty when there is none.
+std::string find_sanitizer();
+
 // Symbols a built library exports (nm -D --defined-only); empty on failure.
 std::vector<std::string> exported_symbols(const std::string& so_path);
 
@@ -98,7 +115,14 @@ struct WrongKernel {
   std::string path;
   std::string expect;
   std::vector<Precision> precisions;
+  std::string gate;  // `// mskb-gate: memcheck|timing`: judged only under --memcheck / only by mskb run
+  int klass = 0;     // adversarial corpus: `// mskb-class: N` (1-8, the classes of issue 15)
 };
 std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec);
+// The adversarial corpus of a task: tests/adversarial/<task>/*.cu, same headers as wrong/ kernels
+// plus `// mskb-class:` and `// mskb-gate:`. They are judged as user kernels (not trusted).
+std::vector<WrongKernel> adversarial_kernels(const TaskSpec& spec);
+// The declared kernels (*.cu with the headers above) of one folder, sorted by path.
+std::vector<WrongKernel> declared_kernels(const std::string& dir);
 
 }  // namespace mskb

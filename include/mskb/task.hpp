@@ -121,6 +121,12 @@ struct TaskSpec {
   // Entry points may launch work whose time grows with the problem; the runner's per-call
   // watchdog is this many seconds (plus a constant) for the largest shape.
   double call_timeout_s = 10.0;
+  // Random shapes (mskb/random_shapes.hpp): every run also checks a few shapes drawn from the
+  // task's valid size space. By default that space is derived from paper + heldout; a task whose
+  // space they do not describe sets an explicit sampler of one valid shape (no larger than its
+  // declared shapes), or, as a last resort, random_shapes_ok = false with the reason in a comment.
+  std::function<Shape(Rng&)> random_shape;
+  bool random_shapes_ok = true;
 
   std::string symbol(Precision p) const { return p == Precision::fp32 ? name : name + "_bf16"; }
   // The C signature of the entry point for `p`, e.g. "void vector_add(const float* A, ...)".

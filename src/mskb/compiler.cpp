@@ -164,10 +164,30 @@ std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log) {
   return out;
 }
 
+nlohmann::json policy_to_json(const CompileResult& r) {
+  if (!r.policy_checked) return nullptr;
+  nlohmann::json v = nlohmann::json::array();
+  for (const auto& x : r.policy_violations) v.push_back({{"kind", x.kind}, {"symbol", x.symbol}, {"reason", x.reason}});
+  return {{"ok", !r.refused_policy}, {"violations", v}, {"notes", r.policy_notes}};
+}
+
 CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();
   CompileResult r;
   auto finish = [&]() -> CompileResult {
+    if (r.ok && opt.binary_policy) {  // on every successful build, cache hits included
+      PolicyOptions po;
+      if (opt.allow_libraries) po.libraries = r.libraries;
+      const PolicyVerdict v = check_binary_policy(r.so_path, po);
+      r.policy_checked = true;
+      r.policy_violations = v.violations;
+      r.policy_notes = v.notes;
+      if (!v.ok) {
+        r.ok = false;
+        r.refused_policy = true;
+        r.error = "rejected_static: " + v.describe();
+      }
+    }
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return r;
   };
@@ -190,9 +210,11 @@ CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& o
     return finish();
   }
 
+  // NVTX_DISABLE: no NVTX ranges (CUB emits them), whose injection loader reads the environment
+  // and dlopens a library: the binary policy refuses both, and a benchmark wants neither.
   std::vector<std::string> cmd = {nvcc_path(), "-std=c++17", "-O3", "-shared", "-Xcompiler=-fPIC", "-cudart=shared",
                                   arch_flag(opt.arch.empty() ? std::string(MSKB_DEFAULT_ARCH) : opt.arch),
-                                  "-I" + shared_inc.string()};
+                                  "-I" + shared_inc.string(), "-DNVTX_DISABLE"};
   if (opt.lineinfo) cmd.push_back("-lineinfo");
   for (const auto& f : opt.flags) cmd.push_back(f);
   for (const auto& lib : r.libraries) {

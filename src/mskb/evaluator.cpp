@@ -7,11 +7,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "mskb/compiler.hpp"
 #include "mskb/process.hpp"
+#include "mskb/random_shapes.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -26,6 +28,8 @@ std::string judge_timing(const TimingStats& t, double floor_us, const TimingPoli
   if (t.noise > p.max_noise) return disposition::noisy;
   return disposition::passed;
 }
+
+double physical_floor_us(const Cost& c, const Ceilings& ceilings) { return roofline_us(c.bytes, c.flops, true, ceilings); }
 
 std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p) {
   return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? disposition::unsynced : disposition::passed;
@@ -44,6 +48,17 @@ std::string runner_path(const std::string& override_path) {
 }
 
 std::string make_work_dir(const std::string& hint) { return launch_work_dir(Launcher{}, hint); }
+
+std::string evaluation_token() {
+  std::random_device rd;
+  static const char* hex = "0123456789abcdef";
+  std::string t;
+  for (int i = 0; i < 4; ++i) {
+    uint32_t x = rd();
+    for (int k = 0; k < 8; ++k, x >>= 4) t += hex[x & 15];
+  }
+  return t;
+}
 
 namespace {
 
@@ -94,22 +109,31 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   req.symbol = spec.symbol(p);
   req.timing = opt.timing;
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
+  req.token = evaluation_token();
+  // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
+  // contents everywhere, so a kernel that replays a result keyed on its pointers fails.
   std::vector<uint64_t> seeds;
-  for (int s = 1; s <= opt.seeds; ++s) seeds.push_back(static_cast<uint64_t>(s));
+  for (int s = 1; s <= std::max(opt.seeds, 2); ++s) seeds.push_back(static_cast<uint64_t>(s));
   auto timed = [&](const std::string& sweep) {
     if (opt.check_only) return false;
     for (const auto& t : opt.timed_sweeps)
       if (t == sweep || t == "all") return true;
     return false;
   };
+  auto checked = [&](const std::string& sweep) {
+    if (sweep == "paper" || sweep == "heldout" || timed(sweep)) return true;
+    for (const auto& c : opt.checked_sweeps)
+      if (c == sweep || c == "all") return true;
+    return false;
+  };
   const bool checks_part = opt.part == "checks", timing_part = opt.part == "timing";
   if (!checks_part && !timing_part && opt.part != "all") throw std::invalid_argument("unknown evaluation part '" + opt.part + "'");
-  // A timed evaluation split in two parts runs every check once: the timing part checks the timed
-  // seed of each timed shape (it needs that reference for the check after timing anyway), so the
-  // checks part leaves it out (the large sweep's single seed entirely).
+  // A timed evaluation split in two parts runs every check once: the timing part checks the last
+  // two seeds of each timed shape (the changed-inputs probe and the timed seed must share the
+  // timing process and its buffers), so the checks part leaves them out.
   auto split_seeds = [&](std::vector<uint64_t> s_seeds, bool is_timed) {
-    if (timing_part) return std::vector<uint64_t>{s_seeds.back()};
-    if (checks_part && is_timed) s_seeds.pop_back();
+    if (timing_part) return std::vector<uint64_t>(s_seeds.end() - 2, s_seeds.end());
+    if (checks_part && is_timed) s_seeds.resize(s_seeds.size() - 2);
     return s_seeds;
   };
   if (!opt.matrix_path.empty()) {
@@ -118,15 +142,17 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     if (!m_seeds.empty()) req.checks.push_back({opt.matrix_shape, "matrix", m_seeds});
     if (!opt.check_only && !checks_part) req.timings.push_back({opt.matrix_shape, "matrix", seeds.back()});
   }
-  for (const char* sweep : {"paper", "heldout", "large"}) {
+  std::vector<Shape> random;
+  if (opt.matrix_path.empty() && !timing_part && opt.random_shapes > 0) random = random_shapes(spec, opt.shape_seed, opt.random_shapes);
+  for (const char* sweep : {"paper", "heldout", "random", "large"}) {
     if (!opt.matrix_path.empty()) break;
     const bool is_timed = timed(sweep);
-    const bool checked = std::string(sweep) != "large" || is_timed;
-    if (!checked || (timing_part && !is_timed)) continue;
-    for (const Shape& s : spec.sweep(sweep)) {
-      // Large shapes are checked with one seed: their cost is in the timing, not the seeds.
+    if (!checked(sweep) && std::string(sweep) != "random") continue;
+    if (timing_part && !is_timed) continue;
+    for (const Shape& s : std::string(sweep) == "random" ? random : spec.sweep(sweep)) {
+      // Large shapes are checked with two seeds: their cost is in the timing, not the seeds.
       const std::vector<uint64_t> s_seeds =
-          split_seeds(std::string(sweep) == "large" ? std::vector<uint64_t>{1} : seeds, is_timed);
+          split_seeds(std::string(sweep) == "large" ? std::vector<uint64_t>{1, 2} : seeds, is_timed);
       if (!s_seeds.empty()) req.checks.push_back({s, sweep, s_seeds});
       if (is_timed && !checks_part) req.timings.push_back({s, sweep, s_seeds.back()});
     }
@@ -164,11 +190,19 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   bool done = false;
   std::vector<json> checks;
   std::vector<json> timings;
+  std::vector<json> sequence;  // check and timing events in arrival order
+  std::string foreign;         // the first report line that is not this evaluation's runner's
   bool any_line = false;
   const ProcessResult spawned = run_process(so, [&](const std::string& line) -> double {
     any_line = true;
     const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.contains("event")) return 0;  // a candidate wrote to fd 3: ignore
+    // Only the verifier holds the report pipe, and it tags every line with the request's token:
+    // anything else did not come from it, and the evaluation cannot be trusted.
+    if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j["event"].is_string() ||
+        j.value("token", std::string()) != req.token) {
+      if (foreign.empty()) foreign = line.substr(0, 120);
+      return 0;
+    }
     const std::string ev = j["event"];
     if (ev == "phase") {
       phase = j.value("phase", "");
@@ -188,6 +222,7 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     }
     if (ev == "check") checks.push_back(j);
     if (ev == "timing") timings.push_back(j);
+    if (ev == "check" || ev == "timing") sequence.push_back(j);
     if (ev == "fatal") {
       fatal_disp = j.value("disposition", disposition::harness_error);
       fatal_msg = j.value("message", "");
@@ -206,6 +241,15 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     return res;
   }
   const std::string where = phase_shape.empty() ? "" : " at " + phase_shape + " seed " + std::to_string(phase_seed);
+  // The report must be the one the request asked for: every planned check and timing exactly
+  // once, in order, from the runner that holds the token. Anything else is never a pass.
+  std::string broken = foreign.empty() ? "" : "a report line not from this evaluation's runner: " + foreign;
+  if (broken.empty()) broken = check_event_sequence(req, sequence, done);
+  if (!broken.empty()) {
+    res.disposition = disposition::harness_error;
+    res.message = "harness_error: " + broken;
+    return res;
+  }
 
   // The first failing check decides, in the order the checks ran.
   for (const auto& c : checks) {
@@ -236,7 +280,9 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     std::string first;
     std::istringstream log(pr.log_tail);
     for (std::string l; std::getline(log, l);)
-      if (first.empty() && l.rfind("========= ", 0) == 0 && l.find("ERROR SUMMARY") == std::string::npos) first = l.substr(10);
+      if (first.empty() && l.rfind("========= ", 0) == 0 && l.find("ERROR SUMMARY") == std::string::npos &&
+          l.find("COMPUTE-SANITIZER") == std::string::npos)  // the banner line
+        first = l.substr(10);
     res.message = "sanitizer_error: " + (first.empty() ? std::string("compute-sanitizer reported errors") : first);
   }
   if (res.disposition == disposition::not_run) {
@@ -280,10 +326,11 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     st.roofline_us = roofline_us(c.bytes, c.flops, c.tensor && p == Precision::bf16, opt.ceilings);
     st.time = t.at("time_us").get<TimingStats>();
     const std::string after = t.value("after_timing", disposition::passed);
-    // A wrong output after the timed calls means the kernel skips work on repeated calls.
-    // The impossibility floor is the DRAM time alone: FLOPs are not a floor (tensor-core
-    // emulation of FP32, Strassen-like algorithms), but the bytes must cross DRAM (L2 is flushed).
-    const double floor_us = roofline_us(c.bytes, 0.0, false, opt.ceilings);
+    // A wrong output of a timed call means the kernel skips work on repeated calls. The
+    // impossibility floor: the bytes must cross DRAM (L2 is flushed) and the FLOPs take at least
+    // the time of the device's fastest measured arithmetic (BF16 tensor cores), whatever the
+    // precision (tensor-core emulation of FP32 included).
+    const double floor_us = physical_floor_us(c, opt.ceilings);
     st.disposition = after != disposition::passed ? after : judge_timing(st.time, floor_us, opt.policy);
     const bool worse = res.disposition == disposition::passed ||
                        (res.disposition == disposition::noisy && st.disposition != disposition::noisy);
@@ -294,8 +341,9 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
       if (after != disposition::passed)
         res.message = at + "after repeated timed calls, " + t["after_detail"].value("message", std::string());
       else if (st.disposition == disposition::too_fast)
-        res.message = at + "median " + std::to_string(st.time.median_us) + " us is below half the time its minimum DRAM traffic needs (" +
-                      std::to_string(roofline_us(c.bytes, 0.0, false, opt.ceilings)) + " us)";
+        res.message = at + "median " + std::to_string(st.time.median_us) + " us is below half the physical floor (" +
+                      std::to_string(floor_us) + " us: the minimum DRAM traffic at the measured bandwidth, or the FLOPs at the "
+                      "device's BF16 tensor peak)";
       else if (st.disposition == disposition::unsynced)
         res.message = at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_p90_us)) +
                       " us after the entry point returned (in at least a tenth of " + std::to_string(st.time.n) + " timed calls)";
@@ -304,6 +352,17 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     }
     res.timings.push_back(st);
   }
+  // Faster than the roofline of its own precision (FP32 CUDA cores, or the BF16 tensor peak for
+  // tensor tasks) but above the physical floor: possible (tensor-core emulation, an algorithm with
+  // fewer FLOPs), never silent.
+  if (is_correct(res.disposition) && res.message.empty())
+    for (const ShapeTiming& st : res.timings)
+      if (st.roofline_us > 0 && st.time.median_us > 0 && sol_fraction(st.roofline_us, st.time.median_us) > 1.0) {
+        res.message = "above_roofline at " + st.shape.str() + ": " + std::to_string(sol_fraction(st.roofline_us, st.time.median_us)) +
+                      "x the roofline of its precision (faster than its FLOPs at the measured peak or its bytes at the measured "
+                      "bandwidth): verify how";
+        break;
+      }
   return res;
 }
 

@@ -204,3 +204,32 @@ void compare_encoded(const std::string& param, const unsigned char* bytes, std::
 }
 
 }  // namespace mskb
+
+namespace mskb {
+
+void encode_inputs(const TaskSpec& spec, Precision p, const Args& a, const InstanceLayout& l, unsigned char* input_region) {
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const BufferPlace& b = l.params[i];
+    if (!b.buffer || !b.uploaded) continue;
+    const Elem e = spec.params[i].elem;
+    const std::size_t eb = elem_bytes(e, p);
+    const std::vector<double>& v = a[i].data;
+    unsigned char* base = input_region + b.in_offset;
+    parallel_for(static_cast<int64_t>(v.size()), [&](int64_t ii) {
+      const auto k = static_cast<std::size_t>(ii);
+      unsigned char* dst = base + k * eb;
+      if (e == Elem::i32) {
+        const int32_t x = static_cast<int32_t>(v[k]);
+        std::memcpy(dst, &x, 4);
+      } else if (eb == 4) {
+        const float x = static_cast<float>(v[k]);
+        std::memcpy(dst, &x, 4);
+      } else {
+        const uint16_t x = bf16_bits(static_cast<float>(v[k]));
+        std::memcpy(dst, &x, 2);
+      }
+    }, 1 << 16);
+  }
+}
+
+}  // namespace mskb

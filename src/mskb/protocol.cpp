@@ -53,6 +53,7 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
   for (const auto& c : r.checks) checks.push_back({{"shape", shape_with_order(c.shape)}, {"sweep", c.sweep}, {"seeds", c.seeds}});
   for (const auto& t : r.timings) timings.push_back({{"shape", shape_with_order(t.shape)}, {"sweep", t.sweep}, {"seed", t.seed}});
   j = {{"mode", r.mode},
+       {"token", r.token},
        {"task", r.task},
        {"precision", to_string(r.precision)},
        {"library", r.library},
@@ -68,6 +69,7 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
 
 void from_json(const nlohmann::json& j, RunRequest& r) {
   r.mode = j.value("mode", std::string("evaluate"));
+  r.token = j.value("token", std::string());
   r.task = j.value("task", std::string());
   r.precision = parse_precision(j.value("precision", std::string("fp32")));
   r.library = j.value("library", std::string());
@@ -114,6 +116,90 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   // Absent (no NVML, or a report from before the check): not known.
   t.gpu_others = j.contains("gpu_others") && j["gpu_others"].is_number_integer() ? j["gpu_others"].get<int>() : -1;
   t.gpu_other_pids = j.contains("gpu_other_pids") ? j["gpu_other_pids"].get<std::vector<uint64_t>>() : std::vector<uint64_t>{};
+}
+
+InstanceLayout instance_layout(const TaskSpec& spec, Precision p, const std::vector<std::size_t>& elements, std::size_t guard_bytes) {
+  InstanceLayout l;
+  l.guard_bytes = guard_bytes;
+  l.params.resize(spec.params.size());
+  // 64-byte alignment keeps every buffer's copy on its own cache lines.
+  auto align = [](std::size_t x) { return (x + 63) / 64 * 64; };
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const Param& q = spec.params[i];
+    BufferPlace& b = l.params[i];
+    if (!q.is_buffer) continue;
+    b.buffer = true;
+    b.bytes = (i < elements.size() ? elements[i] : 0) * elem_bytes(q.elem, p);
+    b.uploaded = q.role == Role::in || q.role == Role::inplace;
+    if (b.uploaded) {
+      b.in_offset = l.input_bytes;
+      l.input_bytes = align(l.input_bytes + b.bytes);
+    }
+    b.out_offset = l.output_bytes;
+    l.output_bytes = align(l.output_bytes + b.bytes);
+    b.guard_offset = l.output_bytes;
+    l.output_bytes = align(l.output_bytes + 2 * guard_bytes);
+  }
+  return l;
+}
+
+bool is_timed(const RunRequest& r, const CheckItem& c) {
+  for (const auto& t : r.timings)
+    if (t.shape == c.shape && t.sweep == c.sweep) return true;
+  return false;
+}
+
+namespace {
+bool same_shape(const nlohmann::json& got, const Shape& want) {
+  if (!got.is_object()) return false;
+  nlohmann::json w = want;
+  nlohmann::json g = got;
+  g.erase("_order");
+  return g == w;
+}
+std::string describe_event(const nlohmann::json& e) {
+  return e.value("event", std::string("?")) + " " + e.value("sweep", std::string("?")) + " " +
+         e.value("shape_str", std::string("?")) + " seed " + std::to_string(e.value("seed", uint64_t{0}));
+}
+}  // namespace
+
+std::string check_event_sequence(const RunRequest& req, const std::vector<nlohmann::json>& events, bool done) {
+  std::size_t e = 0, planned = 0;
+  int failures = 0;
+  for (const CheckItem& c : req.checks) planned += c.seeds.size();
+  auto matches = [&](const nlohmann::json& ev, const char* kind, const CheckItem& c, uint64_t seed) {
+    return ev.value("event", std::string()) == kind && ev.value("sweep", std::string()) == c.sweep &&
+           ev.contains("shape") && same_shape(ev["shape"], c.shape) && ev.contains("seed") && ev["seed"].is_number_unsigned() &&
+           ev["seed"].get<uint64_t>() == seed;
+  };
+  std::size_t checks_seen = 0;
+  for (const CheckItem& c : req.checks) {
+    const bool timed = is_timed(req, c);
+    for (std::size_t k = 0; k < c.seeds.size(); ++k) {
+      const std::string want = c.sweep + " " + c.shape.str() + " seed " + std::to_string(c.seeds[k]);
+      if (e == events.size())
+        return done ? "the runner reported done after " + std::to_string(checks_seen) + " of " + std::to_string(planned) +
+                          " planned checks (next: check " + want + ")"
+                    : "";
+      if (!matches(events[e], "check", c, c.seeds[k]))
+        return "unexpected report " + describe_event(events[e]) + " (expected check " + want + ")";
+      const bool passed = events[e].value("disposition", std::string()) == "passed";
+      ++e;
+      ++checks_seen;
+      if (!passed) {
+        if (++failures >= 3) goto end;
+        break;
+      }
+      if (!timed || k + 1 != c.seeds.size() || failures > 0) continue;
+      if (e == events.size()) return done ? "the runner reported done without the timing of " + c.sweep + " " + c.shape.str() : "";
+      if (!matches(events[e], "timing", c, c.seeds[k]))
+        return "unexpected report " + describe_event(events[e]) + " (expected timing " + want + ")";
+      ++e;
+    }
+  }
+end:
+  if (e != events.size()) return "unexpected report " + describe_event(events[e]) + " after the planned sequence";
+  return "";
 }
 
 double p90_lower(std::vector<double> v) {

@@ -19,6 +19,7 @@
 
 #include "mskb/parallel.hpp"
 #include "mskb/process.hpp"
+#include "mskb/random_shapes.hpp"
 #include "mskb/registry.hpp"
 #include "mskb/scoring.hpp"
 
@@ -62,6 +63,7 @@ class BuildPool {
           }
           CompileOptions o = opt_;
           o.allow_libraries = o.allow_libraries || job.first.trusted;
+          o.binary_policy = job.first.contender != "vendor";  // vendor contenders are trusted; everything else is screened
           try {
             job.second->set_value(compile_kernel(job.first.path, o));
           } catch (const std::exception& e) {
@@ -142,12 +144,22 @@ std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const
 }
 
 std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec) {
+  return declared_kernels((fs::path(source_root()) / spec.folder / "wrong").string());
+}
+
+std::vector<WrongKernel> adversarial_kernels(const TaskSpec& spec) {
+  return declared_kernels((fs::path(source_root()) / "tests" / "adversarial" / spec.name).string());
+}
+
+std::vector<WrongKernel> declared_kernels(const std::string& folder) {
   std::vector<WrongKernel> out;
-  const fs::path dir = fs::path(source_root()) / spec.folder / "wrong";
+  const fs::path dir = folder;
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return out;
   static const std::regex expect(R"(//\s*mskb-expect:\s*([a-z_]+))");
   static const std::regex prec(R"(//\s*mskb-precision:\s*([a-z0-9 ,]+))");
+  static const std::regex gate(R"(//\s*mskb-gate:\s*([a-z_]+))");
+  static const std::regex klass(R"(//\s*mskb-class:\s*([0-9]+))");
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".cu") continue;
     WrongKernel w;
@@ -161,6 +173,8 @@ std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec) {
     } else {
       w.precisions = {Precision::fp32};
     }
+    if (std::regex_search(src, m, gate)) w.gate = m[1];
+    if (std::regex_search(src, m, klass)) w.klass = std::stoi(m[1]);
     out.push_back(w);
   }
   std::sort(out.begin(), out.end(), [](const WrongKernel& a, const WrongKernel& b) { return a.path < b.path; });
@@ -190,9 +204,29 @@ std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device
   return lanes;
 }
 
+std::vector<std::string> sanitizer_wrapper(const std::string& tool, const std::string& path) {
+  if (tool != "memcheck" && tool != "racecheck")
+    throw std::invalid_argument("unknown sanitizer tool '" + tool + "' (memcheck or racecheck)");
+  // API errors a contender handles itself (e.g. a cuDNN engine that fails its trial launch and is
+  // skipped) are not memory errors; launch errors that matter fail the checks. racecheck:
+  // shared-memory hazards (a missing __syncthreads) are errors. --target-processes all: the
+  // runner may start a child process that loads and calls the kernel.
+  return {path, "--tool", tool, "--report-api-errors", "no", "--error-exitcode", std::to_string(disposition::kSanitizerExitCode),
+          "--print-limit", "5", "--target-processes", "all"};
+}
+
+std::string find_sanitizer() {
+  const char* e = std::getenv("MSKB_SANITIZER");
+  return find_cuda_tool("compute-sanitizer", e != nullptr ? e : "");
+}
+
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial) {
   SuiteReport report;
   EvalOptions eval = plan.eval;
+  // Random shapes besides the public ones: drawn per run unless the seed is given (recorded).
+  eval.random_shapes = plan.eval.matrix_path.empty() ? plan.random_shapes : 0;
+  eval.shape_seed = plan.shape_seed != 0 ? plan.shape_seed : fresh_shape_seed();
+  report.shape_seed = eval.shape_seed;
   if (!eval.check_only && plan.sanitizer.empty()) {
     report.device = device_info(false, eval.runner);
     eval.ceilings = ceilings_from(report.device);
@@ -206,8 +240,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   if (!plan.sanitizer.empty()) {
     if (plan.sanitizer != "memcheck" && plan.sanitizer != "racecheck")
       throw std::invalid_argument("unknown sanitizer tool '" + plan.sanitizer + "' (memcheck or racecheck)");
-    const char* e = std::getenv("MSKB_SANITIZER");
-    sanitizer = find_cuda_tool("compute-sanitizer", e ? e : "");
+    sanitizer = find_sanitizer();
     if (sanitizer.empty())
       throw std::runtime_error("--" + plan.sanitizer + ": compute-sanitizer not found on PATH, in $CUDA_HOME/bin, next to nvcc or in "
                                "/usr/local/cuda/bin (set MSKB_SANITIZER)");
@@ -244,6 +277,24 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
           if (std::find(w.precisions.begin(), w.precisions.end(), p) == w.precisions.end()) continue;
           group.push_back({KernelFile{w.path, "wrong/" + fs::path(w.path).stem().string(), true},
                            w.expect.empty() ? std::string("(no mskb-expect header)") : w.expect});
+        }
+      // The adversarial corpus (tests/adversarial/<task>): user kernels (the binary policy applies),
+      // each judged against its declared disposition. `mskb-gate: memcheck` kernels run only under
+      // --memcheck (and then only they); `mskb-gate: timing` ones only in a timed run (mskb run).
+      if (std::find(plan.contenders.begin(), plan.contenders.end(), "adversarial") != plan.contenders.end())
+        for (const auto& w : adversarial_kernels(spec)) {
+          if (std::find(w.precisions.begin(), w.precisions.end(), p) == w.precisions.end()) continue;
+          const std::string contender = "adversarial/" + fs::path(w.path).stem().string();
+          const bool timed_run = !plan.eval.check_only && plan.sanitizer.empty();
+          std::string skip;
+          if (w.gate == "memcheck" && plan.sanitizer != "memcheck") skip = "gate memcheck: judged only by mskb check --memcheck";
+          else if (w.gate != "memcheck" && !plan.sanitizer.empty()) skip = "judged only without --" + plan.sanitizer;
+          else if (w.gate == "timing" && !timed_run) skip = "gate timing: judged only by mskb run";
+          if (!skip.empty()) {
+            if (progress) progress(fmt::format("{} {} {}: skipped ({})", spec.name, to_string(p), contender, skip), true);
+            continue;
+          }
+          group.push_back({KernelFile{w.path, contender, false}, w.expect.empty() ? std::string("(no mskb-expect header)") : w.expect});
         }
       for (const auto& path : plan.kernels) group.push_back({KernelFile{path, fs::path(path).stem().string(), false}, ""});
       const auto d = done.find(spec.name + "|" + to_string(p));
@@ -295,7 +346,8 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   // One item, one part ("all", "checks" or "timing"). `prior` is this item's checks part, when
   // the run is two-phase: a contender that failed it is not timed, one that passed adds its counts.
   auto run_item = [&](Item& it, const std::string& lane, const std::string& part, const std::optional<ContenderRun>* prior) {
-    if (prior && !(*prior && (*prior)->as_expected())) return *prior;  // skipped or failed its checks: not timed
+    // Skipped or failed its checks (a declared kernel that failed as declared too): not timed.
+    if (prior && !(*prior && (*prior)->as_expected() && is_correct((*prior)->result.disposition))) return *prior;
     const std::size_t idx = ++started;
     const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items.size(), it.spec->name, to_string(it.precision),
                                           it.kernel.contender, lanes.size() > 1 ? " (gpu " + lane + ")" : "",
@@ -312,7 +364,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
     r.kernel = it.kernel.path;
     if (!run.build.ok) {
       const bool missing = run.build.error.rfind("kernel file not found", 0) == 0;
-      const bool refused = run.build.error.find("not allowed") != std::string::npos || run.build.error.find("whitelist") != std::string::npos ||
+      const bool refused = run.build.refused_policy || run.build.error.find("not allowed") != std::string::npos || run.build.error.find("whitelist") != std::string::npos ||
                            run.build.error.find("unknown library") != std::string::npos;
       r.disposition = missing ? disposition::harness_error : refused ? disposition::rejected_static : disposition::compile_error;
       r.message = run.build.error;
@@ -336,11 +388,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
         if (!plan.sanitizer.empty()) {
           e.check_only = true;
           e.seeds = 1;  // the sanitizer checks accesses; values were checked with every seed without it
-          // API errors a contender handles itself (e.g. a cuDNN engine that fails its trial launch
-          // and is skipped) are not memory errors; launch errors that matter fail the checks.
-          // racecheck: shared-memory hazards (a missing __syncthreads) are errors.
-          e.wrapper = {sanitizer, "--tool", plan.sanitizer, "--report-api-errors", "no", "--error-exitcode",
-                       std::to_string(disposition::kSanitizerExitCode), "--print-limit", "5"};
+          e.wrapper = sanitizer_wrapper(plan.sanitizer, sanitizer);
           e.call_timeout_scale *= 20;  // instrumented kernels run far slower
         }
         r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
@@ -477,6 +525,7 @@ json SuiteReport::to_json() const {
     }
   }
   json out = {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
+  if (shape_seed != 0) out["shape_seed"] = shape_seed;
   if (partial) out["partial"] = true;
   return out;
 }

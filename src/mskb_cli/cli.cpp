@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <iostream>
 
@@ -122,6 +123,7 @@ int mskb_main(int argc, char** argv) {
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false, memcheck = false, racecheck = false;
   int seeds = 3, jobs = 0, checks_per_gpu = 1;
+  uint64_t shape_seed = 0;
   std::vector<int> gpus;
   double timeout = 0, budget = 0.25;
   auto add_common = [&](CLI::App* c) {
@@ -129,6 +131,8 @@ int mskb_main(int argc, char** argv) {
     c->add_option("--kernel", kernels, "Kernel file(s) exporting the MSKernelBench entry point");
     c->add_option("--precision", precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
     c->add_option("--seeds", seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
+    c->add_option("--shape-seed", shape_seed,
+                  "Seed of the random shapes checked besides paper + held-out (default: a fresh one per run, recorded in the report)");
     c->add_option("--arch", arch, "CUDA arch for kernel builds, e.g. 90 or 90a");
     c->add_option("--flag", flags, "Extra nvcc flag for kernel builds (whitelisted)");
     c->add_flag("--allow-libraries", allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
@@ -148,7 +152,8 @@ int mskb_main(int argc, char** argv) {
                   "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
                   "join the two with mskb merge")
         ->check(CLI::ExistingFile);
-    c->add_option("--contenders", contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition)");
+    c->add_option("--contenders", contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition); "
+                  "adversarial: the tests/adversarial/<task> corpus, judged like wrong/ kernels (run too: the timing-gated ones)");
   };
   auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
   add_common(run);
@@ -159,6 +164,8 @@ int mskb_main(int argc, char** argv) {
   run->add_option("--matrix", matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
+  std::string check_sweep;
+  check->add_option("--sweep", check_sweep, "Sizes to check besides paper + held-out + random: large | all (the sweeps mskb run times)");
   check->add_flag("--memcheck", memcheck, "Run under compute-sanitizer memcheck instead (1 seed per shape, no guard zones)");
   check->add_flag("--racecheck", racecheck, "Run under compute-sanitizer racecheck instead (shared-memory hazards; 1 seed per shape)")
       ->excludes("--memcheck");
@@ -168,12 +175,13 @@ int mskb_main(int argc, char** argv) {
   bool build_all = false;
   auto* build = app.add_subcommand("build", "Build (and cache) kernels without a GPU: the shipped ones of a task, --all, or --kernel files");
   build->add_option("--task", build_task, "Task name");
-  build->add_flag("--all", build_all, "Every task's baselines, vendor contenders and wrong/ kernels");
+  build->add_flag("--all", build_all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
   build->add_option("--kernel", kernels, "Kernel file(s)");
   build->add_option("-j,--jobs", jobs, "Parallel nvcc builds");
   build->add_option("--arch", arch, "CUDA arch");
   bool build_json = false;
-  build->add_flag("--json", build_json, "JSON output: [{kernel, ok, so, cache_hit, seconds, error, diagnostics}]");
+  build->add_flag("--json", build_json, "JSON output: [{kernel, ok, so, cache_hit, seconds, error, diagnostics, policy, expect}]");
+  build->add_flag("--allow-libraries", allow_libraries, "Let --kernel files link vendor libraries (// mskb-link:)");
 
   std::vector<std::string> merge_inputs;
   std::string merge_json, merge_md;
@@ -225,7 +233,10 @@ int mskb_main(int argc, char** argv) {
     }
     if (*device) return cmd_device(dev_json, dev_refresh);
     if (*build) {
+      // The binary policy screens every file but vendor contenders (compile_all applies it): a
+      // refusal fails the build unless the file declares `mskb-expect: rejected_static`.
       std::vector<KernelFile> files;
+      std::map<std::string, std::string> expect;  // wrong/ and adversarial kernels: declared disposition
       std::vector<std::string> names;
       if (build_all)
         for (const auto& t : all_tasks()) names.push_back(t.name);
@@ -235,15 +246,26 @@ int mskb_main(int argc, char** argv) {
         const TaskSpec& t = get_task(n);
         for (Precision p : {Precision::fp32, Precision::bf16})
           for (auto& k : shipped_kernels(t, p, {"baseline", "vendor"})) files.push_back(k);
-        for (const auto& w : wrong_kernels(t)) files.push_back({w.path, "wrong", false});
+        for (const auto& w : wrong_kernels(t)) {
+          files.push_back({w.path, "wrong", true});  // ours: may link libraries, as in mskb check
+          expect[w.path] = w.expect;
+        }
+        for (const auto& w : adversarial_kernels(t)) {
+          files.push_back({w.path, "adversarial", false});
+          expect[w.path] = w.expect;
+        }
       }
       for (const auto& k : kernels) files.push_back({k, "kernel", false});
       std::sort(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path < b.path; });
       files.erase(std::unique(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path == b.path; }), files.end());
       CompileOptions co;
       co.arch = arch;
-      co.allow_libraries = true;  // shipped kernels and wrong/ kernels are ours
+      co.allow_libraries = allow_libraries;  // shipped and wrong/ kernels are trusted with libraries (compile_all)
       const std::vector<CompileResult> results = compile_all(files, co, jobs);
+      auto expected_refusal = [&](std::size_t i) {
+        const auto e = expect.find(files[i].path);
+        return results[i].refused_policy && e != expect.end() && e->second == "rejected_static";
+      };
       int failed = 0;
       if (build_json) {
         json out = json::array();
@@ -251,9 +273,11 @@ int mskb_main(int argc, char** argv) {
           const auto& r = results[i];
           json diags = json::array();
           for (const auto& d : r.diagnostics) diags.push_back({{"file", d.file}, {"line", d.line}, {"severity", d.severity}, {"message", d.message}});
-          out.push_back({{"kernel", files[i].path}, {"ok", r.ok}, {"so", r.ok ? r.so_path : ""}, {"cache_hit", r.cache_hit},
-                         {"seconds", r.seconds}, {"error", r.error}, {"diagnostics", diags}});
-          failed += r.ok ? 0 : 1;
+          json item = {{"kernel", files[i].path}, {"ok", r.ok}, {"so", r.ok ? r.so_path : ""}, {"cache_hit", r.cache_hit},
+                       {"seconds", r.seconds}, {"error", r.error}, {"diagnostics", diags}, {"policy", policy_to_json(r)}};
+          if (const auto e = expect.find(files[i].path); e != expect.end()) item["expect"] = e->second;
+          out.push_back(std::move(item));
+          failed += r.ok || expected_refusal(i) ? 0 : 1;
         }
         std::cout << out.dump(2) << "\n";
         return failed ? 1 : 0;
@@ -261,9 +285,12 @@ int mskb_main(int argc, char** argv) {
       for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& r = results[i];
         const std::string rel = fs::relative(files[i].path, source_root()).string();
-        if (!r.ok) ++failed;
-        std::cout << fmt::format("{} {} ({:.1f} s{})\n", r.ok ? "ok  " : "FAIL", rel, r.seconds, r.cache_hit ? ", cached" : "");
+        const bool as_declared = expected_refusal(i);
+        if (!r.ok && !as_declared) ++failed;
+        std::cout << fmt::format("{} {} ({:.1f} s{}{})\n", r.ok ? "ok  " : as_declared ? "ok  " : r.refused_policy ? "REFUSED" : "FAIL", rel,
+                                 r.seconds, r.cache_hit ? ", cached" : "", as_declared ? ", refused as declared" : "");
         if (!r.ok) std::cout << "     " << r.error << "\n";
+        for (const auto& n : r.policy_notes) std::cout << "     note: " << n << "\n";
       }
       std::cout << fmt::format("{} built, {} failed\n", files.size() - static_cast<std::size_t>(failed), failed);
       return failed ? 1 : 0;
@@ -278,6 +305,7 @@ int mskb_main(int argc, char** argv) {
     plan.compile.flags = flags;
     plan.compile.allow_libraries = allow_libraries;
     plan.eval.seeds = seeds;
+    plan.shape_seed = shape_seed;
     if (timeout > 0) plan.eval.call_timeout_s = timeout;
     for (const auto& k : kernels)
       if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
@@ -296,8 +324,8 @@ int mskb_main(int argc, char** argv) {
       std::stringstream ss(contenders);
       for (std::string c; std::getline(ss, c, ',');) {
         if (c == "wrong" && !*check) throw std::invalid_argument("--contenders wrong is for mskb check (wrong/ kernels are judged, not timed)");
-        if (c != "baseline" && c != "vendor" && c != "wrong")
-          throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor, wrong or none)");
+        if (c != "baseline" && c != "vendor" && c != "wrong" && c != "adversarial")
+          throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor, wrong, adversarial or none)");
         plan.contenders.push_back(c);
       }
     }
@@ -313,6 +341,12 @@ int mskb_main(int argc, char** argv) {
     }
     if (*check) {
       plan.eval.check_only = true;
+      std::stringstream cw(check_sweep);
+      for (std::string w; std::getline(cw, w, ',');) {
+        if (w != "paper" && w != "large" && w != "heldout" && w != "all")
+          throw std::invalid_argument("unknown sweep '" + w + "' (paper, large, heldout, all, or a list such as paper,large)");
+        plan.eval.checked_sweeps.push_back(w);
+      }
       plan.sanitizer = memcheck ? "memcheck" : (racecheck ? "racecheck" : "");
     } else {
       plan.eval.timed_sweeps.clear();

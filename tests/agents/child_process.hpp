@@ -70,7 +70,7 @@ inline Proc finish(pid_t pid, const std::string& dir, const std::string& tag) {
 }
 
 #if defined(CM_AGENTS_FAKES) && defined(CM_FAKE_RUNNER)
-// A temp folder where the binaries run against the fakes (nvcc, runner), each run numbered;
+// A temp folder where the binaries run against the fakes (nvcc, runner, compute-sanitizer), each run numbered;
 // `drop` as for spawn.
 struct FakeCliDir {
   TempDir dir;
@@ -80,6 +80,7 @@ struct FakeCliDir {
   FakeCliDir() {
     env = {{"MSKB_NVCC", std::string(CM_AGENTS_FAKES) + "/nvcc"},
            {"MSKB_RUNNER", CM_FAKE_RUNNER},
+           {"MSKB_SANITIZER", std::string(CM_AGENTS_FAKES) + "/compute-sanitizer"},  // optimize's acceptance gate
            {"MSKB_CACHE_DIR", dir.file("cache")},
            {"FAKE_RUNNER_LOG", dir.file("runner.log")}};
   }

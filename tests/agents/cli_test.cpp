@@ -52,8 +52,9 @@ TEST(Cli, ReplayRunThroughTheBinaryWithEvaluationsInChildProcesses) {
   EXPECT_NE(p.err.find("[spmv_csr fp32] round 1: coder: compile_error"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("round  outcome"), std::string::npos);
   EXPECT_NE(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu").find("fake-eval: speed=2.5"), std::string::npos);
-  // Baseline, vendor and three candidates, each judged by its own runner process.
-  EXPECT_EQ(lines_in(c.dir.file("runner.log")), 5u);
+  // Baseline, vendor and three candidates, each judged by its own runner process, and for the
+  // accepted candidate memcheck, racecheck and the re-measurement of baseline and candidate.
+  EXPECT_EQ(lines_in(c.dir.file("runner.log")), 9u);
 
   const Proc runs = c.run({"runs", "--db", c.db()});
   ASSERT_EQ(runs.code, 0) << runs.err;
@@ -185,8 +186,8 @@ TEST(Cli, KilledWithSigkillAndResumedLeavesTheStoreAsAnUninterruptedRun) {
     EXPECT_EQ(s->rows("rounds", job.id).size(), 2u);
     // At most the evaluation in flight at the kill ran twice.
     const std::size_t evaluations = lines_in(c.dir.file("runner.log"));
-    EXPECT_LE(evaluations, 6u) << evaluations_before << " before the resume";
-    EXPECT_GE(evaluations, 5u);
+    EXPECT_LE(evaluations, 10u) << evaluations_before << " before the resume";
+    EXPECT_GE(evaluations, 9u);
     EXPECT_EQ(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(ref.dir.file("out") + "/spmv_csr_fp32.cu"));
   }
 }
@@ -488,25 +489,25 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
                        CM_MSKB_BIN);
   ASSERT_EQ(p.code, 0) << p.err;
   const mskb::TaskSpec& spec = mskb::get_task("spmv_csr");
-  const std::size_t paper = spec.paper.size(), heldout = spec.heldout.size();
+  const std::size_t paper = spec.paper.size(), heldout = spec.heldout.size(), random = 2;
   int checks_parts = 0, timing_parts = 0;
   for (const std::string& line : read_lines(c.dir.file("runner.log"))) {
     if (line.find(" timings=0 ") != std::string::npos) {
-      ++checks_parts;  // every seed but the timed one of each paper shape
-      EXPECT_NE(line.find(" checks=" + std::to_string(2 * paper + 3 * heldout) + " "), std::string::npos) << line;
+      ++checks_parts;  // every seed but the last two of each paper shape; held-out and random shapes whole
+      EXPECT_NE(line.find(" checks=" + std::to_string(paper + 3 * heldout + 3 * random) + " "), std::string::npos) << line;
     } else {
-      ++timing_parts;  // the timed seed of each paper shape, checked then timed
-      EXPECT_NE(line.find(" timings=" + std::to_string(paper) + " checks=" + std::to_string(paper) + " "), std::string::npos) << line;
+      ++timing_parts;  // the last two seeds of each paper shape (the second in the first's buffers), then timed
+      EXPECT_NE(line.find(" timings=" + std::to_string(paper) + " checks=" + std::to_string(2 * paper) + " "), std::string::npos) << line;
     }
   }
   EXPECT_EQ(checks_parts, 2);  // baseline and vendor
   EXPECT_EQ(timing_parts, 2);
   const json report = json::parse(read_file(c.dir.file("run.json")));
   ASSERT_EQ(report["contenders"].size(), 2u);
-  const int full = 3 * static_cast<int>(spec.paper.size() + spec.heldout.size());
+  const int full = 3 * static_cast<int>(spec.paper.size() + spec.heldout.size() + random);
   for (const json& r : report["contenders"]) {
     EXPECT_EQ(r["disposition"], "passed") << r.dump();
-    EXPECT_EQ(r["checks_total"].get<int>(), full) << "every check once: the timed seed of each paper shape in the timing part";
+    EXPECT_EQ(r["checks_total"].get<int>(), full) << "every check once: the last two seeds of each paper shape in the timing part";
     // Runner time by phase, summed over both parts (the fake reports 0.25/0.125/0.5 s per check, 2 s per timing).
     EXPECT_DOUBLE_EQ(r["phase_seconds"]["generate"].get<double>(), 0.25 * full) << r.dump();
     EXPECT_DOUBLE_EQ(r["phase_seconds"]["reference"].get<double>(), 0.125 * full);
@@ -533,8 +534,9 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   const std::vector<std::string> lines = read_lines(c.dir.file("runner.log"));
   ASSERT_EQ(lines.size(), 2u);
   const std::size_t large = spec.large.size();
-  EXPECT_NE(lines[0].find(" timings=0 checks=" + std::to_string(2 * paper + 3 * heldout) + " large=0"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[1].find(" timings=" + std::to_string(paper + large) + " checks=" + std::to_string(paper + large) +
+  EXPECT_NE(lines[0].find(" timings=0 checks=" + std::to_string(paper + 3 * heldout + 3 * random) + " large=0"), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find(" timings=" + std::to_string(paper + large) + " checks=" + std::to_string(2 * (paper + large)) +
                           " large=" + std::to_string(large)),
             std::string::npos)
       << lines[1];

@@ -2,11 +2,16 @@
 // and the fake evaluators (in-process, and the fake mskb-runner behind MSKB_RUNNER) what to do:
 //   // fake-build: error <message>     the build fails with "<file>(<line>): error: <message>"
 //   // fake-build: needs-90a           the build fails (ptxas, a toolchain error) unless arch is 90a
+//   // fake-build: policy-refuses      the binary policy refuses the built object (it imports the
+//                                      stream-creating runtime call; only when the policy applies)
 //   // fake-eval: wrong_result         the first paper check fails
 //   // fake-eval: heldout_wrong        the first held-out check fails
 //   // fake-eval: crash                the runner dies with SIGSEGV
 //   // fake-eval: speed=<x>            correct; every median is the baseline's divided by x
 //   // fake-eval: sleep_ms=<n>         the runner sleeps n ms first (kill tests)
+//   // fake-eval: remeasure_speed=<x>  the acceptance re-measurement (mode remeasure) sees speed x
+//   // fake-sanitizer: <tool> <line>   compute-sanitizer <tool> (memcheck|racecheck) fails with
+//                                      "========= <line>" (the fake sanitizer and FakeEvaluator)
 // A file without markers is correct with speed 1 (a baseline); a file mentioning cusparse (the
 // task's vendor contender) gets speed 1.5.
 #pragma once
@@ -24,9 +29,13 @@ struct Markers {
   std::string build_error;  // non-empty: fail with this message
   int build_error_line = 0;
   bool needs_90a = false;
+  bool policy_refuses = false;
   std::string eval = "passed";  // passed | wrong_result | heldout_wrong | crash
   double speed = 1.0;
   int sleep_ms = 0;
+  double remeasure_speed = 0;     // 0: as speed
+  std::string sanitizer_tool;     // the tool that fails (fake-sanitizer:)
+  std::string sanitizer_line;     // its report's first line
 };
 
 inline Markers read_markers(const std::string& text) {
@@ -50,9 +59,15 @@ inline Markers read_markers(const std::string& text) {
       }
     }
     if (at("fake-build: needs-90a")) m.needs_90a = true;
+    if (at("fake-build: policy-refuses")) m.policy_refuses = true;
+    if (auto v = at("fake-sanitizer:")) {
+      m.sanitizer_tool = v->substr(0, v->find(' '));
+      m.sanitizer_line = v->find(' ') == std::string::npos ? std::string("Invalid __global__ write of size 4 bytes") : v->substr(v->find(' ') + 1);
+    }
     if (auto v = at("fake-eval:")) {
       const std::string s = *v;
       if (s.rfind("speed=", 0) == 0) m.speed = std::atof(s.c_str() + 6);
+      else if (s.rfind("remeasure_speed=", 0) == 0) m.remeasure_speed = std::atof(s.c_str() + 16);
       else if (s.rfind("sleep_ms=", 0) == 0) m.sleep_ms = std::atoi(s.c_str() + 9);
       else m.eval = s.substr(0, s.find(' '));
     }

@@ -63,14 +63,20 @@ TEST(Loop, StoryRecordsEveryStepAndKeepsTheBest) {
   const auto job = s->jobs(res.run_id).at(0);
   EXPECT_EQ(job.status, "finished");
   EXPECT_EQ(job.stop_reason, "rounds");
-  // Baseline + vendor + 4 candidates; 6 builds (1 failed); baseline, vendor, 3 candidate evaluations; 2 profiles.
+  // Baseline + vendor + 4 candidates; 6 builds (1 failed); baseline, vendor, 3 candidate evaluations
+  // and the accepted one's gate (memcheck, racecheck, the baseline and it re-measured); 2 profiles.
   EXPECT_EQ(s->rows("candidates", job.id).size(), 6u);
   EXPECT_EQ(s->rows("builds", job.id).size(), 6u);
   const auto evals = s->rows("evaluations", job.id);
-  ASSERT_EQ(evals.size(), 5u);
+  ASSERT_EQ(evals.size(), 9u);
   EXPECT_EQ(evals[0]["contender"], "baseline");
   EXPECT_EQ(evals[1]["contender"], "vendor");
   EXPECT_EQ(evals[2]["disposition"], "wrong_result");
+  std::vector<std::string> gate;
+  for (std::size_t i = 5; i < evals.size(); ++i) gate.push_back(evals[i]["contender"].get<std::string>() + " " + evals[i]["disposition"].get<std::string>());
+  EXPECT_EQ(gate, (std::vector<std::string>{"candidate/memcheck passed", "candidate/racecheck passed", "baseline/remeasure passed",
+                                            "candidate/remeasure passed"}));
+  EXPECT_NE(evals[5]["message"].get<std::string>().find(loop::kSanitizerShapes), std::string::npos) << evals[5].dump();
   EXPECT_EQ(s->rows("profiles", job.id).size(), 2u);
   EXPECT_FALSE(s->rows("eval_shapes", job.id).empty());
   // Every agent call stored with prompt, answer and tokens.
@@ -173,7 +179,7 @@ TEST(Loop, ScreenRejectionAndUnusableAnswersGoToDebug) {
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id)[0];
   const auto evals = s->rows("evaluations", job.id);
-  ASSERT_EQ(evals.size(), 4u);  // baseline, vendor, rejected_static, passed
+  ASSERT_EQ(evals.size(), 8u);  // baseline, vendor, rejected_static, passed + its acceptance gate (memcheck, racecheck, 2 re-measurements)
   EXPECT_EQ(evals[2]["disposition"], "rejected_static");
   EXPECT_NE(evals[2]["message"].get<std::string>().find("(extra_stream)"), std::string::npos);
   const auto calls = s->rows("llm_calls", job.id);
@@ -184,6 +190,147 @@ TEST(Loop, ScreenRejectionAndUnusableAnswersGoToDebug) {
   EXPECT_NE(d2.find("# What went wrong (integrity screen)"), std::string::npos);
   EXPECT_NE(d2.find("creates a stream"), std::string::npos);
   EXPECT_EQ(rounds_of(*s, res.run_id)[0]["outcome"], "accepted");
+}
+
+// Issue 15 item 2: the binary policy reads the built object, so a candidate the text screen lets
+// through (the stream call is hidden by token pasting) is refused at build time: recorded as an
+// evaluation with disposition rejected_static naming the symbol, and the Debug agent sees it.
+TEST(Loop, BinaryPolicyRefusalIsRejectedStaticAndGoesToDebug) {
+  InProcess t;
+  auto p = std::make_unique<ScriptedProvider>();
+  p->add(Agent::planner, plan_answer("streams"));
+  p->add(Agent::coder, code_answer(spmv_kernel("// fake-build: policy-refuses\n// fake-eval: speed=2\n")));
+  p->add(Agent::debug, code_answer(spmv_kernel("// fake-eval: speed=2\n")));
+  auto req = t.request();
+  req.config.rounds = 1;
+  const auto res = t.run(req, std::move(p));
+  ASSERT_EQ(res.status, "finished") << t.log();
+  auto s = store::RunStore::open(t.dir.file("runs.db"));
+  const auto job = s->jobs(res.run_id)[0];
+  const auto builds = s->rows("builds", job.id);
+  ASSERT_GE(builds.size(), 3u);
+  EXPECT_EQ(builds[2]["ok"], 0);
+  const auto evals = s->rows("evaluations", job.id);
+  ASSERT_GE(evals.size(), 3u);
+  EXPECT_EQ(evals[2]["disposition"], "rejected_static");
+  EXPECT_NE(evals[2]["message"].get<std::string>().find("imports cudaStreamCreate"), std::string::npos) << evals[2]["message"];
+  const auto calls = s->rows("llm_calls", job.id);
+  const std::string d1 = calls[2]["request"]["messages"][1]["content"];
+  EXPECT_NE(d1.find("binary policy refused"), std::string::npos) << d1;
+  EXPECT_NE(d1.find("imports cudaStreamCreate: creates a stream"), std::string::npos) << d1;
+  EXPECT_EQ(rounds_of(*s, res.run_id)[0]["outcome"], "accepted");
+}
+
+// Issue 15 item 7: a candidate becomes the best only after compute-sanitizer memcheck and racecheck
+// pass on it; a sanitizer failure is an evaluation with disposition sanitizer_error, the candidate
+// is not accepted, and the Debug agent sees the sanitizer's first line as the problem.
+TEST(Loop, SanitizerFailureIsNotAcceptedAndGoesToDebug) {
+  InProcess t;
+  auto p = std::make_unique<ScriptedProvider>();
+  p->add(Agent::planner, plan_answer("x"));
+  p->add(Agent::coder, code_answer(spmv_kernel("// fake-eval: speed=2.5\n// fake-sanitizer: memcheck Invalid __global__ write of size 4 bytes\n")));
+  p->add(Agent::debug, code_answer(spmv_kernel("// fake-eval: speed=2.2\n// fake-sanitizer: racecheck Race reported between Write access and Read access\n")));
+  p->add(Agent::debug, code_answer(spmv_kernel("// fake-eval: speed=2.0\n")));
+  auto req = t.request();
+  req.config.rounds = 1;
+  const auto res = t.run(req, std::move(p));
+  ASSERT_EQ(res.status, "finished") << t.log();
+  auto s = store::RunStore::open(t.dir.file("runs.db"));
+  const auto job = s->jobs(res.run_id).at(0);
+  std::vector<std::string> evals;
+  for (const auto& e : s->rows("evaluations", job.id)) evals.push_back(e["contender"].get<std::string>() + " " + e["disposition"].get<std::string>());
+  EXPECT_EQ(evals, (std::vector<std::string>{"baseline passed", "vendor passed",
+                                             "candidate passed", "candidate/memcheck sanitizer_error",  // stops at memcheck
+                                             "candidate passed", "candidate/memcheck passed", "candidate/racecheck sanitizer_error",
+                                             "candidate passed", "candidate/memcheck passed", "candidate/racecheck passed",
+                                             "baseline/remeasure passed", "candidate/remeasure passed"}));
+  const auto rows = s->rows("evaluations", job.id);
+  const std::string msg = rows[3]["message"];
+  EXPECT_NE(msg.find("sanitizer_error: Invalid __global__ write of size 4 bytes"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("compute-sanitizer memcheck on the two smallest paper shapes and the smallest held-out shape, one seed each"),
+            std::string::npos) << msg;
+  EXPECT_EQ(rows[3]["payload"]["sanitizer_shapes"], loop::kSanitizerShapes);
+  EXPECT_EQ(rows[3]["payload"]["shapes"].size(), 3u);
+
+  const auto calls = s->rows("llm_calls", job.id);
+  ASSERT_EQ(calls.size(), 4u);
+  const std::string d1 = calls[2]["request"]["messages"][1]["content"];
+  EXPECT_NE(d1.find("Disposition: sanitizer_error"), std::string::npos) << d1;
+  EXPECT_NE(d1.find("Invalid __global__ write of size 4 bytes"), std::string::npos) << d1;
+  EXPECT_NE(d1.find("compute-sanitizer memcheck"), std::string::npos) << d1;
+  const std::string d2 = calls[3]["request"]["messages"][1]["content"];
+  EXPECT_NE(d2.find("Race reported between Write access and Read access"), std::string::npos) << d2;
+  EXPECT_NE(d2.find("compute-sanitizer racecheck"), std::string::npos) << d2;
+
+  const auto rounds = rounds_of(*s, res.run_id);
+  ASSERT_EQ(rounds.size(), 1u);
+  EXPECT_EQ(rounds[0]["outcome"], "accepted");
+  EXPECT_NEAR(rounds[0]["best_p_after"].get<double>(), 2.0, 1e-9);  // neither sanitizer failure became the best
+  const auto steps = rounds[0]["payload"]["steps"].dump();
+  EXPECT_NE(steps.find("coder: memcheck: sanitizer_error: Invalid __global__ write"), std::string::npos) << steps;
+  EXPECT_NE(steps.find("debug 1: racecheck: sanitizer_error: Race reported"), std::string::npos) << steps;
+  EXPECT_NE(read_file(t.dir.file("out") + "/spmv_csr_fp32.cu").find("speed=2.0"), std::string::npos);
+  EXPECT_FALSE(res.summary["tasks"][0]["p"].is_null());
+  EXPECT_NEAR(res.summary["tasks"][0]["p"].get<double>(), 2.0, 1e-9);
+}
+
+// --no-sanitize: no sanitizer runs (the re-measurement still does).
+TEST(Loop, NoSanitizeSkipsTheSanitizerGate) {
+  InProcess t;
+  auto p = std::make_unique<ScriptedProvider>();
+  p->add(Agent::planner, plan_answer("x"));
+  p->add(Agent::coder, code_answer(spmv_kernel("// fake-eval: speed=2.5\n// fake-sanitizer: memcheck Invalid __global__ write of size 4 bytes\n")));
+  auto req = t.request();
+  req.config.rounds = 1;
+  req.config.sanitize = false;
+  const auto res = t.run(req, std::move(p));
+  ASSERT_EQ(res.status, "finished") << t.log();
+  EXPECT_EQ(t.evaluator.modes, (std::vector<std::string>{"baseline/full", "vendor/full", "candidate/full", "baseline/remeasure",
+                                                         "candidate/remeasure"}));
+  auto s = store::RunStore::open(t.dir.file("runs.db"));
+  EXPECT_EQ(rounds_of(*s, res.run_id).at(0)["outcome"], "accepted");
+  EXPECT_EQ(s->run(res.run_id)->config["loop"]["sanitize"], false);
+}
+
+// Issue 15 item 8: before a candidate becomes the best it is re-measured in a fresh process beside
+// the re-measured baseline; that P is the accepted one, and a re-measured P that no longer beats
+// the best by more than the noise is not accepted.
+TEST(Loop, RemeasurementDecidesAcceptanceAndItsP) {
+  InProcess t;
+  auto p = std::make_unique<ScriptedProvider>();
+  p->add(Agent::planner, plan_answer("x"));
+  p->add(Agent::coder, code_answer(spmv_kernel("// fake-eval: speed=2.5\n// fake-eval: remeasure_speed=1.0\n")));
+  p->add(Agent::planner, plan_answer("y"));
+  p->add(Agent::coder, code_answer(spmv_kernel("// fake-eval: speed=2.5\n// fake-eval: remeasure_speed=1.8\n")));
+  const auto res = t.run(t.request(), std::move(p));
+  ASSERT_EQ(res.status, "finished") << t.log();
+  EXPECT_EQ(t.evaluator.modes,
+            (std::vector<std::string>{"baseline/full", "vendor/full", "candidate/full", "candidate/memcheck", "candidate/racecheck",
+                                      "baseline/remeasure", "candidate/remeasure", "candidate/full", "candidate/memcheck",
+                                      "candidate/racecheck", "baseline/remeasure", "candidate/remeasure"}));
+  auto s = store::RunStore::open(t.dir.file("runs.db"));
+  const auto job = s->jobs(res.run_id).at(0);
+  const auto rows = s->rows("evaluations", job.id);
+  ASSERT_EQ(rows.size(), 12u);
+  EXPECT_EQ(rows[6]["contender"], "candidate/remeasure");
+  EXPECT_NEAR(rows[6]["p"].get<double>(), 1.0, 1e-9);
+  EXPECT_NE(rows[6]["message"].get<std::string>().find("no longer beats the best by more than the noise: not accepted"), std::string::npos)
+      << rows[6].dump();
+  EXPECT_EQ(rows[5]["contender"], "baseline/remeasure");
+  EXPECT_EQ(rows[5]["candidate_id"], rows[0]["candidate_id"]);  // the baseline's own candidate row
+
+  const auto rounds = rounds_of(*s, res.run_id);
+  ASSERT_EQ(rounds.size(), 2u);
+  EXPECT_EQ(rounds[0]["outcome"], "rejected");
+  EXPECT_NEAR(rounds[0]["best_p_after"].get<double>(), 1.0, 1e-9);
+  const std::string why = rounds[0]["payload"]["outcome"];
+  EXPECT_NE(why.find("P 2.50 at first, but re-measured beside the baseline in a fresh process P 1.000 <= 1.020 required"), std::string::npos)
+      << why;
+  // Round 2: accepted with the re-measured P (1.8), not the first one (2.5).
+  EXPECT_EQ(rounds[1]["outcome"], "accepted");
+  EXPECT_NEAR(rounds[1]["best_p_after"].get<double>(), 1.8, 1e-9);
+  EXPECT_NEAR(rounds[1]["p"].get<double>(), 1.8, 1e-9);
+  EXPECT_NEAR(res.summary["tasks"][0]["p"].get<double>(), 1.8, 1e-9);
 }
 
 TEST(Loop, HeldOutFailuresAreNotDisclosed) {
@@ -370,7 +517,8 @@ TEST(Loop, InterruptedAtEveryStepResumesWithNothingLostOrRepeated) {
     EXPECT_EQ(s->journal(job.id).size(), ref_steps) << "k=" << k;
     // Nothing built or evaluated twice over both sessions.
     EXPECT_EQ(t.builder.builds.load(), 6) << "k=" << k << " (" << builds_before << " before the resume)";
-    EXPECT_EQ(t.evaluator.libraries.size(), 5u) << "k=" << k << " (" << evals_before << " before the resume)";
+    // baseline, vendor, 3 candidates, the accepted one's memcheck, racecheck and the two re-measurements
+    EXPECT_EQ(t.evaluator.libraries.size(), 9u) << "k=" << k << " (" << evals_before << " before the resume)";
     EXPECT_EQ(rounds_of(*s, first.run_id).size(), 2u);
     EXPECT_EQ(read_file(t.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(ref.dir.file("out") + "/spmv_csr_fp32.cu"));
   }

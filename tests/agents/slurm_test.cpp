@@ -98,11 +98,13 @@ TEST(Slurm, EveryEvaluationIsAOneGpuJobStepWithTheUsersOptionsAndTheResultsEqual
   EXPECT_EQ(evaluations(c.db()), evaluations(local.db()));
   EXPECT_EQ(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(local.dir.file("out") + "/spmv_csr_fp32.cu"));
 
-  // Five evaluations and the two device queries, each one srun call with one GPU and the user's
-  // options; no lane device passed down (the step's GRES binding sets it: gpu=0 in the runner).
+  // Nine evaluations (baseline, vendor, three candidates, and for the accepted one memcheck,
+  // racecheck and the re-measurement beside the baseline) and the two device queries, each one
+  // srun call with one GPU and the user's options; no lane device passed down (the step's GRES
+  // binding sets it: gpu=0 in the runner).
   const auto calls = srun_calls(c.dir.file("srun.log"));
-  ASSERT_EQ(calls.size(), 7u) << read_file(c.dir.file("srun.log"));
-  EXPECT_EQ(count_with(calls, "--job-name=cudamaster-eval"), 5u);
+  ASSERT_EQ(calls.size(), 11u) << read_file(c.dir.file("srun.log"));
+  EXPECT_EQ(count_with(calls, "--job-name=cudamaster-eval"), 9u);
   EXPECT_EQ(count_with(calls, "--job-name=cudamaster-device"), 2u);
   for (const auto& call : calls) {
     EXPECT_EQ(call[0], "cvd=unset");
@@ -114,7 +116,7 @@ TEST(Slurm, EveryEvaluationIsAOneGpuJobStepWithTheUsersOptionsAndTheResultsEqual
     EXPECT_EQ(req->rfind(c.shared() + "/", 0), 0u) << *req << " is not under the shared work folder";
   }
   const auto runner = read_lines(c.dir.file("runner.log"));
-  ASSERT_EQ(runner.size(), 5u);
+  ASSERT_EQ(runner.size(), 9u);
   for (const std::string& line : runner) EXPECT_NE(line.find(" gpu=0"), std::string::npos) << line;
 
   // Where it ran is part of the run.
@@ -156,11 +158,12 @@ TEST(Slurm, AStepThatCannotBeAllocatedIsAHarnessErrorAndTheRunGoesOn) {
   const std::string why = "harness_error: srun: error: Unable to allocate resources: Requested node configuration is not available";
   EXPECT_NE(p.err.find("vendor contender: " + why), std::string::npos) << p.err;
   const auto evals = evaluations(c.db());
-  ASSERT_EQ(evals.size(), 5u);
+  ASSERT_EQ(evals.size(), 9u);  // with the accepted candidate's sanitizer runs and re-measurement
   EXPECT_EQ(evals[1], "vendor harness_error " + why);
-  EXPECT_EQ(evals.back().rfind("candidate passed", 0), 0u) << evals.back();
+  EXPECT_EQ(evals.back().rfind("candidate", 0), 0u) << evals.back();
+  EXPECT_NE(evals.back().find("passed"), std::string::npos) << evals.back();
   EXPECT_EQ(json::parse(p.out)["status"], "finished");
-  EXPECT_EQ(read_lines(c.dir.file("runner.log")).size(), 4u);  // the vendor's runner never started
+  EXPECT_EQ(read_lines(c.dir.file("runner.log")).size(), 8u);  // the vendor's runner never started
   EXPECT_NE(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu").find("fake-eval: speed=2.5"), std::string::npos);
 }
 
@@ -215,8 +218,8 @@ TEST(Slurm, AResumedRunStaysOnSlurmUnlessToldOtherwise) {
   // Every runner of both sessions ran in a job step (the srun calls also count the device queries).
   const auto calls = srun_calls(c.dir.file("srun.log"));
   EXPECT_EQ(count_with(calls, "--job-name=cudamaster-eval"), read_lines(c.dir.file("runner.log")).size());
-  EXPECT_GE(read_lines(c.dir.file("runner.log")).size(), 5u);
-  EXPECT_EQ(evaluations(c.db()).size(), 5u);
+  EXPECT_GE(read_lines(c.dir.file("runner.log")).size(), 9u);
+  EXPECT_EQ(evaluations(c.db()).size(), 9u);
 
   // Told otherwise, the session runs here and the record says so.
   const Proc local = c.run({"optimize", "--resume", "1", "--db", c.db(), "--executor", "local"});

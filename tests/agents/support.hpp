@@ -101,6 +101,13 @@ class FakeBuilder final : public loop::KernelBuilder {
       c.error = "compile error: " + m.build_error;
       return c;
     }
+    if (m.policy_refuses && r.binary_policy) {  // as mskb::compile_kernel reports a binary-policy refusal
+      c.so_path = r.path;
+      c.policy_checked = c.refused_policy = true;
+      c.policy_violations = {{"import", "cudaStreamCreate", "creates a stream (work could outlive the call)"}};
+      c.error = "rejected_static: " + c.policy_violations[0].describe();
+      return c;
+    }
     if (m.needs_90a && r.recipe.arch != "90a") {
       c.log = "ptxas fatal   : Instruction 'wgmma.mma_async' requires .target 'sm_90a'\n";
       c.diagnostics = mskb::parse_nvcc_diagnostics(c.log);
@@ -131,9 +138,23 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
     res.precision = mskb::to_string(r.precision);
     res.contender = r.contender;
     res.kernel = r.kernel;
-    const Markers m = read_markers(slurp(r.library));
+    Markers m = read_markers(slurp(r.library));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      modes.push_back(r.contender + "/" + r.mode);
+    }
+    const bool sanitize = r.mode == loop::kEvalMemcheck || r.mode == loop::kEvalRacecheck;
+    if (r.mode == loop::kEvalRemeasure && m.remeasure_speed > 0) m.speed = m.remeasure_speed;
     res.checks_total = 3 * static_cast<int>(r.spec->paper.size() + r.spec->heldout.size());
-    if (m.eval == "wrong_result" || m.eval == "heldout_wrong") {
+    if (sanitize) res.checks_total = loop::kSanitizerPaperShapes + loop::kSanitizerHeldoutShapes;
+    if (sanitize && m.sanitizer_tool == r.mode) {
+      res.disposition = "sanitizer_error";
+      res.message = "sanitizer_error: " + m.sanitizer_line;
+      res.checks_passed = res.checks_total;
+    } else if (sanitize && (m.eval == "passed")) {
+      res.disposition = "passed";
+      res.checks_passed = res.checks_total;
+    } else if (m.eval == "wrong_result" || m.eval == "heldout_wrong") {
       const bool heldout = m.eval == "heldout_wrong";
       const mskb::Shape& s = heldout ? r.spec->heldout.front() : r.spec->paper.front();
       res.disposition = "wrong_result";
@@ -171,6 +192,7 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
   int delay_ms = 0;
   double jitter = 1.0;  // multiplies every time (a "different GPU")
   std::vector<std::string> libraries;
+  std::vector<std::string> modes;  // "<contender>/<mode>" per evaluation
   std::vector<std::pair<std::string, std::string>> gpus;  // (precision, lane device) per evaluation
 
  private:

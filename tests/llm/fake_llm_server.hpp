@@ -4,10 +4,13 @@
 // Binds 127.0.0.1 on a free port; never reaches the internet.
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -29,6 +32,9 @@ struct ScriptedReply {
   std::vector<std::pair<std::string, std::string>> headers;
   std::chrono::milliseconds delay{0};
   bool truncate = false;  // announce more bytes than sent, then drop the connection
+  // > 0: instead of `body`, stream this many bytes (`body` repeated, then padded with spaces) in
+  // 64 KiB chunks; FakeLlmServer::streamed_bytes() counts what the client took.
+  std::size_t stream_bytes = 0;
 };
 
 struct ReceivedRequest {
@@ -115,6 +121,7 @@ class FakeLlmServer {
     std::lock_guard<std::mutex> lock(mutex_);
     return requests_;
   }
+  std::size_t streamed_bytes() const { return streamed_.load(); }
   std::size_t request_count() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return requests_.size();
@@ -139,6 +146,19 @@ class FakeLlmServer {
     }
     for (const auto& [k, v] : scripted->headers) res.set_header(k, v);
     res.status = scripted->status;
+    if (scripted->stream_bytes > 0) {
+      const std::size_t total = scripted->stream_bytes;
+      auto chunk = std::make_shared<std::string>();
+      while (chunk->size() < (std::size_t{64} << 10)) chunk->append(scripted->body.empty() ? std::string(" ") : scripted->body);
+      chunk->resize(std::size_t{64} << 10);
+      res.set_content_provider(total, "application/json", [this, chunk, total](size_t offset, size_t, httplib::DataSink& sink) {
+        const std::size_t n = std::min(chunk->size(), total - offset);
+        if (!sink.write(chunk->data(), n)) return false;  // the client went away
+        streamed_ += n;
+        return true;
+      });
+      return;
+    }
     if (scripted->truncate) {
       auto body = std::make_shared<std::string>(scripted->body);
       res.set_content_provider(body->size() + 100, "application/json",
@@ -190,6 +210,7 @@ class FakeLlmServer {
   bool stopping_ = false;
   std::deque<ScriptedReply> script_;
   std::vector<ReceivedRequest> requests_;
+  std::atomic<std::size_t> streamed_{0};
 };
 
 }  // namespace cmtest

@@ -2,6 +2,8 @@
 // headers for both APIs, and every failure mode the issue lists.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -271,6 +273,52 @@ TEST_F(LlmHttp, TruncatedBody) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind, llm::LlmErrorKind::TruncatedResponse) << r.error().describe();
   EXPECT_EQ(r.error().attempts, 2);
+}
+
+// Replies are capped (--max-reply-bytes, default 8 MiB): a larger body is refused with one line,
+// not retried, and the transfer is aborted in the write callback, so memory does not grow with it.
+TEST_F(LlmHttp, OversizedReplyIsAbortedNotRead) {
+  // 20 MiB streamed in 64 KiB chunks against a 1 MiB cap: the client stops the transfer, so the
+  // server cannot write (much) more than the cap plus the sockets' buffers, and this process's
+  // peak memory does not grow by the body's size.
+  struct rusage before {};
+  getrusage(RUSAGE_SELF, &before);
+  ScriptedReply reply(200, "{\"choices\": [");
+  reply.stream_bytes = std::size_t{20} << 20;
+  server.enqueue(reply);
+  auto o = options("openai:gpt-4o");
+  o.provider.http.max_reply_bytes = std::size_t{1} << 20;
+  auto r = client(o)->complete(simple_request("x"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, llm::LlmErrorKind::ReplyTooLarge) << r.error().describe();
+  EXPECT_NE(r.error().describe().find("LLM reply larger than 1 MiB (limit --max-reply-bytes): refused"), std::string::npos);
+  std::this_thread::sleep_for(milliseconds{200});  // let the server notice the closed connection
+  EXPECT_LT(server.streamed_bytes(), std::size_t{12} << 20) << "the transfer was not aborted";
+  struct rusage after {};
+  getrusage(RUSAGE_SELF, &after);
+  EXPECT_LT(after.ru_maxrss - before.ru_maxrss, 10L << 10) << "peak RSS grew by " << (after.ru_maxrss - before.ru_maxrss) << " KiB";
+}
+
+TEST_F(LlmHttp, ReplyAboveTheCapIsRefused) {
+  const std::string big = openai_reply(std::string(std::size_t{20} << 20, 'x'));  // a 20 MiB reply
+  server.enqueue({200, big});
+  auto r = client("openai:gpt-4o")->complete(simple_request("x"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, llm::LlmErrorKind::ReplyTooLarge) << r.error().describe();
+  EXPECT_FALSE(llm::is_retryable(r.error().kind));
+  EXPECT_EQ(r.error().attempts, 1);
+  EXPECT_EQ(r.error().http_status, 200);
+  EXPECT_EQ(server.request_count(), 1u);
+  EXPECT_EQ(r.error().describe(), "openai: reply_too_large (HTTP 200): LLM reply larger than 8 MiB (limit --max-reply-bytes): refused");
+  EXPECT_EQ(llm::reply_too_large_message(1000), "LLM reply larger than 1000 bytes (limit --max-reply-bytes): refused");
+
+  // A body just under a lowered cap still goes through.
+  auto o = options("openai:gpt-4o");
+  o.provider.http.max_reply_bytes = std::size_t{1} << 20;
+  server.enqueue({200, openai_reply(std::string(std::size_t{900} << 10, 'y'))});
+  auto ok = client(o)->complete(simple_request("x"));
+  ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  EXPECT_EQ(ok->text.size(), std::size_t{900} << 10);
 }
 
 TEST_F(LlmHttp, MalformedBodiesAreErrorsNotCrashes) {

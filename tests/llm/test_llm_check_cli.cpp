@@ -140,3 +140,24 @@ TEST(LlmCheckCli, FailuresExitNonZeroWithOneLine) {
   EXPECT_NE(usage.exit_code, 0);
   EXPECT_NE(usage.err.find("--llm"), std::string::npos) << usage.err;
 }
+
+// --max-reply-bytes (and CUDAMASTER_MAX_REPLY_BYTES): a reply above it is refused with one line.
+TEST(LlmCheckCli, ReplyAboveMaxReplyBytesIsRefused) {
+  FakeLlmServer server;
+  const std::map<std::string, std::string> env = {{"OPENAI_API_KEY", server.openai_key}, {"OPENAI_BASE_URL", server.url() + "/v1"}};
+  server.enqueue({200, openai_reply(std::string(4096, 'x'))});
+  const ProcessRun r = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini", "--max-reply-bytes", "1024"}, env);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_EQ(r.err, "cudamaster llm-check: openai: reply_too_large (HTTP 200): LLM reply larger than 1024 bytes (limit --max-reply-bytes): refused\n");
+  EXPECT_EQ(server.request_count(), 1u);  // not retried
+
+  std::map<std::string, std::string> env2 = env;
+  env2["CUDAMASTER_MAX_REPLY_BYTES"] = "2048";
+  server.enqueue({200, openai_reply(std::string(4096, 'x'))});
+  const ProcessRun e = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini"}, env2);
+  EXPECT_EQ(e.exit_code, 1) << e.out << e.err;
+  EXPECT_NE(e.err.find("LLM reply larger than 2048 bytes (limit --max-reply-bytes): refused"), std::string::npos) << e.err;
+
+  const ProcessRun ok = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini", "--max-reply-bytes", "1024"}, env);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;  // the default reply is small
+}

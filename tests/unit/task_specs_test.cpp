@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <iostream>
 #include <set>
 
 #include "mskb/instance.hpp"
+#include "mskb/random_shapes.hpp"
 #include "mskb/registry.hpp"
 
 using namespace mskb;
@@ -112,6 +115,156 @@ TEST_P(EveryTask, ToleranceSeparatesRightFromWrong) {
       EXPECT_FALSE(off.ok) << t.name << " " << to_string(p) << " " << s.str() << ": an output 5% off passes";
     }
   }
+}
+
+// Random shapes (item 6 of issue 15): deterministic in (task, seed), never a declared shape, no more
+// work than the largest declared shape, and the generator and FP64 reference accept them.
+TEST_P(EveryTask, RandomShapesAreValid) {
+  const TaskSpec& t = *GetParam().spec;
+  const Precision p = GetParam().p;
+  if (!t.random_shapes_ok) {
+    EXPECT_TRUE(random_shapes(t, 1, 2).empty());
+    return;
+  }
+  std::vector<Shape> declared = t.paper;
+  declared.insert(declared.end(), t.heldout.begin(), t.heldout.end());
+  uint64_t max_c = 0;
+  for (const Shape& s : declared) max_c = std::max(max_c, t.complexity(s));
+  // The dimensions every declared shape has: a random shape differs from each declared one in them.
+  std::vector<std::string> sizes;
+  for (const auto& d : declared.front().dims)
+    if (std::all_of(declared.begin(), declared.end(), [&](const Shape& s) { return s.has(d.first); })) sizes.push_back(d.first);
+  auto same_sizes = [&](const Shape& a, const Shape& b) {
+    for (const auto& n : sizes)
+      if (!a.has(n) || !b.has(n) || a[n] != b[n]) return false;
+    return true;
+  };
+  // Bounds that keep the test fast: inputs up to 64 MiB of device data, the CPU reference up to
+  // 2^27 operations (the paper shapes of GEMM-like tasks are far above; the GPU runs cover those).
+  constexpr double kMaxBytes = 32.0 * (1 << 20);
+  constexpr uint64_t kMaxReference = uint64_t{1} << 26;
+  int generated = 0, referenced = 0;
+  // MSKB_RANDOM_SHAPE_SEEDS=N adds seeds 100..100+N-1 (a longer search for draws a generator rejects).
+  std::vector<uint64_t> seeds = {1, 2, 0x9e3779b97f4a7c15ULL};
+  if (const char* extra = std::getenv("MSKB_RANDOM_SHAPE_SEEDS"))
+    for (uint64_t k = 0; k < std::strtoull(extra, nullptr, 10); ++k) seeds.push_back(100 + k);
+  for (uint64_t seed : seeds) {
+    std::vector<Shape> r;
+    try {
+      r = random_shapes(t, seed, 2);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << t.name << " seed " << seed << ": " << e.what();
+      continue;
+    }
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r, random_shapes(t, seed, 2)) << t.name << " seed " << seed << ": not deterministic";
+    EXPECT_FALSE(same_sizes(r[0], r[1])) << t.name << " seed " << seed << ": the same shape twice";
+    for (const Shape& s : r) {
+      const std::string what = t.name + " " + to_string(p) + " seed " + std::to_string(seed) + " " + s.str();
+      for (const Shape& d : declared) EXPECT_FALSE(same_sizes(s, d)) << what << " is the declared shape " << d.str();
+      const uint64_t c = t.complexity(s);
+      EXPECT_GT(c, 0u) << what;
+      EXPECT_LE(c, max_c) << what << ": more work than every declared shape";
+      const Tolerance tol = t.tolerance(s, p);
+      EXPECT_TRUE(std::isfinite(tol.atol) && std::isfinite(tol.rtol) && tol.atol >= 0 && tol.rtol >= 0) << what;
+      const Cost cost = t.cost(s, p);
+      EXPECT_TRUE(std::isfinite(cost.bytes) && cost.bytes > 0) << what;
+      EXPECT_TRUE(std::isfinite(cost.flops) && cost.flops >= 0) << what;
+      if (cost.bytes > kMaxBytes) continue;
+      Args in;
+      try {
+        in = make_inputs(t, s, p, seed);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << what << ": make_inputs threw: " << e.what();
+        continue;
+      }
+      ++generated;
+      for (std::size_t i = 0; i < t.params.size(); ++i) {
+        const Param& q = t.params[i];
+        if (!q.is_buffer) {
+          EXPECT_TRUE(std::isfinite(in[i].value)) << what << " " << q.name;
+          continue;
+        }
+        EXPECT_FALSE(in[i].data.empty()) << what << " " << q.name;
+        EXPECT_TRUE(std::all_of(in[i].data.begin(), in[i].data.end(), [](double x) { return std::isfinite(x); })) << what << " " << q.name;
+      }
+      if (c > kMaxReference) continue;
+      Args ref;
+      try {
+        ref = make_expected(t, s, p, in);
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << what << ": the reference threw: " << e.what();
+        continue;
+      }
+      ++referenced;
+      for (std::size_t i = 0; i < t.params.size(); ++i) {
+        const Param& q = t.params[i];
+        if (!q.is_buffer || q.role == Role::in) continue;
+        EXPECT_TRUE(std::all_of(ref[i].data.begin(), ref[i].data.end(), [](double x) { return std::isfinite(x); }))
+            << what << ": reference output " << q.name << " is not finite";
+      }
+    }
+  }
+  // Most draws are cheap enough to generate and check here.
+  EXPECT_GE(generated, 2) << t.name;
+  EXPECT_GE(referenced, 1) << t.name;
+  if (std::getenv("MSKB_PRINT_RANDOM_SPACE") && p == Precision::fp32) {
+    std::cout << describe_random_space(t);
+    for (uint64_t seed = 1; seed <= 4; ++seed)
+      for (const Shape& s : random_shapes(t, seed, 2)) std::cout << "    seed " << seed << ": " << s.str() << " c=" << t.complexity(s) << "\n";
+  }
+}
+
+TEST(RandomShapes, SeedsDrawDifferentShapesAndCountIsHonoured) {
+  const TaskSpec& t = get_task("matrix_mul");
+  EXPECT_EQ(random_shapes(t, 7, 5).size(), 5u);
+  EXPECT_TRUE(random_shapes(t, 7, 0).empty());
+  EXPECT_NE(random_shapes(t, 7, 2), random_shapes(t, 8, 2));
+  // The first shapes of a longer draw are the shorter draw.
+  const auto five = random_shapes(t, 7, 5), two = random_shapes(t, 7, 2);
+  EXPECT_EQ(std::vector<Shape>(five.begin(), five.begin() + 2), two);
+  EXPECT_NE(fresh_shape_seed(), 0u);
+}
+
+// Relations that hold in every declared shape hold in the random ones.
+TEST(RandomShapes, KeepTheRelationsOfTheDeclaredShapes) {
+  for (uint64_t seed = 1; seed <= 200; ++seed) {
+    for (const Shape& s : random_shapes(get_task("FFT"), seed, 2)) {
+      const int64_t n = s["N"];
+      EXPECT_TRUE(n > 0 && (n & (n - 1)) == 0) << s.str();
+    }
+    for (const Shape& s : random_shapes(get_task("rope"), seed, 2)) EXPECT_EQ(s["D"] % 2, 0) << s.str();
+    for (const Shape& s : random_shapes(get_task("conv_1d"), seed, 2)) EXPECT_LE(s["kernel_size"], s["input_size"]) << s.str();
+    for (const Shape& s : random_shapes(get_task("top_k"), seed, 2)) EXPECT_LE(s["k"], s["N"]) << s.str();
+    for (const Shape& s : random_shapes(get_task("max_pooling_2d"), seed, 2)) {
+      EXPECT_LT(s["p"], s["k"]) << s.str();
+      EXPECT_LE(s["k"], s["H"]) << s.str();
+      EXPECT_LE(s["k"], 7) << s.str();  // kernel sizes among the declared ones
+    }
+    for (const Shape& s : random_shapes(get_task("softmax_attention"), seed, 2)) EXPECT_LE(s["q"], s["kv"]) << s.str();
+  }
+}
+
+// A task may bring its own sampler (used as is, still never a declared shape) or opt out.
+TEST(RandomShapes, ExplicitSamplerAndOptOut) {
+  TaskSpec t = get_task("vector_add");
+  t.random_shape = [](Rng& rng) { return Shape{{"N", rng.uniform_int(1, 1000)}}; };
+  std::set<int64_t> seen;
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    const auto r = random_shapes(t, seed, 2);
+    ASSERT_EQ(r.size(), 2u);
+    EXPECT_EQ(r, random_shapes(t, seed, 2));
+    for (const Shape& s : r) {
+      EXPECT_TRUE(s["N"] >= 1 && s["N"] <= 1000 && s["N"] != 1 && s["N"] != 1000) << s.str();  // 1 and 1000 are held-out
+      seen.insert(s["N"]);
+    }
+  }
+  EXPECT_GT(seen.size(), 50u);
+  // A sampler that can only return declared shapes is an error, not an endless loop.
+  t.random_shape = [](Rng&) { return Shape{{"N", 1000}}; };
+  EXPECT_THROW(random_shapes(t, 1, 1), std::runtime_error);
+  t.random_shapes_ok = false;
+  EXPECT_TRUE(random_shapes(t, 1, 2).empty());
 }
 
 TEST_P(EveryTask, SignatureNamesTheEntryPoint) {

@@ -31,6 +31,7 @@ enum class LlmErrorKind {
   ReplayExhausted,     // replay: no recorded exchange left
   Io,                  // cassette or pricing file could not be read or written
   Unsupported,         // feature compiled out (e.g. built without libcurl)
+  ReplyTooLarge,       // the reply body exceeded HttpOptions::max_reply_bytes; reading stopped (not retried)
 };
 
 // snake_case name used in messages and JSON ("rate_limited").

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,7 +22,14 @@ struct HttpOptions {
   // nothing arrives before the model has finished. Reasoning models can think for minutes, hence
   // the generous default.
   std::chrono::milliseconds read_timeout{600'000};
+  // The largest reply body read (--max-reply-bytes, CUDAMASTER_MAX_REPLY_BYTES): the transport
+  // stops reading above it and fails with ReplyTooLarge, so memory never grows with the reply.
+  static constexpr std::size_t kDefaultMaxReplyBytes = std::size_t{8} << 20;  // 8 MiB
+  std::size_t max_reply_bytes = kDefaultMaxReplyBytes;
 };
+
+// "LLM reply larger than 8 MiB (limit --max-reply-bytes): refused"
+std::string reply_too_large_message(std::size_t limit);
 
 struct HttpRequest {
   std::string url;

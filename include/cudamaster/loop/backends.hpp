@@ -27,6 +27,7 @@ struct BuildRequest {
   std::string path;             // the kernel file
   agents::BuildRecipe recipe;
   bool allow_libraries = false;  // honour `// mskb-link:` (always for the task's own vendor file)
+  bool binary_policy = true;     // mskb's binary policy on the built object (off only for the vendor file)
 };
 
 class KernelBuilder {
@@ -55,6 +56,28 @@ mskb::CompileResult compile_result_from_json(const nlohmann::json& j);
 
 // ---- evaluating
 
+// What an evaluation does (EvalRequest::mode):
+//   full       correctness on the paper + held-out shapes, then timing on the paper sweep
+//   memcheck   compute-sanitizer memcheck around the runner, correctness only, on kSanitizerShapes
+//   racecheck  the same under racecheck (shared-memory hazards)
+//   remeasure  the timing part of the paper sweep (each timed shape checked with its timed seed,
+//              then timed) in a fresh runner process: the acceptance re-measurement
+inline constexpr const char* kEvalFull = "full";
+inline constexpr const char* kEvalMemcheck = "memcheck";
+inline constexpr const char* kEvalRacecheck = "racecheck";
+inline constexpr const char* kEvalRemeasure = "remeasure";
+
+// The sanitizer gate's shapes (instrumented kernels run 10-100x slower, so not the whole sweep):
+// the kSanitizerPaperShapes smallest paper shapes and the kSanitizerHeldoutShapes smallest
+// held-out shapes by complexity, kSanitizerSeeds seed each. kSanitizerShapes says so in
+// messages and the run store.
+inline constexpr int kSanitizerPaperShapes = 2;
+inline constexpr int kSanitizerHeldoutShapes = 1;
+inline constexpr int kSanitizerSeeds = 1;
+inline constexpr const char* kSanitizerShapes = "the two smallest paper shapes and the smallest held-out shape, one seed each";
+// `spec` with only those shapes (paper and heldout cut, no large sweep).
+mskb::TaskSpec sanitizer_subset(const mskb::TaskSpec& spec);
+
 struct EvalRequest {
   const mskb::TaskSpec* spec = nullptr;
   mskb::Precision precision = mskb::Precision::fp32;
@@ -62,6 +85,7 @@ struct EvalRequest {
   std::string kernel;     // the kernel file (for messages)
   std::string library;    // the built shared object
   std::string gpu;        // CUDA_VISIBLE_DEVICES of the GPU lane it runs on; empty: inherited
+  std::string mode = kEvalFull;  // full | memcheck | racecheck | remeasure (above)
 };
 
 class CandidateEvaluator {
@@ -70,15 +94,18 @@ class CandidateEvaluator {
   virtual mskb::ContenderResult evaluate(const EvalRequest& request) = 0;
 };
 
-// mskb::evaluate: correctness on the paper + held-out shapes, timing on the paper sweep, in a
-// child mskb-runner process (MSKB_RUNNER or next to this executable).
+// mskb::evaluate in a child mskb-runner process (MSKB_RUNNER or next to this executable):
+// `full` as `mskb run` judges a contender; memcheck/racecheck wrap the runner in `sanitizer`
+// (mskb::sanitizer_wrapper; a harness_error when it is empty); remeasure is the timing part.
 class MskbEvaluator final : public CandidateEvaluator {
  public:
-  explicit MskbEvaluator(mskb::EvalOptions options) : options_(std::move(options)) {}
+  explicit MskbEvaluator(mskb::EvalOptions options, std::string sanitizer = "")
+      : options_(std::move(options)), sanitizer_(std::move(sanitizer)) {}
   mskb::ContenderResult evaluate(const EvalRequest& request) override;
 
  private:
   mskb::EvalOptions options_;
+  std::string sanitizer_;
 };
 
 nlohmann::json to_json(const mskb::ContenderResult& r);

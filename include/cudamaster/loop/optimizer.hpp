@@ -5,7 +5,9 @@
 // --no-planner), asks the Coder for a kernel file, and then loops: parse -> integrity screen ->
 // build -> evaluate. Whatever fails goes to the Debug agent (or, for toolchain failures, the
 // Compiler agent), up to D fix attempts per round. A correct candidate replaces the best only if
-// its P beats the best by more than the measured noise (score.hpp). The job stops early on the
+// its P beats the best by more than the measured noise (score.hpp), and then only after it
+// passes compute-sanitizer memcheck and racecheck (LoopConfig::sanitize) and a re-measurement in a
+// fresh process beside the baseline still beats the best (that P is the one accepted). The job stops early on the
 // run's budget, its wall-clock limit, K rounds without gain, or an interrupt.
 //
 // Every step (LLM call, candidate, build, evaluation, profile, round) is recorded in the run
@@ -40,6 +42,10 @@ struct LoopConfig {
   bool planner = true;               // false: --no-planner (the Coder alone)
   double min_gain = 0.02;            // acceptance margin floor (score.hpp)
   bool allow_libraries = false;
+  // The acceptance gate: a candidate becomes the best only after compute-sanitizer memcheck and
+  // racecheck pass on it (kSanitizerShapes). false: --no-sanitize (weaker: memory errors that
+  // restore the guard pattern, and shared-memory races, go unseen).
+  bool sanitize = true;
   agents::BuildRecipe recipe{"", {}, false};               // "" arch: the harness's default
   std::vector<std::string> allowed_archs = {"90", "90a"};  // what the Compiler agent may choose
   std::optional<double> max_minutes;                       // wall clock over all sessions

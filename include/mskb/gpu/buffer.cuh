@@ -41,6 +41,10 @@ class GuardedBuffer {
   void arm_guards();
   // True when both guard zones still hold only the poison byte.
   bool guards_intact() const;
+  std::size_t guard_bytes() const { return guard_; }
+  // Copies the front guard zone and the first guard_bytes() after the buffer's end to `host`
+  // (2 * guard_bytes() bytes): the verifier checks them, not this process.
+  void copy_guards(unsigned char* host) const;
 
  private:
   DeviceMemory mem_;

@@ -25,6 +25,7 @@ struct LlmCheckOptions {
   int max_tokens = 0;  // 0: 64, or 2048 for reasoning models (their thinking counts)
   double timeout_s = 120;
   int attempts = 3;
+  std::size_t max_reply_bytes = llm::HttpOptions::kDefaultMaxReplyBytes;
   bool json = false;
 };
 
@@ -45,6 +46,7 @@ void run_llm_check(const LlmCheckOptions& o) {
   options.provider.http.read_timeout =
       std::chrono::milliseconds{static_cast<std::int64_t>(o.timeout_s * 1000.0)};
   options.provider.retry.max_attempts = o.attempts;
+  options.provider.http.max_reply_bytes = o.max_reply_bytes;
 
   auto client = llm::LlmClient::create(options);
   if (!client) fail(o, client.error());
@@ -105,6 +107,9 @@ void add_llm_check_command(CLI::App& app) {
   cmd->add_option("--max-tokens", o->max_tokens, "Token limit (default 64; 2048 for reasoning models)");
   cmd->add_option("--timeout", o->timeout_s, "Read timeout in seconds (default 120)");
   cmd->add_option("--attempts", o->attempts, "HTTP attempts including retries (default 3)");
+  cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
+      ->envname("CUDAMASTER_MAX_REPLY_BYTES")
+      ->check(CLI::PositiveNumber);
   cmd->add_flag("--json", o->json, "Print one JSON object on stdout");
   cmd->callback([o] { run_llm_check(*o); });
 }

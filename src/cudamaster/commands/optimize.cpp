@@ -51,6 +51,7 @@ struct OptimizeOptions {
   std::string out;
   bool json = false, quiet = false;
   bool allow_libraries = false;
+  bool no_sanitize = false;
   std::string arch;
   std::vector<std::string> flags;
   std::vector<std::string> archs = {"90", "90a"};
@@ -62,6 +63,7 @@ struct OptimizeOptions {
   std::string reasoning_effort;
   double timeout_s = 600;
   int attempts = 6;
+  std::size_t max_reply_bytes = llm::HttpOptions::kDefaultMaxReplyBytes;
   ExecutorOptions executor;
 };
 
@@ -116,6 +118,7 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
   if (!o.pricing.empty()) req.pricing_path = o.pricing;
   req.provider.http.read_timeout = std::chrono::milliseconds{static_cast<std::int64_t>(o.timeout_s * 1000.0)};
   req.provider.retry.max_attempts = o.attempts;
+  req.provider.http.max_reply_bytes = o.max_reply_bytes;
   if (o.replay_match != "system" && o.replay_match != "full") usage("--replay-match must be system or full");
   req.provider.replay_match = o.replay_match == "system" ? llm::ReplayMatch::SystemOnly : llm::ReplayMatch::Full;
   req.provider.replay_allow_reorder = o.replay_reorder;
@@ -155,6 +158,10 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
     c.planner = !o.no_planner;
     c.min_gain = o.min_gain;
     c.allow_libraries = o.allow_libraries;
+    c.sanitize = !o.no_sanitize;
+    if (o.no_sanitize && !o.quiet)
+      fmt::print(stderr, "cudamaster optimize: --no-sanitize: candidates are accepted without compute-sanitizer memcheck and "
+                         "racecheck (memory errors that restore the guard zones, and races, go unseen)\n");
     c.recipe.arch = o.arch;
     c.recipe.flags = o.flags;
     for (const std::string& f : o.flags) {
@@ -249,6 +256,8 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print the suite summary as JSON on stdout");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   cmd->add_flag("--allow-libraries", o->allow_libraries, "Let candidates call vendor libraries (// mskb-link: ...)");
+  cmd->add_flag("--no-sanitize", o->no_sanitize,
+                "Accept candidates without compute-sanitizer memcheck + racecheck (weaker: memory errors and races go unseen)");
   cmd->add_option("--arch", o->arch, "Build architecture (e.g. 90, 90a; default: the harness's)");
   cmd->add_option("--flag", o->flags, "Extra nvcc flag for candidates (whitelisted; repeatable)");
   cmd->add_option("--archs", o->archs, "Architectures the Compiler agent may choose (default 90,90a)");
@@ -263,6 +272,9 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--reasoning-effort", o->reasoning_effort, "Reasoning models: minimal | low | medium | high");
   cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds (default 600)");
   cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included (default 6)");
+  cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
+      ->envname("CUDAMASTER_MAX_REPLY_BYTES")
+      ->check(CLI::PositiveNumber);
   add_executor_options(*cmd, o->executor, true);
   cmd->callback([o, cmd] { run_optimize_command(*o, *cmd); });
 }

@@ -18,12 +18,21 @@ namespace {
 struct Transfer {
   std::string body;
   HttpHeaders headers;
+  std::size_t limit = HttpOptions::kDefaultMaxReplyBytes;
+  bool too_large = false;
 };
 
+// Returning less than it was given makes libcurl abort the transfer (CURLE_WRITE_ERROR): a body
+// above the limit is never held, whatever the server sends.
 size_t on_body(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
-  t->body.append(data, size * count);
-  return size * count;
+  const std::size_t n = size * count;
+  if (n > t->limit - std::min(t->limit, t->body.size())) {
+    t->too_large = true;
+    return 0;
+  }
+  t->body.append(data, n);
+  return n;
 }
 
 size_t on_header(char* data, size_t size, size_t count, void* user) {
@@ -74,6 +83,7 @@ class CurlTransport final : public HttpTransport {
     std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> header_list(raw_list, &curl_slist_free_all);
 
     Transfer transfer;
+    transfer.limit = options.max_reply_bytes;
     char error_buffer[CURL_ERROR_SIZE] = {0};
     CURL* h = curl.get();
     curl_easy_setopt(h, CURLOPT_URL, request.url.c_str());
@@ -100,6 +110,13 @@ class CurlTransport final : public HttpTransport {
     const CURLcode code = curl_easy_perform(h);
     const auto latency = std::chrono::duration_cast<std::chrono::milliseconds>(
         std::chrono::steady_clock::now() - start);
+    if (transfer.too_large) {
+      LlmError e = make_error(LlmErrorKind::ReplyTooLarge, provider, reply_too_large_message(options.max_reply_bytes));
+      long status = 0;
+      curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+      e.http_status = static_cast<int>(status);
+      return e;
+    }
     if (code != CURLE_OK) {
       const std::string detail_text = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
       // curl's own text already says how long it waited ("timed out after 300 milliseconds").

@@ -27,6 +27,7 @@ const char* to_string(LlmErrorKind kind) {
     case LlmErrorKind::ReplayExhausted: return "replay_exhausted";
     case LlmErrorKind::Io: return "io";
     case LlmErrorKind::Unsupported: return "unsupported";
+    case LlmErrorKind::ReplyTooLarge: return "reply_too_large";
   }
   return "unknown";
 }

@@ -86,7 +86,7 @@ FinishReason finish_reason_from_string(const std::string& s) {
 }
 
 Result<LlmErrorKind> error_kind_from_string(const std::string& s) {
-  for (int k = 0; k <= static_cast<int>(LlmErrorKind::Unsupported); ++k)
+  for (int k = 0; k <= static_cast<int>(LlmErrorKind::ReplyTooLarge); ++k)
     if (s == to_string(static_cast<LlmErrorKind>(k))) return static_cast<LlmErrorKind>(k);
   return bad(fmt::format("unknown error kind '{}'", s));
 }

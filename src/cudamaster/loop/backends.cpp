@@ -1,8 +1,11 @@
 #include "cudamaster/loop/backends.hpp"
 
+#include <algorithm>
 #include <regex>
+#include <stdexcept>
 
 #include "mskb/protocol.hpp"
+#include "mskb/suite.hpp"
 
 namespace cudamaster::loop {
 
@@ -16,6 +19,7 @@ mskb::CompileResult MskbBuilder::build(const BuildRequest& r) {
   o.flags = r.recipe.flags;
   o.lineinfo = r.recipe.lineinfo;
   o.allow_libraries = r.allow_libraries;
+  o.binary_policy = r.binary_policy;
   o.cache_dir = cache_dir_;
   return mskb::compile_kernel(r.path, o);
 }
@@ -34,7 +38,7 @@ json to_json(const mskb::CompileResult& r) {
   for (const auto& d : r.diagnostics) diags.push_back({{"file", d.file}, {"line", d.line}, {"severity", d.severity}, {"message", d.message}});
   return {{"ok", r.ok},       {"cache_hit", r.cache_hit}, {"so_path", r.so_path}, {"key", r.key},
           {"seconds", r.seconds}, {"diagnostics", diags}, {"libraries", r.libraries}, {"log", r.log},
-          {"error", r.error}};
+          {"error", r.error}, {"policy", mskb::policy_to_json(r)}};
 }
 
 mskb::CompileResult compile_result_from_json(const json& j) {
@@ -49,16 +53,61 @@ mskb::CompileResult compile_result_from_json(const json& j) {
   if (j.contains("libraries")) r.libraries = j["libraries"].get<std::vector<std::string>>();
   for (const json& d : j.value("diagnostics", json::array()))
     r.diagnostics.push_back({d.value("file", ""), d.value("line", 0), d.value("severity", ""), d.value("message", "")});
+  if (const json p = j.value("policy", json()); p.is_object()) {
+    r.policy_checked = true;
+    r.refused_policy = !p.value("ok", true);
+    for (const json& v : p.value("violations", json::array())) r.policy_violations.push_back({v.value("kind", ""), v.value("symbol", ""), v.value("reason", "")});
+    for (const json& n : p.value("notes", json::array())) r.policy_notes.push_back(n.get<std::string>());
+  }
   return r;
 }
 
 // ---- evaluating
 
+mskb::TaskSpec sanitizer_subset(const mskb::TaskSpec& spec) {
+  auto smallest = [&](std::vector<mskb::Shape> shapes, int n) {
+    std::stable_sort(shapes.begin(), shapes.end(),
+                     [&](const mskb::Shape& a, const mskb::Shape& b) { return spec.complexity(a) < spec.complexity(b); });
+    if (shapes.size() > static_cast<std::size_t>(n)) shapes.resize(static_cast<std::size_t>(n));
+    return shapes;
+  };
+  mskb::TaskSpec s = spec;
+  s.paper = smallest(spec.paper, kSanitizerPaperShapes);
+  s.heldout = smallest(spec.heldout, kSanitizerHeldoutShapes);
+  s.large.clear();
+  s.seeds = kSanitizerSeeds;
+  return s;
+}
+
 mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
-  if (r.gpu.empty()) return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, options_);
   mskb::EvalOptions o = options_;
-  o.env.push_back({"CUDA_VISIBLE_DEVICES", r.gpu});
-  return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, o);
+  if (!r.gpu.empty()) o.env.push_back({"CUDA_VISIBLE_DEVICES", r.gpu});
+  if (r.mode == kEvalFull) return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, o);
+  if (r.mode == kEvalRemeasure) {
+    o.timed_sweeps = {"paper"};
+    o.part = "timing";
+    return mskb::evaluate(*r.spec, r.precision, r.contender + "-remeasure", r.kernel, r.library, o);
+  }
+  if (r.mode != kEvalMemcheck && r.mode != kEvalRacecheck) throw std::invalid_argument("unknown evaluation mode '" + r.mode + "'");
+  if (sanitizer_.empty()) {
+    mskb::ContenderResult res;
+    res.task = r.spec->name;
+    res.precision = mskb::to_string(r.precision);
+    res.contender = r.contender;
+    res.kernel = r.kernel;
+    res.disposition = mskb::disposition::harness_error;
+    res.message = "harness_error: compute-sanitizer not found (set MSKB_SANITIZER, or run with --no-sanitize)";
+    return res;
+  }
+  // As `mskb check --memcheck`: correctness only, one seed, guard zones off (the evaluator turns
+  // them off under a wrapper), a longer call watchdog for the instrumented kernels.
+  const mskb::TaskSpec subset = sanitizer_subset(*r.spec);
+  o.check_only = true;
+  o.seeds = kSanitizerSeeds;
+  o.part = "all";
+  o.wrapper = mskb::sanitizer_wrapper(r.mode, sanitizer_);
+  o.call_timeout_scale *= 20;
+  return mskb::evaluate(subset, r.precision, r.contender + "-" + r.mode, r.kernel, r.library, o);
 }
 
 json to_json(const mskb::ContenderResult& r) { return mskb::result_to_json(r); }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -335,10 +336,11 @@ class Job {
     return c;
   }
 
-  mskb::CompileResult build_step(const Cand& c, const agents::BuildRecipe& recipe, bool allow_libraries) {
+  // `policy`: mskb's binary policy on the built object (every file but the task's vendor contender).
+  mskb::CompileResult build_step(const Cand& c, const agents::BuildRecipe& recipe, bool allow_libraries, bool policy = true) {
     if (const store::Step* st = take(StepKind::build)) return compile_result_from_json(st->payload.value("result", json::object()));
     check_interrupt();
-    const mskb::CompileResult b = sv_.builder->build({c.file, recipe, allow_libraries});
+    const mskb::CompileResult b = sv_.builder->build({c.file, recipe, allow_libraries, policy});
     store::BuildRow row;
     row.job_id = info_.id;
     row.seq = next_seq();
@@ -358,14 +360,18 @@ class Job {
     return b;
   }
 
-  void record_evaluation(const Cand* c, const std::string& contender, const mskb::ContenderResult& r, const Score& s) {
+  // `contender`: baseline | vendor | candidate, or "<contender>/<mode>" for the acceptance
+  // gate's evaluations (candidate/memcheck, candidate/racecheck, baseline/remeasure,
+  // candidate/remeasure). `note` is appended to the row's message; `extra` joins its payload.
+  void record_evaluation(const Cand* c, const std::string& contender, const mskb::ContenderResult& r, const Score& s,
+                         const std::string& note = "", const json& extra = json::object()) {
     store::EvaluationRow row;
     row.job_id = info_.id;
     row.seq = next_seq();
     if (c != nullptr) row.candidate_id = c->id;
     row.contender = contender;
     row.disposition = r.disposition;
-    row.message = r.message;
+    row.message = note.empty() ? r.message : r.message.empty() ? note : r.message + " (" + note + ")";
     row.checks_passed = r.checks_passed;
     row.checks_total = r.checks_total;
     row.p = s.p;
@@ -375,6 +381,7 @@ class Job {
     row.seconds = r.seconds;
     row.shapes = s.shapes;
     row.payload = {{"result", to_json(r)}};
+    for (const auto& [k, v] : extra.items()) row.payload[k] = v;
     sv_.store->record_evaluation(row);
   }
 
@@ -391,6 +398,141 @@ class Job {
                                             : score_result(r, have_baseline_ ? baseline_ : r, have_vendor_ ? &vendor_ : nullptr);
     record_evaluation(&c, contender, r, s);
     return r;
+  }
+
+  // ---- the acceptance gate (a candidate that would replace the best)
+
+  // compute-sanitizer `tool` (memcheck | racecheck) on kSanitizerShapes. Anything but passed
+  // fails the gate (sanitizer_error with the report's first line, or what the checks found).
+  mskb::ContenderResult sanitize_step(const Cand& c, const std::string& library, const std::string& tool) {
+    if (const store::Step* st = take(StepKind::evaluation)) return contender_result_from_json(st->payload.value("result", json::object()));
+    check_interrupt();
+    mskb::ContenderResult r;
+    {
+      exec::GpuLanes::Lease lease = sv_.gpu->acquire(static_cast<int>(info_.id));
+      r = sv_.evaluator->evaluate({&spec_, p_, "candidate", c.file, library, lease.device(), tool});
+    }
+    const mskb::TaskSpec subset = sanitizer_subset(spec_);
+    json shapes = json::array();
+    for (const char* sweep : {"paper", "heldout"})
+      for (const mskb::Shape& sh : subset.sweep(sweep)) shapes.push_back(std::string(sweep) + " " + sh.str());
+    record_evaluation(&c, "candidate/" + tool, r, Score{}, fmt::format("compute-sanitizer {} on {}", tool, kSanitizerShapes),
+                      {{"mode", tool}, {"sanitizer_shapes", kSanitizerShapes}, {"shapes", shapes}});
+    say(fmt::format("compute-sanitizer {}: {}", tool, r.disposition == mskb::disposition::passed ? "passed" : one_line(r.message)));
+    return r;
+  }
+
+  struct Remeasured {
+    bool ok = false;            // both re-measurements correct
+    mskb::ContenderResult cand;  // the candidate's (when the baseline's was correct)
+    std::string baseline_failure;
+    Score score;                 // the candidate against the re-measured baseline
+    Verdict verdict;
+  };
+
+  // Before a candidate becomes the best: the timing part of the paper sweep again, in fresh
+  // runner processes, the baseline and then the candidate back to back on the job's GPU (one
+  // lease over both). The candidate's P is then against the re-measured baseline.
+  Remeasured remeasure_step(const Cand& c, const std::string& library) {
+    Remeasured m;
+    std::optional<exec::GpuLanes::Lease> lease;
+    mskb::ContenderResult base;
+    if (const store::Step* st = take(StepKind::evaluation)) {
+      base = contender_result_from_json(st->payload.value("result", json::object()));
+    } else {
+      check_interrupt();
+      lease.emplace(sv_.gpu->acquire(static_cast<int>(info_.id)));
+      base = sv_.evaluator->evaluate({&spec_, p_, "baseline", base_cand_.file, base_so_, lease->device(), kEvalRemeasure});
+      record_evaluation(&base_cand_, "baseline/remeasure", base, score_result(base, base, nullptr),
+                        fmt::format("re-measured beside candidate {}", c.id), {{"mode", kEvalRemeasure}, {"beside", c.id}});
+    }
+    if (!mskb::is_correct(base.disposition)) {
+      m.baseline_failure = base.message.empty() ? base.disposition : base.message;
+      return m;
+    }
+    auto judged = [&](const mskb::ContenderResult& r) {
+      m.score = score_result(r, base, have_vendor_ ? &vendor_ : nullptr);
+      m.verdict = judge(m.score, best_.score, cfg_.min_gain);
+    };
+    if (const store::Step* st = take(StepKind::evaluation)) {
+      m.cand = contender_result_from_json(st->payload.value("result", json::object()));
+      judged(m.cand);
+    } else {
+      check_interrupt();
+      if (!lease) lease.emplace(sv_.gpu->acquire(static_cast<int>(info_.id)));
+      m.cand = sv_.evaluator->evaluate({&spec_, p_, "candidate", c.file, library, lease->device(), kEvalRemeasure});
+      lease.reset();
+      judged(m.cand);
+      const std::string note =
+          !m.score.correct ? "re-measurement beside the baseline: not correct, not accepted"
+          : m.verdict.accept
+              ? "re-measured beside the baseline: " + m.verdict.reason + ", accepted with this P"
+              : "re-measured beside the baseline: " + m.verdict.reason + ", no longer beats the best by more than the noise: not accepted";
+      record_evaluation(&c, "candidate/remeasure", m.cand, m.score, note, {{"mode", kEvalRemeasure}, {"accepted", m.verdict.accept}});
+    }
+    m.ok = m.score.correct;
+    return m;
+  }
+
+  // The gate a correct candidate whose first measurement beats the best must pass before it
+  // replaces the best: memcheck and racecheck (unless --no-sanitize), then the re-measurement.
+  // A failure the Debug agent can act on comes back as a Problem; otherwise `score` and `verdict`
+  // are updated to the re-measured ones (verdict.accept false: not accepted, `why` says why).
+  std::optional<Problem> acceptance_gate(const Cand& c, const std::string& library, Score& score, Verdict& verdict, std::string& why) {
+    if (cfg_.sanitize) {
+      for (const char* tool : {kEvalMemcheck, kEvalRacecheck}) {
+        const mskb::ContenderResult r = sanitize_step(c, library, tool);
+        if (r.disposition == mskb::disposition::passed) continue;
+        const std::string head = fmt::format(
+            "The kernel's results were correct, but it cannot be accepted: under compute-sanitizer {} (run on {}) the "
+            "harness reported a problem. Fix the memory access or race it names:\n",
+            tool, kSanitizerShapes);
+        return Problem{ProblemKind::harness, head + harness_report(r), std::string(tool) + ": " + short_verdict(r)};
+      }
+    }
+    const double first_p = score.p.value_or(0);
+    const Remeasured m = remeasure_step(c, library);
+    if (!m.baseline_failure.empty()) {
+      verdict.accept = false;
+      why = "the baseline's re-measurement failed (" + one_line(m.baseline_failure, 120) + "): not accepted";
+      return std::nullopt;
+    }
+    if (!m.ok)
+      return Problem{ProblemKind::harness,
+                     "The kernel passed its first evaluation, but a re-measurement in a fresh runner process (the timed paper "
+                     "shapes, checked and timed again) failed:\n" + harness_report(m.cand),
+                     "re-measurement: " + short_verdict(m.cand)};
+    score = m.score;
+    verdict = m.verdict;
+    if (!verdict.accept)
+      why = fmt::format("P {:.2f} at first, but re-measured beside the baseline in a fresh process {}: no longer beats the best "
+                        "by more than the noise",
+                        first_p, verdict.reason);
+    return std::nullopt;
+  }
+
+  // A candidate whose built object the binary policy refused: recorded like a screen rejection
+  // (an evaluation with disposition rejected_static), the offending symbols in the message.
+  void policy_step(const Cand& c, const mskb::CompileResult& b) {
+    if (take(StepKind::evaluation) != nullptr) return;
+    mskb::ContenderResult r;
+    r.task = spec_.name;
+    r.precision = info_.precision;
+    r.contender = "candidate";
+    r.kernel = c.file;
+    r.disposition = mskb::disposition::rejected_static;
+    r.message = b.error;
+    r.failure = {{"policy", mskb::policy_to_json(b)}};
+    record_evaluation(&c, "candidate", r, Score{});
+  }
+
+  static std::string policy_report(const mskb::CompileResult& b) {
+    std::string out = "The binary policy refused the built object (disposition rejected_static). It reads the compiled "
+                      "shared object, so macros or token pasting do not change its verdict:\n";
+    for (const auto& v : b.policy_violations) out += "  - " + v.describe() + "\n";
+    out += "Use the CUDA runtime on the caller's (default) stream and plain C/C++ only: no streams, graphs, host callbacks "
+           "or threads, no files, environment, dynamic loading, driver API or raw system calls.";
+    return out;
   }
 
   // A candidate the screen rejected: recorded as an evaluation with disposition rejected_static.
@@ -451,13 +593,15 @@ class Job {
     const Cand bc = candidate_step("baseline", 0, 0, read_text(base->path), {}, base->path);
     const mskb::CompileResult bb = build_step(bc, agents::BuildRecipe{}, true);
     if (!bb.ok) throw JobStop{"failed", "baseline", "the baseline does not build: " + bb.error};
+    base_cand_ = bc;
+    base_so_ = bb.so_path;
     baseline_ = eval_step(bc, "baseline", bb.so_path);
     if (!mskb::is_correct(baseline_.disposition))
       throw JobStop{"failed", "baseline", "the baseline is not correct here: " + baseline_.message};
     have_baseline_ = true;
     if (vend != nullptr) {
       const Cand vc = candidate_step("vendor", 0, 0, read_text(vend->path), {}, vend->path);
-      const mskb::CompileResult vb = build_step(vc, agents::BuildRecipe{}, true);
+      const mskb::CompileResult vb = build_step(vc, agents::BuildRecipe{}, true, false);  // vendor: trusted
       if (vb.ok) {
         vendor_ = eval_step(vc, "vendor", vb.so_path);
         have_vendor_ = mskb::is_correct(vendor_.disposition);
@@ -569,7 +713,7 @@ class Job {
                      one_line(sc.describe(), 160)};
         } else {
           mskb::CompileResult b = build_step(c, recipe_, cfg_.allow_libraries);
-          while (!b.ok && toolchain_failure(b) && fixes < cfg_.debug_loops) {
+          while (!b.ok && !b.refused_policy && toolchain_failure(b) && fixes < cfg_.debug_loops) {
             ++fixes;
             agents::CompilerInput ci;
             ci.task = brief_;
@@ -587,30 +731,44 @@ class Job {
             recipe_ = adv.recipe;
             b = build_step(c, recipe_, cfg_.allow_libraries);
           }
-          if (!b.ok) {
+          if (!b.ok && b.refused_policy) {
+            policy_step(c, b);
+            problem = {ProblemKind::screen, policy_report(b), one_line(b.error, 160)};
+          } else if (!b.ok) {
             problem = {ProblemKind::compile_error, compile_report(b), "compile_error: " + one_line(first_error(b), 140)};
           } else {
             const mskb::ContenderResult r = eval_step(c, "candidate", b.so_path);
             const Score s = score_result(r, baseline_, have_vendor_ ? &vendor_ : nullptr);
+            Score fs = s;  // the first measurement, or the re-measured one once the gate ran
+            Verdict v;
+            std::string why;
+            std::optional<Problem> gate;
+            if (s.correct) {
+              v = judge(s, best_.score, cfg_.min_gain);
+              if (v.accept) gate = acceptance_gate(c, b.so_path, fs, v, why);
+            }
             if (!s.correct) {
               problem = {ProblemKind::harness, harness_report(r), short_verdict(r)};
+            } else if (gate) {
+              problem = *gate;
             } else {
               any_correct_ = true;
-              if (s.p && (!best_correct_p_ || *s.p > *best_correct_p_)) best_correct_p_ = s.p;
-              const Verdict v = judge(s, best_.score, cfg_.min_gain);
-              round_p = s.p;
-              log.push_back(fmt::format("{}: correct, {}", who, v.reason));
+              if (fs.p && (!best_correct_p_ || *fs.p > *best_correct_p_)) best_correct_p_ = fs.p;
+              round_p = fs.p;
+              log.push_back(fmt::format("{}: correct, {}", who, why.empty() ? v.reason : why));
               if (v.accept) {
                 accepted = true;
-                outcome = fmt::format("accepted: P {:.2f} -> {:.2f}", best_before, s.p.value_or(0));
+                outcome = fmt::format("accepted: P {:.2f} -> {:.2f}", best_before, fs.p.value_or(0));
                 best_.candidate_id = c.id;
                 best_.source = c.source;
                 best_.file = c.file;
                 best_.trusted = false;
-                best_.score = s;
+                best_.score = fs;
                 best_.round = round;
                 best_.sha = c.sha;
                 best_.label = fmt::format("the candidate accepted in round {}", round);
+              } else if (!why.empty()) {
+                outcome = "rejected: correct, " + why;
               } else {
                 outcome = fmt::format("rejected: correct but P {:.2f} does not beat the best {:.2f} by more than the noise margin",
                                       s.p.value_or(0), best_before);
@@ -749,6 +907,8 @@ class Job {
   std::int64_t seq_ = 0;
 
   mskb::ContenderResult baseline_, vendor_;
+  Cand base_cand_;       // the baseline's file, for re-measurements
+  std::string base_so_;  // and its build
   bool have_baseline_ = false, have_vendor_ = false;
   std::optional<double> vendor_p_;
   struct Best {

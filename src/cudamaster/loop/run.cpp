@@ -14,6 +14,7 @@
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
 #include "mskb/registry.hpp"
+#include "mskb/suite.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -58,6 +59,7 @@ json LoopConfig::to_json() const {
             {"planner", planner},
             {"min_gain", min_gain},
             {"allow_libraries", allow_libraries},
+            {"sanitize", sanitize},
             {"recipe", {{"arch", recipe.arch}, {"flags", recipe.flags}, {"lineinfo", recipe.lineinfo}}},
             {"allowed_archs", allowed_archs},
             {"max_minutes", max_minutes ? json(*max_minutes) : json()},
@@ -79,6 +81,7 @@ LoopConfig LoopConfig::from_json(const json& j) {
   c.planner = j.value("planner", c.planner);
   c.min_gain = j.value("min_gain", c.min_gain);
   c.allow_libraries = j.value("allow_libraries", c.allow_libraries);
+  c.sanitize = j.value("sanitize", c.sanitize);
   if (j.contains("recipe")) {
     const json& r = j["recipe"];
     c.recipe.arch = r.value("arch", "");
@@ -149,6 +152,15 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   }
   for (const std::string& t : tasks) (void)mskb::get_task(t);  // throws "unknown task 'x' (did you mean ...)"
   if (tasks.empty()) throw std::runtime_error("no tasks to optimize");
+  // The acceptance gate needs compute-sanitizer (the real evaluator; test doubles bring their own).
+  std::string sanitizer;
+  if (loop.sanitize && backends.evaluator == nullptr) {
+    sanitizer = mskb::find_sanitizer();
+    if (sanitizer.empty())
+      throw std::runtime_error("compute-sanitizer not found (PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin; set "
+                               "MSKB_SANITIZER): candidates must pass memcheck and racecheck to be accepted; --no-sanitize "
+                               "turns the gate off (weaker)");
+  }
   agents::PromptLibrary prompts(prompts_dir);
   for (const char* name : {"rules", "planner.system", "planner.user", "coder.system", "coder.user", "debug.system", "debug.user",
                            "compiler.system", "compiler.user"})
@@ -221,7 +233,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
     mskb::EvalOptions eo;
     eo.ceilings = mskb::ceilings_from(device);
     eo.launcher = executor.launcher;
-    own_evaluator = std::make_unique<MskbEvaluator>(eo);
+    own_evaluator = std::make_unique<MskbEvaluator>(eo, sanitizer);
     evaluator = own_evaluator.get();
   }
   std::unique_ptr<ProfileProvider> own_profiler;

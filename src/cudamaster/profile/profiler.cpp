@@ -261,7 +261,9 @@ ProfileOutcome profile_task(const TaskProfileOptions& o, const Progress& progres
   say(progress, "building " + file);
   mskb::CompileOptions co;
   co.allow_libraries = trusted || o.allow_libraries;
+  co.binary_policy = !trusted;  // a user's kernel runs in the runner only after the binary policy passed it
   const mskb::CompileResult built = mskb::compile_kernel(file, co);
+  if (built.refused_policy) throw ProfileFailure("rejected_static", "cannot profile " + file + ": " + built.error);
   if (!built.ok) throw ProfileFailure("compile_error", "cannot build " + file + ": " + first_error(built));
 
   WorkDir work(o.report_dir, o.launcher.slurm() ? o.launcher.work_root : "");

@@ -55,4 +55,11 @@ bool GuardedBuffer::guards_intact() const {
   return true;
 }
 
+void GuardedBuffer::copy_guards(unsigned char* host) const {
+  if (!guard_) return;
+  const auto* base = static_cast<const unsigned char*>(mem_.get());
+  MSKB_CUDA_CHECK(cudaMemcpy(host, base, guard_, cudaMemcpyDeviceToHost));
+  MSKB_CUDA_CHECK(cudaMemcpy(host + guard_, base + guard_ + bytes_, guard_, cudaMemcpyDeviceToHost));
+}
+
 }  // namespace mskb::gpu

@@ -1,7 +1,10 @@
 // Wrong: launches on its own non-blocking stream and returns without waiting, so the caller's
 // timing (events on the default stream) sees almost nothing. The output is not there when the
 // entry point returns: the harness reads it before synchronising the device.
-// mskb-expect: unsynced
+// mskb-expect: rejected_static
+// Since the binary policy (docs/harness.md, "Threat model"), creating a stream is refused before
+// the kernel runs: rejected_static, naming cudaStreamCreateWithFlags. The dynamic device-idle check
+// (unsynced) stays for what the policy cannot see.
 // mskb-precision: bf16
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>

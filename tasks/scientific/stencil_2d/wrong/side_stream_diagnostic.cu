@@ -1,4 +1,6 @@
-// mskb-expect: unsynced
+// mskb-expect: rejected_static
+// Since the binary policy (docs/harness.md, "Threat model"), creating a stream is refused before
+// the kernel runs: rejected_static, naming cudaStreamCreateWithFlags.
 // mskb-precision: fp32 bf16
 // Shortcut: leaves work running after it returns. The step itself is computed correctly on the
 // legacy stream, but the kernel then launches a "diagnostic" (total mass sum(u_new), e.g. for a

@@ -1,0 +1,224 @@
+// The trust boundary between the parent, the verifier and the candidate (issue 15): the private
+// channel and its shared regions (sealed inputs cannot be written by the receiver), the planned
+// event sequence, and evaluate() against a runner that forges, truncates, repeats or reorders.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mskb/channel.hpp"
+#include "mskb/evaluator.hpp"
+#include "mskb/instance.hpp"
+#include "mskb/protocol.hpp"
+#include "mskb/registry.hpp"
+
+using nlohmann::json;
+using namespace mskb;
+
+TEST(Channel, MessagesAndRegionsCrossAFork) {
+  auto [a, b] = Channel::make_pair();
+  SharedRegion in = SharedRegion::create("test-in", 4096);
+  for (int i = 0; i < 4096; ++i) in.data()[i] = static_cast<unsigned char>(i * 7);
+  in.seal();
+  SharedRegion out = SharedRegion::create("test-out", 4096);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // The child: a candidate. It cannot write the sealed input, can write the output.
+    Message m;
+    if (!b.recv(m) || m.fds.size() != 2) ::_exit(10);
+    const int in_fd = m.fds[0].get();
+    std::string problem;
+    if (::mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, in_fd, 0) != MAP_FAILED) problem += "sealed region mapped writable; ";
+    if (::pwrite(in_fd, "x", 1, 0) == 1) problem += "sealed region written; ";
+    SharedRegion ri = SharedRegion::map(std::move(m.fds[0]), 4096, false);
+    SharedRegion ro = SharedRegion::map(std::move(m.fds[1]), 4096, true);
+    for (int i = 0; i < 4096; ++i) ro.data()[i] = static_cast<unsigned char>(ri.data()[i] + 1);
+    b.send({{"ok", problem.empty()}, {"problem", problem}, {"n", m.body.value("n", 0) + 1}});
+    ::_exit(0);
+  }
+  { Channel gone = std::move(b); }  // the parent keeps only its own end: the child's exit is an end of file
+  a.send({{"op", "instance"}, {"n", 41}}, {in.fd(), out.fd()});
+  Message reply;
+  ASSERT_TRUE(a.recv(reply));
+  EXPECT_EQ(reply.body["n"], 42);
+  EXPECT_TRUE(reply.body["ok"].get<bool>()) << reply.body["problem"];
+  for (int i = 0; i < 4096; ++i) ASSERT_EQ(out.data()[i], static_cast<unsigned char>(i * 7 + 1)) << i;
+  // The child exited: the next receive sees the end, not a message.
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+  Message none;
+  EXPECT_FALSE(a.recv(none));
+  // The creator's own mapping is read-only after sealing, and the region cannot grow.
+  EXPECT_NE(::ftruncate(in.fd(), 8192), 0);
+}
+
+TEST(Channel, MalformedMessagesThrow) {
+  auto [a, b] = Channel::make_pair();
+  ASSERT_EQ(::send(b.fd(), "not json", 8, 0), 8);
+  Message m;
+  EXPECT_THROW(a.recv(m), std::runtime_error);
+}
+
+TEST(InstanceLayout, PlacesEveryBufferOnce) {
+  const TaskSpec& s = get_task("vector_add");
+  const Args a = make_inputs(s, s.paper.front(), Precision::bf16, 1);
+  std::vector<std::size_t> elements;
+  for (const Arg& x : a) elements.push_back(x.data.size());
+  const InstanceLayout l = instance_layout(s, Precision::bf16, elements, 1024);
+  std::size_t in_end = 0, out_end = 0;
+  for (std::size_t i = 0; i < s.params.size(); ++i) {
+    const BufferPlace& b = l.params[i];
+    if (!b.buffer) continue;
+    EXPECT_EQ(b.bytes, elements[i] * 2);
+    EXPECT_EQ(b.uploaded, s.params[i].role == Role::in || s.params[i].role == Role::inplace);
+    if (b.uploaded) {
+      EXPECT_GE(b.in_offset, in_end);
+      in_end = b.in_offset + b.bytes;
+    }
+    EXPECT_GE(b.out_offset, out_end);
+    EXPECT_GE(b.guard_offset, b.out_offset + b.bytes);
+    out_end = b.guard_offset + 2 * 1024;
+  }
+  EXPECT_LE(in_end, l.input_bytes);
+  EXPECT_LE(out_end, l.output_bytes);
+  // The encoded inputs are the rounded values, in bf16 bits.
+  std::vector<unsigned char> region(l.input_bytes);
+  encode_inputs(s, Precision::bf16, a, l, region.data());
+  for (std::size_t i = 0; i < s.params.size(); ++i)
+    if (l.params[i].uploaded) {
+      uint16_t bits;
+      std::memcpy(&bits, region.data() + l.params[i].in_offset + 2 * 5, 2);
+      EXPECT_EQ(static_cast<double>(bf16_to_float(bits)), a[i].data[5]);
+    }
+}
+
+namespace {
+RunRequest two_shape_request() {
+  RunRequest r;
+  r.checks = {{Shape{{"N", 64}}, "paper", {1, 2, 3}}, {Shape{{"N", 128}}, "heldout", {1, 2}}};
+  r.timings = {{Shape{{"N", 64}}, "paper", 3}};
+  return r;
+}
+json ev(const char* kind, int64_t n, const char* sweep, uint64_t seed, const char* disp = "passed") {
+  json e = {{"event", kind}, {"shape", json{{"N", n}}}, {"sweep", sweep}, {"seed", seed}, {"shape_str", "N=" + std::to_string(n)}};
+  if (std::string(kind) == "check") e["disposition"] = disp;
+  return e;
+}
+}  // namespace
+
+TEST(EventSequence, ThePlannedWalkPasses) {
+  const RunRequest r = two_shape_request();
+  const std::vector<json> ok = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2), ev("check", 64, "paper", 3),
+                                ev("timing", 64, "paper", 3), ev("check", 128, "heldout", 1), ev("check", 128, "heldout", 2)};
+  EXPECT_EQ(check_event_sequence(r, ok, true), "");
+  // A failed check ends its shape; no timing after a failure.
+  const std::vector<json> failed = {ev("check", 64, "paper", 1, "wrong_result"), ev("check", 128, "heldout", 1),
+                                    ev("check", 128, "heldout", 2)};
+  EXPECT_EQ(check_event_sequence(r, failed, true), "");
+  // A crash part-way (no done): a prefix is fine, the crash decides.
+  EXPECT_EQ(check_event_sequence(r, {ok[0], ok[1]}, false), "");
+}
+
+TEST(EventSequence, ForgedTruncatedRepeatedReorderedAreRejected) {
+  const RunRequest r = two_shape_request();
+  const std::vector<json> ok = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2), ev("check", 64, "paper", 3),
+                                ev("timing", 64, "paper", 3), ev("check", 128, "heldout", 1), ev("check", 128, "heldout", 2)};
+  EXPECT_NE(check_event_sequence(r, {}, true).find("done after 0 of 5"), std::string::npos);  // zero checks, then done
+  EXPECT_NE(check_event_sequence(r, {ok[0], ok[1]}, true), "");                                // truncated, then done
+  std::vector<json> repeated = ok;
+  repeated.insert(repeated.begin() + 1, ok[0]);
+  EXPECT_NE(check_event_sequence(r, repeated, true).find("unexpected report"), std::string::npos);
+  std::vector<json> reordered = ok;
+  std::swap(reordered[0], reordered[1]);
+  EXPECT_NE(check_event_sequence(r, reordered, true), "");
+  std::vector<json> extra = ok;
+  extra.push_back(ok.back());
+  EXPECT_NE(check_event_sequence(r, extra, true).find("after the planned sequence"), std::string::npos);
+  std::vector<json> no_timing = ok;
+  no_timing.erase(no_timing.begin() + 3);
+  EXPECT_NE(check_event_sequence(r, no_timing, true), "");
+  std::vector<json> wrong_seed = ok;
+  wrong_seed[1]["seed"] = 7;
+  EXPECT_NE(check_event_sequence(r, wrong_seed, true), "");
+  // A timing for a shape that failed is not the runner's.
+  const std::vector<json> timed_after_failure = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2),
+                                                 ev("check", 64, "paper", 3, "wrong_result"), ev("timing", 64, "paper", 3)};
+  EXPECT_NE(check_event_sequence(r, timed_after_failure, true), "");
+}
+
+namespace {
+ContenderResult forged(const std::string& mode) {
+  ::setenv("FORGE_MODE", mode.c_str(), 1);
+  EvalOptions o;
+  o.runner = FORGING_RUNNER;
+  o.ceilings = {4000, 60, 700};
+  return evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
+}
+}  // namespace
+
+TEST(Evaluate, OnlyTheRunnersOwnCompleteReportPasses) {
+  const ContenderResult honest = forged("honest");
+  EXPECT_EQ(honest.disposition, "passed") << honest.message;
+  EXPECT_EQ(honest.checks_passed, honest.checks_total);
+  for (const char* mode : {"no_token", "wrong_token", "zero_checks", "truncate", "repeat", "reorder", "extra", "forged_line"}) {
+    const ContenderResult r = forged(mode);
+    EXPECT_EQ(r.disposition, "harness_error") << mode << ": " << r.message;
+    EXPECT_EQ(r.message.rfind("harness_error: ", 0), 0u) << mode << ": " << r.message;
+  }
+}
+
+TEST(Evaluate, EveryShapeHasTwoSeedsAndTheTimingPartTheLastTwo) {
+  // The honest forger echoes the plan: look at the request it was given.
+  ::setenv("FORGE_MODE", "honest", 1);
+  EvalOptions o;
+  o.runner = FORGING_RUNNER;
+  o.seeds = 1;
+  o.timed_sweeps = {"paper", "large"};
+  o.work_dir = ::testing::TempDir() + "/two-seeds";
+  o.ceilings = {4000, 60, 700};
+  evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
+  std::ifstream in(o.work_dir + "/request.json");
+  const RunRequest all = json::parse(in).get<RunRequest>();
+  for (const CheckItem& c : all.checks) EXPECT_GE(c.seeds.size(), 2u) << c.sweep << " " << c.shape.str();
+  o.part = "timing";
+  o.work_dir = ::testing::TempDir() + "/timing-part";
+  evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
+  std::ifstream in2(o.work_dir + "/request.json");
+  const RunRequest timing = json::parse(in2).get<RunRequest>();
+  for (const CheckItem& c : timing.checks) {
+    EXPECT_EQ(c.seeds.size(), 2u);
+    EXPECT_EQ(c.seeds.back(), c.sweep == "large" ? 2u : 2u);
+  }
+  o.part = "checks";
+  o.work_dir = ::testing::TempDir() + "/checks-part";
+  evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
+  std::ifstream in3(o.work_dir + "/request.json");
+  const RunRequest checks = json::parse(in3).get<RunRequest>();
+  for (const CheckItem& c : checks.checks) EXPECT_NE(c.sweep, "large");  // both large seeds are in the timing part
+}
+
+TEST(TooFast, JudgedOnFlopsAtTheTensorPeakAsWellAsBytes) {
+  const Ceilings c{4000, 60, 800};
+  // A 4096^3 FP32 GEMM: 201 MB of DRAM traffic (50 us) but 137 GFLOP (172 us at 800 TFLOP/s).
+  const Cost gemm{3.0 * 4096 * 4096 * 4, 2.0 * 4096 * 4096 * 4096, false};
+  const double floor = physical_floor_us(gemm, c);
+  EXPECT_NEAR(floor, 2.0 * 4096.0 * 4096 * 4096 / 800e12 * 1e6, 1e-6);
+  TimingStats replay;  // a replayed result: only the output written
+  replay.median_us = 20;
+  replay.n = 50;
+  EXPECT_EQ(judge_timing(replay, floor, TimingPolicy{}), "too_fast");
+  TimingStats real = replay;
+  real.median_us = 2700;
+  EXPECT_EQ(judge_timing(real, floor, TimingPolicy{}), "passed");
+}
