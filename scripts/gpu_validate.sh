@@ -7,6 +7,10 @@
 #     agents    the replay demo of `cudamaster optimize` (store + summary), the same script over a
 #               loopback HTTP server, and `cudamaster profile` on the slice tasks, each timed
 #               (PROFILES=0 skips the profiles)
+#     harness   the harness GPU test alone (bad inputs, paper-sweep evaluation time, repeatability, sharing)
+#     integrity the adversarial corpus (tests/adversarial): `mskb check --contenders adversarial` of its
+#               tasks, the memcheck-gated kernels under --memcheck, the timing-gated ones through
+#               `mskb run`; every kernel must get its declared disposition -> adversarial*.json
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     suite     DESIGN.md's target: `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
@@ -135,6 +139,30 @@ if [[ $phases == *,agents,* ]]; then
     done
   done
   (cd "$OUT" && ls profile.*.json > /dev/null 2>&1 && tar czf profiles.tgz profile.*.json && rm -f profile.*.json)
+fi
+
+if [[ $phases == *,harness,* ]]; then
+  build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1
+  echo "harness_gpu_test rc=$?"
+  grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" | head -30
+fi
+
+if [[ $phases == *,integrity,* ]]; then
+  adv_tasks=$(cd tests/adversarial && ls -d */ | tr -d / | paste -sd,)
+  t1=$(date +%s)
+  $mskb check --task "$adv_tasks" --contenders adversarial --checks-per-gpu "${CHECKS_PER_GPU:-6}" --json "$OUT/adversarial_check.json" \
+    > "$OUT/adversarial_check.log" 2> "$OUT/adversarial_check.progress"
+  echo "adversarial check rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/adversarial_check.log") as declared, $(grep -c '^FAIL' "$OUT/adversarial_check.log") not"
+  grep '^FAIL' "$OUT/adversarial_check.log" | head -20
+  t1=$(date +%s)
+  $mskb check --task "$adv_tasks" --contenders adversarial --memcheck --checks-per-gpu "${CHECKS_PER_GPU:-6}" --json "$OUT/adversarial_memcheck.json" \
+    > "$OUT/adversarial_memcheck.log" 2> "$OUT/adversarial_memcheck.progress"
+  echo "adversarial memcheck rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/adversarial_memcheck.log") as declared, $(grep -c '^FAIL' "$OUT/adversarial_memcheck.log") not"
+  grep '^FAIL' "$OUT/adversarial_memcheck.log" | head -20
+  t1=$(date +%s)
+  $mskb run --task "$adv_tasks" --contenders adversarial --budget 0.05 --checks-per-gpu "${CHECKS_PER_GPU:-6}" --json "$OUT/adversarial_run.json" \
+    --markdown "$OUT/adversarial_run.md" > "$OUT/adversarial_run.log" 2> "$OUT/adversarial_run.progress"
+  echo "adversarial run rc=$? ($(since $t1))"; grep -vE '^\|' "$OUT/adversarial_run.log" | head -30
 fi
 
 if [[ $phases == *,check,* ]]; then

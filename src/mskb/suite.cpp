@@ -347,7 +347,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
   // the run is two-phase: a contender that failed it is not timed, one that passed adds its counts.
   auto run_item = [&](Item& it, const std::string& lane, const std::string& part, const std::optional<ContenderRun>* prior) {
     // Skipped or failed its checks (a declared kernel that failed as declared too): not timed.
-    if (prior && !(*prior && (*prior)->as_expected() && is_correct((*prior)->result.disposition))) return *prior;
+    if (prior && !(*prior && is_correct((*prior)->result.disposition))) return *prior;
     const std::size_t idx = ++started;
     const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items.size(), it.spec->name, to_string(it.precision),
                                           it.kernel.contender, lanes.size() > 1 ? " (gpu " + lane + ")" : "",

@@ -68,12 +68,16 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
 
   EvalOptions e;
   e.ceilings = ceilings_from(device_info(false, ""));
+  // As `mskb run` evaluates: paper + held-out + two random shapes, every shape on two seeds at least.
+  e.random_shapes = 2;
+  e.shape_seed = 1;
   const ContenderResult paper = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
   ASSERT_EQ(paper.disposition, "passed") << paper.message;
   std::printf("paper sweep evaluation (%d checks + %zu timed shapes): %.2f s\n", paper.checks_total, paper.timings.size(), paper.seconds);
   EXPECT_LT(paper.seconds, 3.0);
 
   // Repeatability: the same kernel measured twice on the large sweep (>= 20 us per call).
+  e.random_shapes = 0;
   e.timed_sweeps = {"large"};
   const ContenderResult r1 = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
   const ContenderResult r2 = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
