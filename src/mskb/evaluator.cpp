@@ -22,14 +22,15 @@ namespace mskb {
 
 bool is_correct(const std::string& d) { return d == disposition::passed || d == disposition::noisy; }
 
-std::string judge_timing(const TimingStats& t, double floor_us, const TimingPolicy& p) {
+std::string judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us) {
   if (t.wall_gap_p90_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return disposition::unsynced;
-  if (floor_us > 0 && t.median_us < p.too_fast_fraction * floor_us) return disposition::too_fast;
+  if (dram_floor_us > 0 && t.median_us < p.too_fast_fraction * dram_floor_us) return disposition::too_fast;
+  if (flop_floor_us > 0 && t.median_us < p.too_fast_flop_fraction * flop_floor_us) return disposition::too_fast;
   if (t.noise > p.max_noise) return disposition::noisy;
   return disposition::passed;
 }
 
-double physical_floor_us(const Cost& c, const Ceilings& ceilings) { return roofline_us(c.bytes, c.flops, true, ceilings); }
+double flop_floor_us(const Cost& c, const Ceilings& ceilings) { return roofline_us(0.0, c.flops, true, ceilings); }
 
 std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p) {
   return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? disposition::unsynced : disposition::passed;
@@ -330,8 +331,8 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     // impossibility floor: the bytes must cross DRAM (L2 is flushed) and the FLOPs take at least
     // the time of the device's fastest measured arithmetic (BF16 tensor cores), whatever the
     // precision (tensor-core emulation of FP32 included).
-    const double floor_us = physical_floor_us(c, opt.ceilings);
-    st.disposition = after != disposition::passed ? after : judge_timing(st.time, floor_us, opt.policy);
+    const double dram_us = roofline_us(c.bytes, 0.0, false, opt.ceilings), flops_us = flop_floor_us(c, opt.ceilings);
+    st.disposition = after != disposition::passed ? after : judge_timing(st.time, dram_us, opt.policy, flops_us);
     const bool worse = res.disposition == disposition::passed ||
                        (res.disposition == disposition::noisy && st.disposition != disposition::noisy);
     if (st.disposition != disposition::passed && worse) {
@@ -341,9 +342,10 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
       if (after != disposition::passed)
         res.message = at + "after repeated timed calls, " + t["after_detail"].value("message", std::string());
       else if (st.disposition == disposition::too_fast)
-        res.message = at + "median " + std::to_string(st.time.median_us) + " us is below half the physical floor (" +
-                      std::to_string(floor_us) + " us: the minimum DRAM traffic at the measured bandwidth, or the FLOPs at the "
-                      "device's BF16 tensor peak)";
+        res.message = at + "median " + std::to_string(st.time.median_us) + " us is impossible: its minimum DRAM traffic needs " +
+                      std::to_string(dram_us) + " us at the measured bandwidth (limit " + std::to_string(opt.policy.too_fast_fraction) +
+                      "x) and its FLOPs " + std::to_string(flops_us) + " us at the device's BF16 tensor peak (limit " +
+                      std::to_string(opt.policy.too_fast_flop_fraction) + "x)";
       else if (st.disposition == disposition::unsynced)
         res.message = at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_p90_us)) +
                       " us after the entry point returned (in at least a tenth of " + std::to_string(st.time.n) + " timed calls)";

@@ -212,13 +212,19 @@ TEST(TooFast, JudgedOnFlopsAtTheTensorPeakAsWellAsBytes) {
   const Ceilings c{4000, 60, 800};
   // A 4096^3 FP32 GEMM: 201 MB of DRAM traffic (50 us) but 137 GFLOP (172 us at 800 TFLOP/s).
   const Cost gemm{3.0 * 4096 * 4096 * 4, 2.0 * 4096 * 4096 * 4096, false};
-  const double floor = physical_floor_us(gemm, c);
-  EXPECT_NEAR(floor, 2.0 * 4096.0 * 4096 * 4096 / 800e12 * 1e6, 1e-6);
-  TimingStats replay;  // a replayed result: only the output written
-  replay.median_us = 20;
+  const double dram = roofline_us(gemm.bytes, 0, false, c), flops = flop_floor_us(gemm, c);
+  EXPECT_NEAR(flops, 2.0 * 4096.0 * 4096 * 4096 / 800e12 * 1e6, 1e-6);
+  TimingStats replay;  // a replayed result: above half the DRAM time, far below the FLOP time
+  replay.median_us = 40;
   replay.n = 50;
-  EXPECT_EQ(judge_timing(replay, floor, TimingPolicy{}), "too_fast");
+  EXPECT_EQ(judge_timing(replay, dram, TimingPolicy{}), "passed");  // bytes alone would not see it
+  EXPECT_EQ(judge_timing(replay, dram, TimingPolicy{}, flops), "too_fast");
+  TimingStats fast = replay;  // 1.4x past the tensor peak (a Strassen level, a better kernel): possible
+  fast.median_us = flops / 1.4;
+  EXPECT_EQ(judge_timing(fast, dram, TimingPolicy{}, flops), "passed");
+  fast.median_us = flops / 1.5;
+  EXPECT_EQ(judge_timing(fast, dram, TimingPolicy{}, flops), "too_fast");
   TimingStats real = replay;
   real.median_us = 2700;
-  EXPECT_EQ(judge_timing(real, floor, TimingPolicy{}), "passed");
+  EXPECT_EQ(judge_timing(real, dram, TimingPolicy{}, flops), "passed");
 }

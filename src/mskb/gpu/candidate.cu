@@ -273,7 +273,7 @@ RawTiming time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2Flu
     if (i > 1000 || (i >= 1 && seconds_since(w0) > 2.0)) break;  // long calls: two warm-ups suffice
   }
   RawTiming r;
-  double sampled_s = 0;
+  double sampled_s = 0, paused_s = 0;  // paused: the verifier looking at a sample's outputs
   const auto t_begin = Clock::now();
   while (true) {
     prepare();
@@ -295,9 +295,12 @@ RawTiming time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2Flu
     r.gaps.push_back(std::chrono::duration<double, std::micro>(h2 - h1).count());
     sampled_s += static_cast<double>(ms) * 1e-3;
     const int n = static_cast<int>(r.samples.size());
-    if (!after_sample(n - 1)) break;
+    const auto p0 = Clock::now();
+    const bool go_on = after_sample(n - 1);
+    paused_s += seconds_since(p0);
+    if (!go_on) break;
     // The budget bounds the time; a call longer than the budget still gets three samples.
-    if (n >= cfg.max_samples || (seconds_since(t_begin) >= cfg.max_time_s && n >= 3)) break;
+    if (n >= cfg.max_samples || (seconds_since(t_begin) - paused_s >= cfg.max_time_s && n >= 3)) break;
     if (n >= cfg.min_samples && sampled_s >= cfg.min_time_s && n % 5 == 0) {
       const TimingStats t = summarize_samples(r.samples);
       if (t.noise < cfg.target_noise) break;
@@ -387,7 +390,7 @@ class Candidate {
     const std::vector<int> verify_at = b.value("verify_at", std::vector<int>{});
     const RawTiming r = time_entry(fn_, *d_, cfg, *l2_, [&](int i) {
       if (std::find(verify_at.begin(), verify_at.end(), i) == verify_at.end()) return true;
-      d_->copy_all(out_.data());
+      d_->copy_outputs(out_.data());  // outputs only: the last sample's copy has inputs and guards
       ch_.send({{"snapshot", i}});
       Message reply;
       if (!ch_.recv(reply)) throw CandidateFatal("harness_error", "verifier gone");
@@ -412,17 +415,26 @@ int run_candidate(int channel_fd) {
   // This process must not outlive the verifier (a killed verifier leaves no kernel running).
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() == 1) return 3;
-  Channel ch{UniqueFd(channel_fd)};
-  const int fd = ch.fd();
+  // The verifier's end stays open while the fatal report goes out (the candidate object that
+  // threw may be gone by then).
+  const Channel reply{UniqueFd(::dup(channel_fd))};
+  auto report = [&](const std::string& disposition, const char* message) {
+    try {
+      reply.send({{"fatal", disposition}, {"message", message}});
+    } catch (const std::exception&) {
+      // the verifier is gone: nothing more to say
+    }
+  };
   try {
-    Candidate(std::move(ch)).serve();
+    Candidate c{Channel{UniqueFd(channel_fd)}};
+    c.serve();
     return 0;
   } catch (const CandidateFatal& f) {
-    Channel(UniqueFd(::dup(fd))).send({{"fatal", f.disposition}, {"message", f.what()}});
+    report(f.disposition, f.what());
   } catch (const CudaError& e) {
-    Channel(UniqueFd(::dup(fd))).send({{"fatal", disposition_for(e.code())}, {"message", e.what()}});
+    report(disposition_for(e.code()), e.what());
   } catch (const std::exception& e) {
-    Channel(UniqueFd(::dup(fd))).send({{"fatal", "harness_error"}, {"message", e.what()}});
+    report("harness_error", e.what());
   }
   return 3;
 }
