@@ -424,6 +424,7 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
           if (!on_partial) continue;
           SuiteReport so_far;
           so_far.device = report.device;
+          so_far.shape_seed = report.shape_seed;
           so_far.partial = true;
           for (std::size_t k = 0; k < items.size(); ++k) {
             if (results[k]) so_far.runs.push_back(*results[k]);
