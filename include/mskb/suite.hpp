@@ -43,6 +43,10 @@ struct SuitePlan {
   // and checked like held-out shapes; the seed is recorded in the report (`--shape-seed` replays).
   uint64_t shape_seed = 0;  // 0: draw one per run (recorded)
   int random_shapes = 2;
+  // A timed run's sanitizer gate (`mskb run --sanitize`): before a contender other than a vendor
+  // one is timed, compute-sanitizer memcheck and racecheck check it on sanitizer_subset(); a
+  // report makes it sanitizer_error (not timed).
+  bool sanitize_gate = false;
 };
 
 struct ContenderRun {
@@ -103,6 +107,10 @@ std::vector<std::string> sanitizer_wrapper(const std::string& tool, const std::s
 // compute-sanitizer: $MSKB_SANITIZER, PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin;
 // empty when there is none.
 std::string find_sanitizer();
+// The shapes the sanitizer gates check (cudamaster's acceptance and `mskb run --sanitize`): the
+// two smallest paper shapes and the smallest held-out shape (by complexity), no large sweep.
+inline constexpr const char* kSanitizerShapes = "the two smallest paper shapes and the smallest held-out shape, two seeds each";
+TaskSpec sanitizer_subset(const TaskSpec& spec);
 
 // Symbols a built library exports (nm -D --defined-only); empty on failure.
 std::vector<std::string> exported_symbols(const std::string& so_path);

@@ -220,6 +220,20 @@ std::string find_sanitizer() {
   return find_cuda_tool("compute-sanitizer", e != nullptr ? e : "");
 }
 
+TaskSpec sanitizer_subset(const TaskSpec& spec) {
+  auto smallest = [&](std::vector<Shape> shapes, std::size_t n) {
+    std::stable_sort(shapes.begin(), shapes.end(), [&](const Shape& a, const Shape& b) { return spec.complexity(a) < spec.complexity(b); });
+    if (shapes.size() > n) shapes.resize(n);
+    return shapes;
+  };
+  TaskSpec s = spec;
+  s.paper = smallest(spec.paper, 2);
+  s.heldout = smallest(spec.heldout, 1);
+  s.large.clear();
+  s.seeds = 2;
+  return s;
+}
+
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial) {
   SuiteReport report;
   EvalOptions eval = plan.eval;
@@ -237,6 +251,12 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
       gpu_lanes(plan.gpus, report.device.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
   report.device["lanes"] = lanes;
   std::string sanitizer;
+  if (plan.sanitize_gate && plan.sanitizer.empty() && !eval.check_only) {
+    sanitizer = find_sanitizer();
+    if (sanitizer.empty())
+      throw std::runtime_error("--sanitize: compute-sanitizer not found on PATH, in $CUDA_HOME/bin, next to nvcc or in "
+                               "/usr/local/cuda/bin (set MSKB_SANITIZER)");
+  }
   if (!plan.sanitizer.empty()) {
     if (plan.sanitizer != "memcheck" && plan.sanitizer != "racecheck")
       throw std::invalid_argument("unknown sanitizer tool '" + plan.sanitizer + "' (memcheck or racecheck)");
@@ -387,11 +407,37 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
         if (lanes.size() > 1 || !plan.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
         if (!plan.sanitizer.empty()) {
           e.check_only = true;
-          e.seeds = 1;  // the sanitizer checks accesses; values were checked with every seed without it
+          e.seeds = 2;  // the least (the second in the first's buffers): the sanitizer checks accesses, values were checked with every seed without it
           e.wrapper = sanitizer_wrapper(plan.sanitizer, sanitizer);
           e.call_timeout_scale *= 20;  // instrumented kernels run far slower
         }
-        r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
+        // The sanitizer gate of a timed run: memcheck and racecheck before the timing (vendor
+        // contenders are trusted library code).
+        const bool gate = plan.sanitize_gate && plan.sanitizer.empty() && !eval.check_only && part != "checks" &&
+                          it.kernel.contender != "vendor";
+        if (gate)
+          for (const char* tool : {"memcheck", "racecheck"}) {
+            say(label + ": " + tool, false);
+            EvalOptions g = e;
+            g.part = "all";
+            g.check_only = true;
+            g.random_shapes = 0;
+            g.wrapper = sanitizer_wrapper(tool, sanitizer);
+            g.call_timeout_scale *= 20;
+            const ContenderResult sr = evaluate(sanitizer_subset(*it.spec), it.precision, it.kernel.contender, it.kernel.path,
+                                                run.build.so_path, g);
+            r.seconds += sr.seconds;
+            if (sr.disposition != disposition::passed) {
+              r = sr;
+              r.message = std::string(tool) + " on " + kSanitizerShapes + ": " + sr.message;
+              break;
+            }
+          }
+        if (!gate || r.disposition == disposition::not_run) {
+          const double gate_s = r.seconds;
+          r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
+          r.seconds += gate_s;
+        }
         if (prior) {
           r.checks_passed += (*prior)->result.checks_passed;
           r.checks_total += (*prior)->result.checks_total;

@@ -162,6 +162,10 @@ int mskb_main(int argc, char** argv) {
   std::string md_path, matrix_path;
   run->add_option("--markdown", md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
+  bool sanitize_gate = false;
+  run->add_flag("--sanitize", sanitize_gate,
+                "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "
+                "a report makes it sanitizer_error");
   auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
   add_common(check);
   std::string check_sweep;
@@ -331,6 +335,7 @@ int mskb_main(int argc, char** argv) {
     }
     plan.gpus = gpus;
     plan.checks_per_gpu = checks_per_gpu;
+    plan.sanitize_gate = sanitize_gate;
     if (!skip_done_path.empty()) {
       std::ifstream in(skip_done_path);
       plan.skip_done = json::parse(in, nullptr, false);

@@ -317,6 +317,38 @@ TEST(MskbCli, CategorySelectsEveryTaskOfThatCategory) {
 
 // Device-busy gaps after a call are `unsynced` in a plain check, but not judged under the
 // sanitizer (its instrumentation distorts them); memcheck leaves API errors to the harness.
+// mskb run --sanitize: memcheck and racecheck on the smallest shapes before a contender (not a
+// vendor) is timed; a report makes it sanitizer_error and it is not timed.
+TEST(MskbCli, RunSanitizeGatesTheTimingOnComputeSanitizer) {
+  Cli c;
+  c.env["MSKB_SANITIZER"] = std::string(CM_AGENTS_FAKES) + "/compute-sanitizer";
+  c.env["FAKE_SANITIZER_LOG"] = c.dir.file("sanitizer.log");
+  const std::string kernel = c.dir.file("racy.cu");
+  std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/sparse/spmv_csr/baseline_fp32.cu")
+                        << "\n// fake-sanitizer: racecheck Race reported between Write access and Read access\n";
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline", "--kernel", kernel,
+                        "--sanitize", "--budget", "0.01", "--json", c.dir.file("run.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 1) << p.err;  // a contender is not correct
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  ASSERT_EQ(report["contenders"].size(), 2u) << report.dump();
+  for (const json& r : report["contenders"]) {
+    if (r["contender"] == "baseline") {
+      EXPECT_EQ(r["disposition"], "passed") << r.dump();
+    } else {
+      EXPECT_EQ(r["disposition"], "sanitizer_error") << r.dump();
+      const std::string msg = r["message"];
+      EXPECT_EQ(msg.rfind(std::string("racecheck on ") + mskb::kSanitizerShapes, 0), 0u) << msg;
+      EXPECT_NE(msg.find("Race reported between Write access and Read access"), std::string::npos) << msg;
+    }
+  }
+  for (const json& t : report["results"]) EXPECT_EQ(t["contender"], "baseline") << "only the baseline was timed";
+  // Baseline: memcheck and racecheck; the racy kernel: memcheck (clean) and racecheck (the report).
+  const auto calls = read_lines(c.dir.file("sanitizer.log"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (const std::string& call : calls) EXPECT_NE(call.find("--target-processes all"), std::string::npos) << call;
+}
+
 TEST(MskbCli, MemcheckWrapsTheRunnerAndDoesNotJudgeGaps) {
   Cli c;
   c.env["FAKE_RUNNER_GAP_US"] = "5000";

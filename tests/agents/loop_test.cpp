@@ -247,7 +247,7 @@ TEST(Loop, SanitizerFailureIsNotAcceptedAndGoesToDebug) {
   const auto rows = s->rows("evaluations", job.id);
   const std::string msg = rows[3]["message"];
   EXPECT_NE(msg.find("sanitizer_error: Invalid __global__ write of size 4 bytes"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("compute-sanitizer memcheck on the two smallest paper shapes and the smallest held-out shape, one seed each"),
+  EXPECT_NE(msg.find("compute-sanitizer memcheck on the two smallest paper shapes and the smallest held-out shape, two seeds each"),
             std::string::npos) << msg;
   EXPECT_EQ(rows[3]["payload"]["sanitizer_shapes"], loop::kSanitizerShapes);
   EXPECT_EQ(rows[3]["payload"]["shapes"].size(), 3u);

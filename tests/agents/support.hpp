@@ -19,6 +19,7 @@
 #include "cudamaster/loop/summary.hpp"
 #include "fake_markers.hpp"
 #include "mskb/registry.hpp"
+#include "mskb/suite.hpp"
 
 namespace cmtest {
 
@@ -146,7 +147,10 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
     const bool sanitize = r.mode == loop::kEvalMemcheck || r.mode == loop::kEvalRacecheck;
     if (r.mode == loop::kEvalRemeasure && m.remeasure_speed > 0) m.speed = m.remeasure_speed;
     res.checks_total = 3 * static_cast<int>(r.spec->paper.size() + r.spec->heldout.size());
-    if (sanitize) res.checks_total = loop::kSanitizerPaperShapes + loop::kSanitizerHeldoutShapes;
+    if (sanitize) {
+      const mskb::TaskSpec subset = mskb::sanitizer_subset(*r.spec);
+      res.checks_total = subset.seeds * static_cast<int>(subset.paper.size() + subset.heldout.size());
+    }
     if (sanitize && m.sanitizer_tool == r.mode) {
       res.disposition = "sanitizer_error";
       res.message = "sanitizer_error: " + m.sanitizer_line;

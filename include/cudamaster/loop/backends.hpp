@@ -17,6 +17,7 @@
 #include "cudamaster/agents/agents.hpp"
 #include "mskb/compiler.hpp"
 #include "mskb/evaluator.hpp"
+#include "mskb/suite.hpp"
 #include "mskb/task.hpp"
 
 namespace cudamaster::loop {
@@ -68,15 +69,10 @@ inline constexpr const char* kEvalRacecheck = "racecheck";
 inline constexpr const char* kEvalRemeasure = "remeasure";
 
 // The sanitizer gate's shapes (instrumented kernels run 10-100x slower, so not the whole sweep):
-// the kSanitizerPaperShapes smallest paper shapes and the kSanitizerHeldoutShapes smallest
-// held-out shapes by complexity, kSanitizerSeeds seed each. kSanitizerShapes says so in
-// messages and the run store.
-inline constexpr int kSanitizerPaperShapes = 2;
-inline constexpr int kSanitizerHeldoutShapes = 1;
-inline constexpr int kSanitizerSeeds = 1;
-inline constexpr const char* kSanitizerShapes = "the two smallest paper shapes and the smallest held-out shape, one seed each";
-// `spec` with only those shapes (paper and heldout cut, no large sweep).
-mskb::TaskSpec sanitizer_subset(const mskb::TaskSpec& spec);
+// mskb's sanitizer_subset (mskb/suite.hpp), the same as `mskb run --sanitize`; kSanitizerShapes
+// says which in messages and the run store.
+using mskb::kSanitizerShapes;
+using mskb::sanitizer_subset;
 
 struct EvalRequest {
   const mskb::TaskSpec* spec = nullptr;

@@ -64,21 +64,6 @@ mskb::CompileResult compile_result_from_json(const json& j) {
 
 // ---- evaluating
 
-mskb::TaskSpec sanitizer_subset(const mskb::TaskSpec& spec) {
-  auto smallest = [&](std::vector<mskb::Shape> shapes, int n) {
-    std::stable_sort(shapes.begin(), shapes.end(),
-                     [&](const mskb::Shape& a, const mskb::Shape& b) { return spec.complexity(a) < spec.complexity(b); });
-    if (shapes.size() > static_cast<std::size_t>(n)) shapes.resize(static_cast<std::size_t>(n));
-    return shapes;
-  };
-  mskb::TaskSpec s = spec;
-  s.paper = smallest(spec.paper, kSanitizerPaperShapes);
-  s.heldout = smallest(spec.heldout, kSanitizerHeldoutShapes);
-  s.large.clear();
-  s.seeds = kSanitizerSeeds;
-  return s;
-}
-
 mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
   mskb::EvalOptions o = options_;
   if (!r.gpu.empty()) o.env.push_back({"CUDA_VISIBLE_DEVICES", r.gpu});
@@ -103,7 +88,7 @@ mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
   // them off under a wrapper), a longer call watchdog for the instrumented kernels.
   const mskb::TaskSpec subset = sanitizer_subset(*r.spec);
   o.check_only = true;
-  o.seeds = kSanitizerSeeds;
+  o.seeds = subset.seeds;
   o.part = "all";
   o.wrapper = mskb::sanitizer_wrapper(r.mode, sanitizer_);
   o.call_timeout_scale *= 20;
