@@ -13,7 +13,7 @@
 #               `mskb run`; every kernel must get its declared disposition -> adversarial*.json
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
-#     suite     DESIGN.md's target: `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
+#     suite     full-suite target (docs/harness.md 11): `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
 #               timed with the project build (run it as the first phase of a fresh build) -> suite_paper.*
 #     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
 #               activation tasks' graph-API pointwise nodes, with its bandwidth -> pw_engines.log
@@ -181,7 +181,7 @@ if [[ $phases == *,memcheck,* ]]; then
 fi
 
 if [[ $phases == *,suite,* ]]; then
-  # DESIGN.md target: the full suite (baseline + vendor of every task, both precisions, paper
+  # docs/harness.md section 11: the full suite (baseline + vendor of every task, both precisions, paper
   # sweep) in < 10 min on one H200 from a cold build: this script's project build (above, when
   # not SKIP_BUILD) plus `mskb run` with an empty kernel cache, on the first GPU only.
   t1=$(date +%s)

@@ -17,7 +17,8 @@
 
 namespace mskb {
 
-// Every way an evaluation can end (DESIGN.md, extended). Strings are the JSON contract.
+// Every way an evaluation can end (listed in README.md, judged as docs/harness.md describes).
+// Strings are the JSON contract.
 namespace disposition {
 inline constexpr const char* passed = "passed";
 inline constexpr const char* compile_error = "compile_error";

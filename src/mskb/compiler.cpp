@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -253,7 +254,10 @@ CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& o
     }
   }
 
-  const fs::path tmp = dir / (r.key + ".tmp." + std::to_string(::getpid()) + ".so");
+  // Unique per build, not only per process: threads of one process (a build pool, cudamaster's
+  // jobs) can build the same key at once (a task's vendor.cu serves both precisions).
+  static std::atomic<unsigned> builds{0};
+  const fs::path tmp = dir / (r.key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++builds) + ".so");
   cmd.push_back("-o");
   cmd.push_back(tmp.string());
   cmd.push_back(fs::absolute(cu_path).string());

@@ -142,7 +142,7 @@ TEST(Slurm, SlurmJobsBoundsTheStepsAtOnce) {
                               c.slurm("--partition=gpu")));
   ASSERT_EQ(p.code, 0) << p.err;
   // Four jobs, each its baseline and vendor: eight steps, two at a time (never three).
-  EXPECT_EQ(count_with(srun_calls(c.dir.file("srun.log")), "--job-name=cudamaster-eval"), 8u);
+  EXPECT_EQ(count_with(srun_calls(c.dir.file("srun.log")), "--job-name=cudamaster-eval"), 8u) << p.err;
   EXPECT_EQ(read_lines(c.dir.file("runner.log")).size(), 8u);
   EXPECT_EQ(read_file(c.dir.file("max")), "2\n");
   EXPECT_EQ(read_file(c.dir.file("count")), "0\n");

@@ -1,5 +1,5 @@
 // The harness on a real GPU: bad inputs get one-line errors and the right dispositions without
-// stopping the run; the performance targets of DESIGN.md (evaluation < 3 s over the paper sweep,
+// stopping the run; the performance targets of docs/harness.md section 11 (evaluation < 3 s over the paper sweep,
 // repeatability within 2% for kernels >= 20 us, cached rebuild < 0.1 s) are measured and printed.
 #include <gtest/gtest.h>
 

@@ -13,6 +13,7 @@
 
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "mskb/random_shapes.hpp"
 #include "mskb/registry.hpp"
 #include "mskb/suite.hpp"
 
@@ -194,6 +195,9 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
               {"executor", executor.to_json()},
               {"jobs", request.jobs},
               {"replay_match", request.provider.replay_match == llm::ReplayMatch::SystemOnly ? "system" : "full"},
+              // The random shapes every candidate is also checked on (mskb/random_shapes.hpp):
+              // drawn once per run, the same in a resumed session.
+              {"shape_seed", mskb::fresh_shape_seed()},
               {"cudamaster", "0.1.0"}};
     run_id = store->create_run(llm_text, config);
     // The default output folder names the run, so it is recorded once the id is known.
@@ -233,6 +237,9 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
     mskb::EvalOptions eo;
     eo.ceilings = mskb::ceilings_from(device);
     eo.launcher = executor.launcher;
+    // Runs from before random shapes (no seed recorded) keep their plan when resumed.
+    eo.shape_seed = config.value("shape_seed", uint64_t{0});
+    eo.random_shapes = eo.shape_seed != 0 ? 2 : 0;
     own_evaluator = std::make_unique<MskbEvaluator>(eo, sanitizer);
     evaluator = own_evaluator.get();
   }

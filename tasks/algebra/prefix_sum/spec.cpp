@@ -68,7 +68,7 @@ MSKB_TASK(prefix_sum) {
     const double rtol = fp32_scan_rtol(s["N"]);
     return p == Precision::fp32 ? Tolerance{1e-7, rtol} : Tolerance{1e-7, 8e-3 + rtol};
   };
-  // TASKS.md: complexity N^2 (as published), although the work is O(N).
+  // Complexity N^2 as published (docs/tasks.md, Scoring), although the work is O(N).
   spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["N"]) * static_cast<uint64_t>(s["N"]); };
   spec.cost = [](const Shape& s, Precision p) {
     const double n = static_cast<double>(s["N"]);

@@ -75,7 +75,7 @@ MSKB_TASK(top_k) {
   };
   // Values are copies of input elements and indices are exact: no tolerance.
   spec.tolerance = [](const Shape&, Precision) { return Tolerance{0.0, 0.0}; };
-  // TASKS.md: N*log2(N); at least N so that N = 1 still counts.
+  // Published complexity N*log2(N) (docs/tasks.md, Scoring); at least N so that N = 1 still counts.
   spec.complexity = [](const Shape& s) {
     const double n = static_cast<double>(s["N"]);
     return static_cast<uint64_t>(std::llround(n * std::max(1.0, std::log2(n))));

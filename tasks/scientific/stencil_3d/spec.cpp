@@ -15,7 +15,7 @@ MSKB_TASK(stencil_3d) {
       "everywhere; u_old is read only. r stays float in BF16 (0.25 on the paper sizes, as in the published harness; "
       "other inputs use other r in [0.05, 0.25], so r must be read, not assumed). Any dimension may be 1 or 2 (then "
       "every point is boundary). BF16: load bf16, compute in FP32, store bf16 once.";
-  spec.vendor = "";  // no library stencil (TASKS.md: none)
+  spec.vendor = "";  // no library stencil (no vendor contender: docs/tasks.md)
   spec.params = {out("u_new"), in("u_old"), float_arg("r"), int_arg("nx"), int_arg("ny"), int_arg("nz")};
   for (int64_t x : {64, 128, 256})
     for (int64_t y : {64, 128, 256})

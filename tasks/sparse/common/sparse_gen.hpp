@@ -10,7 +10,7 @@
 //    random ranking of the lines, water-filled against the line capacity), so a few lines are
 //    completely dense and the tail is short; about 3% of the lines are empty where the format
 //    allows it. This is where load balancing decides sparse kernel performance.
-// CSR/CSC have sorted, duplicate-free indices per line. COO (TASKS.md): entries 0..rows-1 hold one
+// CSR/CSC have sorted, duplicate-free indices per line. COO (spmv_coo in docs/tasks.md): entries 0..rows-1 hold one
 // entry of each row, the rest follow in random order. ELL: row-major rows x width slots, padding
 // slots have col = -1 and value 0; padding sits at the row's end for the uniform generator and at
 // random slots inside the row for the skewed one.
@@ -319,7 +319,7 @@ struct Coo {
   std::vector<double> val;
 };
 
-// TASKS.md's COO order: entry i < rows is one (random) entry of row i, the remaining entries follow
+// The published COO order (spmv_coo in docs/tasks.md): entry i < rows is one (random) entry of row i, the rest follow
 // in uniformly random order. Every row of `csr` must be non-empty. The shuffle is cache friendly:
 // each remaining entry is scattered to a random bucket of ~1024 slots, then every bucket is
 // shuffled (i.i.d. bucket keys + a uniform order inside each bucket = a uniform permutation).
@@ -450,7 +450,7 @@ inline Compressed csr_of(const SparseMatrix& m) {
   return c;
 }
 
-// COO order for a user's matrix: TASKS.md's (one entry per row first, the rest shuffled) when no row
+// COO order for a user's matrix: the published one (one entry per row first, the rest shuffled) when no row
 // is empty, otherwise every entry in random order.
 inline Coo coo_for_user(const Compressed& csr, Rng& rng) {
   bool every_row = true;
