@@ -46,4 +46,7 @@ int run_command(const std::vector<std::string>& argv, std::string& output, doubl
 
 std::string tail_lines(const std::string& text, std::size_t max_lines);
 
+// "SIGSEGV", "SIGABRT", ... for the signals a crashing child dies of; "a signal" otherwise.
+const char* signal_name(int signal);
+
 }  // namespace mskb

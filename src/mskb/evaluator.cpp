@@ -63,18 +63,6 @@ std::string evaluation_token() {
 
 namespace {
 
-const char* signal_name(int s) {
-  switch (s) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    default: return "signal";
-  }
-}
-
 // The runner's last words (srun's own task-status lines skipped).
 std::string last_log_line(const std::string& log) { return last_child_line(log); }
 

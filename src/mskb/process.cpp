@@ -72,6 +72,19 @@ std::string read_file_tail(const std::string& path, std::size_t max_bytes) {
 
 }  // namespace
 
+const char* signal_name(int s) {
+  switch (s) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    default: return "a signal";
+  }
+}
+
 std::string tail_lines(const std::string& text, std::size_t max_lines) {
   std::size_t pos = text.size();
   std::size_t lines = 0;

@@ -32,6 +32,7 @@
 #include "mskb/gpu_sharing.hpp"
 #include "mskb/instance.hpp"
 #include "mskb/matrix_market.hpp"
+#include "mskb/process.hpp"
 #include "mskb/protocol.hpp"
 #include "mskb/registry.hpp"
 
@@ -70,19 +71,6 @@ class Reporter {
 };
 
 std::string disposition_for(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "out_of_memory" : "launch_error"; }
-
-const char* signal_name(int s) {
-  switch (s) {
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE";
-    case SIGILL: return "SIGILL";
-    case SIGKILL: return "SIGKILL";
-    case SIGTERM: return "SIGTERM";
-    default: return "a signal";
-  }
-}
 
 // The dispositions a candidate may end itself with; anything else it claims is a harness error.
 std::string candidate_disposition(const std::string& d) {
