@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU validation (used on the H200 through the device tool; usable on any GPU machine).
+# GPU validation on any GPU machine (the committed H200 results were made with it).
 #   scripts/gpu_validate.sh PHASES        PHASES: a comma list of
 #     tests     mskb device, every shipped kernel built, the harness and FP64-reference gpu tests,
 #               and the per-task gtest shipped_kernels_gpu_test for $SHIPPED_TASKS (default the six
@@ -35,7 +35,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
 phases=",${1:-tests},"
-# The device tool returns at most 8 files: everything but console.log and earlier bundles goes into
+# Remote command runners may return only a few files: everything but console.log and earlier bundles goes into
 # one more archive (`gpu_validate.sh bundle` alone does just that, e.g. after a timeout).
 bundle() {
   (cd "$OUT" && find . -mindepth 1 -maxdepth 1 ! -name console.log ! -name 'results*.tgz' ! -name .bundle -printf '%P\n' > .bundle &&

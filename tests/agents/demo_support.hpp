@@ -105,7 +105,7 @@ class Demo {
       }
       res.disposition = verdict.value("disposition", "passed");
       if (r.mode == loop::kEvalMemcheck || r.mode == loop::kEvalRacecheck) {  // the acceptance gate: no timing
-        res.checks_total = mskb::sanitizer_subset(*r.spec).seeds * static_cast<int>(mskb::sanitizer_subset(*r.spec).paper.size() + mskb::sanitizer_subset(*r.spec).heldout.size());
+        res.checks_total = sanitizer_checks(*r.spec);
         if (res.disposition == "passed") res.checks_passed = res.checks_total;
         return res;
       }

@@ -23,6 +23,12 @@
 
 namespace cmtest {
 
+// The checks a sanitizer-gate evaluation makes (mskb::sanitizer_subset: its shapes x its seeds).
+inline int sanitizer_checks(const mskb::TaskSpec& spec) {
+  const mskb::TaskSpec subset = mskb::sanitizer_subset(spec);
+  return subset.seeds * static_cast<int>(subset.paper.size() + subset.heldout.size());
+}
+
 namespace agents = cudamaster::agents;
 namespace loop = cudamaster::loop;
 namespace store = cudamaster::store;
@@ -147,10 +153,7 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
     const bool sanitize = r.mode == loop::kEvalMemcheck || r.mode == loop::kEvalRacecheck;
     if (r.mode == loop::kEvalRemeasure && m.remeasure_speed > 0) m.speed = m.remeasure_speed;
     res.checks_total = 3 * static_cast<int>(r.spec->paper.size() + r.spec->heldout.size());
-    if (sanitize) {
-      const mskb::TaskSpec subset = mskb::sanitizer_subset(*r.spec);
-      res.checks_total = subset.seeds * static_cast<int>(subset.paper.size() + subset.heldout.size());
-    }
+    if (sanitize) res.checks_total = sanitizer_checks(*r.spec);
     if (sanitize && m.sanitizer_tool == r.mode) {
       res.disposition = "sanitizer_error";
       res.message = "sanitizer_error: " + m.sanitizer_line;
