@@ -121,6 +121,9 @@ struct ContenderResult {
   // Runner time by phase, summed over shapes and seeds: generate (inputs on the host and their
   // upload), reference (FP64), check (checked calls and comparison), timing (timed calls).
   std::map<std::string, double> phase_seconds;
+  // The compute-sanitizer tools that ran clean on it before its timing (`mskb run --sanitize`,
+  // cudamaster's gate), on kSanitizerShapes; empty when no gate ran.
+  std::vector<std::string> sanitized;
   std::string log_tail;
 };
 

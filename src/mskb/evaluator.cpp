@@ -460,6 +460,7 @@ json result_to_json(const ContenderResult& r) {
           {"checks_total", r.checks_total},
           {"seconds", r.seconds},
           {"phase_seconds", r.phase_seconds},
+          {"sanitized", r.sanitized},
           {"log_tail", r.log_tail}};
 }
 
@@ -475,6 +476,7 @@ ContenderResult result_from_json(const json& j) {
   r.checks_passed = j.value("checks_passed", 0);
   if (j.contains("phase_seconds") && j["phase_seconds"].is_object())
     r.phase_seconds = j["phase_seconds"].get<std::map<std::string, double>>();
+  if (j.contains("sanitized") && j["sanitized"].is_array()) r.sanitized = j["sanitized"].get<std::vector<std::string>>();
   r.checks_total = j.value("checks_total", 0);
   r.seconds = j.value("seconds", 0.0);
   r.log_tail = j.value("log_tail", "");

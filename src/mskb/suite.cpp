@@ -415,9 +415,11 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
         // contenders are trusted library code).
         const bool gate = plan.sanitize_gate && plan.sanitizer.empty() && !eval.check_only && part != "checks" &&
                           it.kernel.contender != "vendor";
+        std::vector<std::string> sanitized;
+        double gate_s = 0;
         if (gate)
           for (const char* tool : {"memcheck", "racecheck"}) {
-            say(label + ": " + tool, false);
+            say(label + ": " + tool + " on " + kSanitizerShapes, false);
             EvalOptions g = e;
             g.part = "all";
             g.check_only = true;
@@ -426,17 +428,23 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
             g.call_timeout_scale *= 20;
             const ContenderResult sr = evaluate(sanitizer_subset(*it.spec), it.precision, it.kernel.contender, it.kernel.path,
                                                 run.build.so_path, g);
-            r.seconds += sr.seconds;
+            gate_s += sr.seconds;
             if (sr.disposition != disposition::passed) {
               r = sr;
+              r.seconds = 0;  // counted in gate_s
               r.message = std::string(tool) + " on " + kSanitizerShapes + ": " + sr.message;
               break;
             }
+            sanitized.push_back(tool);
           }
         if (!gate || r.disposition == disposition::not_run) {
-          const double gate_s = r.seconds;
           r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, run.build.so_path, e);
+          r.sanitized = sanitized;
+        }
+        if (gate) {
           r.seconds += gate_s;
+          r.phase_seconds["sanitizer"] += gate_s;
+          r.sanitized = sanitized;
         }
         if (prior) {
           r.checks_passed += (*prior)->result.checks_passed;
@@ -446,7 +454,8 @@ SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const Par
         }
       }
     }
-    say(fmt::format("{}: {}{}{} ({:.1f} s{})", label, r.disposition,
+    say(fmt::format("{}: {}{}{}{} ({:.1f} s{})", label, r.disposition,
+                    r.sanitized.empty() ? "" : " (" + r.sanitized.front() + (r.sanitized.size() > 1 ? " + " + r.sanitized.back() : "") + " clean)",
                     it.expect.empty() ? "" : (r.disposition == it.expect ? " (as declared)" : " (DECLARED " + it.expect + ")"),
                     r.message.empty() ? "" : " - " + r.message,
                     r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
@@ -535,6 +544,7 @@ json SuiteReport::to_json() const {
                           {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)},
                           {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
     if (run.timing_pending) contenders.back()["timing_pending"] = true;
+    if (!r.sanitized.empty()) contenders.back()["sanitized"] = {{"tools", r.sanitized}, {"shapes", kSanitizerShapes}};
     std::map<std::string, std::vector<WeightedSample>> weighted;
     std::map<std::string, std::vector<double>> speedups;
     for (const auto& t : r.timings) {

@@ -335,7 +335,11 @@ TEST(MskbCli, RunSanitizeGatesTheTimingOnComputeSanitizer) {
   for (const json& r : report["contenders"]) {
     if (r["contender"] == "baseline") {
       EXPECT_EQ(r["disposition"], "passed") << r.dump();
+      EXPECT_EQ(r["sanitized"]["tools"], json({"memcheck", "racecheck"})) << r.dump();
+      EXPECT_EQ(r["sanitized"]["shapes"], mskb::kSanitizerShapes) << r.dump();
+      EXPECT_GT(r["phase_seconds"].value("sanitizer", 0.0), 0.0) << r.dump();
     } else {
+      EXPECT_EQ(r["sanitized"]["tools"], json({"memcheck"})) << "memcheck ran clean before racecheck failed: " << r.dump();
       EXPECT_EQ(r["disposition"], "sanitizer_error") << r.dump();
       const std::string msg = r["message"];
       EXPECT_EQ(msg.rfind(std::string("racecheck on ") + mskb::kSanitizerShapes, 0), 0u) << msg;
