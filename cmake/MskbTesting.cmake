@@ -7,6 +7,7 @@ function(mskb_add_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ARGS" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main mskb_warnings)
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # test-only helpers: "support/..."
   add_test(NAME ${T_NAME} COMMAND ${T_NAME} ${T_ARGS})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)

@@ -15,12 +15,12 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "mskb/files.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/matrix_market.hpp"
-#include "mskb/protocol.hpp"
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/util/files.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

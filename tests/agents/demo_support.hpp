@@ -10,7 +10,7 @@
 #include <stdexcept>
 
 #include "cudamaster/loop/backends.hpp"
-#include "mskb/sha256.hpp"
+#include "mskb/util/sha256.hpp"
 #include "support.hpp"
 
 namespace cmtest {

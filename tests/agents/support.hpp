@@ -18,8 +18,8 @@
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
 #include "fake_markers.hpp"
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 
 namespace cmtest {
 

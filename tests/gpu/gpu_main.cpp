@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "mskb/evaluator.hpp"
+#include "mskb/harness/evaluator.hpp"
 
 int main(int argc, char** argv) {
   try {

@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <map>
 
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 
 using namespace mskb;
 

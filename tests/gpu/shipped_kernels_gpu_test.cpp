@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 
 using namespace mskb;
 

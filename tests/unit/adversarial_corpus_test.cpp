@@ -18,9 +18,9 @@
 #include <sstream>
 #include <string>
 
-#include "mskb/compiler.hpp"
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 // The binary policy (mskb/binary_policy.hpp) on real shared objects built with the harness's nvcc
 // recipe at test time (no GPU needed), and its allowlist classification as pure functions.
-#include "mskb/binary_policy.hpp"
+#include "mskb/harness/binary_policy.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <future>
 #include <map>
 
-#include "mskb/compiler.hpp"
+#include "mskb/harness/compiler.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;

@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "mskb/compiler.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/harness/suite.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;

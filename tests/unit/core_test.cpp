@@ -11,14 +11,14 @@
 #include <filesystem>
 #include <fstream>
 
-#include "mskb/gpu_sharing.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/parallel.hpp"
-#include "mskb/process.hpp"
-#include "mskb/protocol.hpp"
-#include "mskb/evaluator.hpp"
-#include "mskb/sha256.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/util/gpu_sharing.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/util/process.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/util/sha256.hpp"
+#include "mskb/harness/suite.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-#include "mskb/gpu_sharing.hpp"
+#include "mskb/util/gpu_sharing.hpp"
 
 using namespace mskb;
 

@@ -16,11 +16,11 @@
 
 #include <gtest/gtest.h>
 
-#include "mskb/channel.hpp"
-#include "mskb/evaluator.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/protocol.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/util/channel.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/core/registry.hpp"
 
 using nlohmann::json;
 using namespace mskb;

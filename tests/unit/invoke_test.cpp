@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "mskb/invoke.hpp"
+#include "mskb/core/invoke.hpp"
 
 namespace {
 

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "mskb/evaluator.hpp"
-#include "mskb/launcher.hpp"
-#include "mskb/process.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/launcher.hpp"
+#include "mskb/util/process.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;

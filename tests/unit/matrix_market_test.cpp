@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "mskb/compiler.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/matrix_market.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 namespace fs = std::filesystem;

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "mskb/evaluator.hpp"
-#include "mskb/scoring.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/core/scoring.hpp"
+#include "mskb/harness/suite.hpp"
 
 using namespace mskb;
 

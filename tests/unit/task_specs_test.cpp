@@ -9,9 +9,9 @@
 #include <iostream>
 #include <set>
 
-#include "mskb/instance.hpp"
-#include "mskb/random_shapes.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/random_shapes.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -9,7 +9,7 @@
 
 #include "cudamaster/agents/code_answer.hpp"
 #include "cudamaster/agents/prompt.hpp"
-#include "mskb/task.hpp"
+#include "mskb/core/task.hpp"
 
 namespace cudamaster::agents {
 

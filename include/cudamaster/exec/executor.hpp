@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/launcher.hpp"
+#include "mskb/harness/launcher.hpp"
 
 namespace cudamaster::exec {
 

@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cudamaster/agents/agents.hpp"
-#include "mskb/compiler.hpp"
-#include "mskb/evaluator.hpp"
-#include "mskb/suite.hpp"
-#include "mskb/task.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/suite.hpp"
+#include "mskb/core/task.hpp"
 
 namespace cudamaster::loop {
 

@@ -16,7 +16,7 @@
 
 #include "cudamaster/agents/task_brief.hpp"
 #include "cudamaster/store/store.hpp"
-#include "mskb/evaluator.hpp"
+#include "mskb/harness/evaluator.hpp"
 
 namespace cudamaster::loop {
 

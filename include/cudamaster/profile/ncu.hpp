@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "mskb/launcher.hpp"
+#include "mskb/harness/launcher.hpp"
 
 namespace cudamaster::profile {
 

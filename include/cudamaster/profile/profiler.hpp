@@ -13,7 +13,7 @@
 
 #include "cudamaster/profile/ncu.hpp"
 #include "cudamaster/profile/report.hpp"
-#include "mskb/task.hpp"
+#include "mskb/core/task.hpp"
 
 namespace cudamaster::profile {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "mskb/task.hpp"
+#include "mskb/core/task.hpp"
 
 namespace mskb::gpu {
 

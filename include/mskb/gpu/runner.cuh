@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/protocol.hpp"
+#include "mskb/harness/protocol.hpp"
 
 namespace mskb::gpu {
 

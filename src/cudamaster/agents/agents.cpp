@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "mskb/compiler.hpp"
+#include "mskb/harness/compiler.hpp"
 
 namespace cudamaster::agents {
 

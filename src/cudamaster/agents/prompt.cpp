@@ -7,8 +7,8 @@
 #include <set>
 #include <sstream>
 
-#include "mskb/compiler.hpp"
-#include "mskb/sha256.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/util/sha256.hpp"
 
 namespace fs = std::filesystem;
 

@@ -7,7 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "mskb/compiler.hpp"
+#include "mskb/harness/compiler.hpp"
 
 namespace fs = std::filesystem;
 

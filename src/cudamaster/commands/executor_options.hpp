@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "mskb/launcher.hpp"
+#include "mskb/harness/launcher.hpp"
 
 namespace CLI {
 class App;

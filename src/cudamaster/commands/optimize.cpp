@@ -23,10 +23,10 @@
 #include "commands/executor_options.hpp"
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
-#include "mskb/compiler.hpp"
-#include "mskb/evaluator.hpp"
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 #endif
 
 namespace cudamaster::cli {

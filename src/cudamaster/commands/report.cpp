@@ -16,7 +16,7 @@
 
 #include "cudamaster/loop/html_report.hpp"
 #include "cudamaster/store/store.hpp"
-#include "mskb/files.hpp"
+#include "mskb/util/files.hpp"
 #endif
 
 namespace cudamaster::cli {

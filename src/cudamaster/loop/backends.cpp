@@ -4,8 +4,8 @@
 #include <regex>
 #include <stdexcept>
 
-#include "mskb/protocol.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/harness/suite.hpp"
 
 namespace cudamaster::loop {
 

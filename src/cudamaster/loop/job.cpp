@@ -11,10 +11,10 @@
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/score.hpp"
 #include "cudamaster/loop/screen.hpp"
-#include "mskb/files.hpp"
-#include "mskb/registry.hpp"
-#include "mskb/sha256.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/util/files.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/util/sha256.hpp"
+#include "mskb/harness/suite.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -13,9 +13,9 @@
 
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
-#include "mskb/random_shapes.hpp"
-#include "mskb/registry.hpp"
-#include "mskb/suite.hpp"
+#include "mskb/core/random_shapes.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

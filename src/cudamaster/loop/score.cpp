@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "mskb/scoring.hpp"
+#include "mskb/core/scoring.hpp"
 
 namespace cudamaster::loop {
 

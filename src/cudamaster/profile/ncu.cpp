@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/compiler.hpp"
-#include "mskb/process.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/util/process.hpp"
 
 namespace fs = std::filesystem;
 

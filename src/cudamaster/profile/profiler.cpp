@@ -7,11 +7,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "mskb/compiler.hpp"
-#include "mskb/evaluator.hpp"
-#include "mskb/process.hpp"
-#include "mskb/protocol.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/util/process.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/core/registry.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -23,15 +23,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/channel.hpp"
+#include "mskb/util/channel.hpp"
 #include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/runner.cuh"
-#include "mskb/instance.hpp"
-#include "mskb/invoke.hpp"
-#include "mskb/parallel.hpp"
-#include "mskb/protocol.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/invoke.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/core/registry.hpp"
 
 namespace mskb::gpu {
 

@@ -10,7 +10,7 @@
 
 #include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/runner.cuh"
-#include "mskb/gpu_sharing.hpp"
+#include "mskb/util/gpu_sharing.hpp"
 
 namespace mskb::gpu {
 

@@ -25,16 +25,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/channel.hpp"
+#include "mskb/util/channel.hpp"
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/reference.cuh"
 #include "mskb/gpu/runner.cuh"
-#include "mskb/gpu_sharing.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/matrix_market.hpp"
-#include "mskb/process.hpp"
-#include "mskb/protocol.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/util/gpu_sharing.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/util/process.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/core/registry.hpp"
 
 namespace mskb::gpu {
 

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "mskb/fp32_error_model.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "support/fp32_error_model.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -1,8 +1,8 @@
 // high_order_contraction: C[a,b,c] = sum_{x,y} A[a,x,b,y] * B[x,c,y].
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // FP32 accumulation error bound for sums of K products of U(-1,1) values (rms term 1/3); see

@@ -1,5 +1,5 @@
 // matrix_copy: B = A for an M x N row-major matrix.
-#include "mskb/task.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_copy) {
   using namespace mskb;

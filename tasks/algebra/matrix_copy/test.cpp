@@ -1,7 +1,7 @@
 // Hand-checked cases for the matrix_copy reference.
 #include <gtest/gtest.h>
 
-#include "mskb/registry.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

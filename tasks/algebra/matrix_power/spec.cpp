@@ -4,8 +4,8 @@
 #include <numeric>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // matrix_scalar_mul: B = scalar * A for an M x N row-major matrix.
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_scalar_mul) {
   using namespace mskb;

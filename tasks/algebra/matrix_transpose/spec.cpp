@@ -1,8 +1,8 @@
 // matrix_transpose: B = A^T, A is M x N row-major, B is N x M row-major.
 #include <algorithm>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_transpose) {
   using namespace mskb;

@@ -1,8 +1,8 @@
 // matrix_vector_mul: y = A x, A is M x N row-major.
 #include <algorithm>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // FP32 accumulation error bound for sums of K products of U(-1,1) values (rms term 1/3). A sequential

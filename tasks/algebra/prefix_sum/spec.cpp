@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // Inputs are U(0,1), so every prefix is positive and grows like i/2, and the FP32 error of any summation

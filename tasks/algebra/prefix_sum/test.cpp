@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/instance.hpp"
-#include "mskb/one_cpu.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "support/one_cpu.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -1,6 +1,6 @@
 // reverse_array: output[i] = input[N-1-i].
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(reverse_array) {
   using namespace mskb;

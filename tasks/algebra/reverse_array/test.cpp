@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
-#include "mskb/one_cpu.hpp"
-#include "mskb/registry.hpp"
+#include "support/one_cpu.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

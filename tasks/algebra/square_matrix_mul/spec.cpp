@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // FP32 accumulation error bound for sums of K products of U(-1,1) values (rms term 1/3). A sequential

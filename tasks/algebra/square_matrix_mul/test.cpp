@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <numeric>
 
-#include "mskb/instance.hpp"
-#include "mskb/one_cpu.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "support/one_cpu.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -1,6 +1,6 @@
 // vector_add: C = A + B, elementwise.
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(vector_add) {
   using namespace mskb;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(layer_norm) {
   using namespace mskb;

@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "mskb/instance.hpp"
-#include "mskb/one_cpu.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "support/one_cpu.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own

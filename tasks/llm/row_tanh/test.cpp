@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(softmax) {
   using namespace mskb;

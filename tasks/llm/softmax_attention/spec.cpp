@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 mskb::Shape shape(int64_t q, int64_t kv, int64_t dqk, int64_t dv) {

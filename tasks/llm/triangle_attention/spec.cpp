@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 mskb::Shape shape(int64_t b, int64_t h, int64_t s, int64_t d) { return mskb::Shape{{"b", b}, {"h", h}, {"s", s}, {"d", d}}; }

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // FP32 error of a K-term dot product of values in [-1, 1]: sqrt(K) growth for blocked or tree orders plus a

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // FP32 error of a K-term dot product of values in [-1, 1] (see conv_1d).

@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 // |y| <= 10 and b - a <= 2000 by construction of the generator.

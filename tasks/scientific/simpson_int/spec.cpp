@@ -4,8 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 constexpr double kMaxTerm = 10.0;    // |y| <= 10

@@ -8,10 +8,10 @@
 #include <cstdio>
 #include <vector>
 
-#include "mskb/fp32_error_model.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/one_cpu.hpp"
-#include "mskb/registry.hpp"
+#include "support/fp32_error_model.hpp"
+#include "mskb/core/instance.hpp"
+#include "support/one_cpu.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -2,8 +2,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(stencil_2d) {
   using namespace mskb;

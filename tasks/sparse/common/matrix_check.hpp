@@ -10,10 +10,10 @@
 #include <filesystem>
 #include <string>
 
-#include "mskb/compiler.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/matrix_market.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/util/files.hpp"  // source_root
+#include "mskb/core/instance.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/core/registry.hpp"
 
 namespace mskb::sparse_test {
 

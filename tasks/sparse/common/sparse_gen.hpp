@@ -27,9 +27,9 @@
 #include <utility>
 #include <vector>
 
-#include "mskb/matrix_market.hpp"
-#include "mskb/parallel.hpp"
-#include "mskb/task.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/util/parallel.hpp"
+#include "mskb/core/task.hpp"
 
 namespace mskb::sparse {
 

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
-#include "mskb/task.hpp"
+#include "mskb/core/task.hpp"
 
 namespace {
 

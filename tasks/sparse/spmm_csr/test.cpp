@@ -8,9 +8,9 @@
 
 #include "../common/matrix_check.hpp"
 #include "../common/sparse_gen.hpp"
-#include "mskb/fp32_error_model.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "support/fp32_error_model.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "../common/matrix_check.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "../common/sparse_gen.hpp"
-#include "mskb/matrix_market.hpp"
-#include "mskb/task.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/core/task.hpp"
 
 MSKB_TASK(spmv_csr) {
   using namespace mskb;

@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "../common/matrix_check.hpp"
-#include "mskb/instance.hpp"
-#include "mskb/registry.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
 
 using namespace mskb;
 

@@ -1,0 +1,75 @@
+// Owns building kernel files: nvcc -> shared object, cached by content hash (source, local
+// includes, flags, libraries, compiler version), with compile errors returned as structured
+// diagnostics. Candidates link only the CUDA runtime unless libraries are allowed; a file asks
+// for libraries with a line `// mskb-link: cublas cusparse` (whitelist: cublas, cublasLt,
+// cusparse, cufft, cudnn, curand).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/harness/binary_policy.hpp"
+#include "mskb/util/files.hpp"  // source_root
+
+namespace mskb {
+
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  std::string severity;  // error | warning | note
+  std::string message;
+};
+
+struct CompileOptions {
+  std::string arch = "";               // "90" -> sm_90, "90a" -> sm_90a; empty = build default
+  std::vector<std::string> flags;      // extra nvcc flags, each checked against the whitelist
+  bool lineinfo = false;               // -lineinfo (for profiling)
+  bool allow_libraries = false;        // honour `// mskb-link:` (always true for baseline/vendor)
+  std::string cache_dir;               // empty = default_cache_dir()
+  // Apply the binary policy (mskb/binary_policy.hpp) to the built object, also on a cache hit:
+  // set for every untrusted kernel (user files, baselines, wrong/ kernels, candidates), never for
+  // vendor contenders. With allow_libraries the `// mskb-link:` libraries widen the allowlist.
+  bool binary_policy = false;
+  double timeout_s = 300;
+};
+
+struct CompileResult {
+  bool ok = false;
+  bool cache_hit = false;
+  std::string so_path;
+  std::string key;
+  double seconds = 0;
+  std::vector<Diagnostic> diagnostics;
+  std::vector<std::string> libraries;
+  std::string log;      // nvcc output (warnings on success)
+  std::string error;    // one line, when !ok
+  // The binary policy's verdict (binary_policy set and the build succeeded): a refusal makes the
+  // result not ok with refused_policy set and error "rejected_static: imports X: reason; ...".
+  bool policy_checked = false;
+  bool refused_policy = false;
+  std::vector<PolicyViolation> policy_violations;
+  std::vector<std::string> policy_notes;
+};
+
+CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt);
+
+// The policy verdict of a build, as `mskb build --json` and the run store carry it:
+// {"ok": bool, "violations": [{"kind", "symbol", "reason"}], "notes": [...]}; null when not applied.
+nlohmann::json policy_to_json(const CompileResult& r);
+
+std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log);
+std::vector<std::string> requested_libraries(const std::string& source);
+// Throws std::invalid_argument for a flag outside the whitelist.
+void check_flag(const std::string& flag);
+
+std::string default_cache_dir();  // $MSKB_CACHE_DIR, else $XDG_CACHE_HOME/mskb, else ~/.cache/mskb
+std::string nvcc_path();          // $MSKB_NVCC, else the configured CUDA compiler
+std::string nvcc_version();       // `nvcc --version`, cached per process
+// A CUDA toolkit program (compute-sanitizer, ncu): `explicit_path` if it contains a '/' (and is
+// executable), else that name or `name` on PATH, then in $CUDA_HOME/bin, next to nvcc_path(), and
+// in /usr/local/cuda/bin. Empty when none is found.
+std::string find_cuda_tool(const std::string& name, const std::string& explicit_path = "");
+
+}  // namespace mskb

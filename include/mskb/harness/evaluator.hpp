@@ -1,0 +1,149 @@
+// Owns judging one contender (a built kernel library) for one task and precision: it writes
+// the request, runs mskb-runner in a child process under a watchdog, reads the streamed events,
+// and turns them into dispositions. Host-only; the policy functions are pure and unit-tested.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/harness/launcher.hpp"
+#include "mskb/harness/protocol.hpp"
+#include "mskb/core/scoring.hpp"
+#include "mskb/core/task.hpp"
+
+namespace mskb {
+
+// Every way an evaluation can end (listed in README.md, judged as docs/harness.md describes).
+// Strings are the JSON contract.
+namespace disposition {
+inline constexpr const char* passed = "passed";
+inline constexpr const char* compile_error = "compile_error";
+inline constexpr const char* missing_entry = "missing_entry";
+inline constexpr const char* launch_error = "launch_error";
+inline constexpr const char* out_of_memory = "out_of_memory";
+inline constexpr const char* crashed = "crashed";
+inline constexpr const char* timeout = "timeout";
+inline constexpr const char* wrong_result = "wrong_result";
+inline constexpr const char* unwritten_output = "unwritten_output";
+inline constexpr const char* input_mutated = "input_mutated";
+inline constexpr const char* out_of_bounds = "out_of_bounds";
+inline constexpr const char* unsynced = "unsynced";  // work left running after the entry point returned
+inline constexpr const char* rejected_static = "rejected_static";
+inline constexpr const char* too_fast = "too_fast";
+inline constexpr const char* noisy = "noisy";
+inline constexpr const char* no_device = "no_device";
+inline constexpr const char* harness_error = "harness_error";
+inline constexpr const char* sanitizer_error = "sanitizer_error";  // compute-sanitizer reported an error
+inline constexpr int kSanitizerExitCode = 86;
+inline constexpr const char* not_run = "not_run";
+}  // namespace disposition
+bool is_correct(const std::string& d);  // passed or noisy: the numbers stand, the kernel is right
+
+struct TimingPolicy {
+  // Impossible times (too_fast): a median below this fraction of the time the minimum DRAM
+  // traffic needs at the measured bandwidth (L2 is flushed before every sample), or below
+  // too_fast_flop_fraction of the time the task's FLOPs need at the device's fastest measured
+  // arithmetic (the BF16 tensor peak, whatever the task's precision). The FLOP margin allows a
+  // kernel tuned past cuBLAS's measured peak and an algorithm with fewer multiplications
+  // (one Strassen level: 7/8), not a result replayed without the arithmetic.
+  double too_fast_fraction = 0.5;
+  double too_fast_flop_fraction = 0.7;
+  double unsynced_gap_us = 200;     // device still busy this long after the entry point returned
+  double unsynced_gap_fraction = 0.25;
+  double max_noise = 0.02;          // relative standard error above this at budget end: noisy
+};
+// dram_floor_us: the minimum DRAM traffic at the measured bandwidth; flop_floor_us: the FLOPs at
+// the fastest measured peak (0: not judged). See TimingPolicy.
+std::string judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us = 0);
+std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
+// The FLOPs of `c` at the fastest measured peak of the device (BF16 tensor), in microseconds.
+double flop_floor_us(const Cost& c, const Ceilings& ceilings);
+
+// The runner's extra environment: `extra` plus glibc.malloc.hugetlb=1 in GLIBC_TUNABLES (merged
+// with `inherited`, the caller's GLIBC_TUNABLES, or with one in `extra`): the large sweeps'
+// multi-GB host buffers then fault in 2 MB transparent huge pages instead of 4 KB pages (the
+// page faults, not the generators, dominated input generation on a VM: 2 GB took seconds).
+std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<std::pair<std::string, std::string>> extra,
+                                                                    const char* inherited);
+
+struct ShapeTiming {
+  std::string sweep;
+  Shape shape;
+  uint64_t complexity = 0;
+  double roofline_us = 0;
+  TimingStats time;
+  std::string disposition;
+};
+
+struct EvalOptions {
+  std::vector<std::string> timed_sweeps = {"paper"};  // correctness always covers paper + heldout
+  // Sweeps checked besides paper, heldout and the timed ones (mskb check --sweep large).
+  std::vector<std::string> checked_sweeps;
+  // Random shapes drawn from the task's valid size space (random_shapes(spec, shape_seed, n)),
+  // checked like held-out shapes (sweep "random"); 0 shapes: none.
+  int random_shapes = 0;
+  uint64_t shape_seed = 0;
+  bool check_only = false;
+  int seeds = 3;  // per paper/heldout/random shape; every shape gets at least 2 (the second runs in the first's buffers)
+  TimingConfig timing;
+  TimingPolicy policy;
+  Ceilings ceilings;
+  std::string runner;                       // empty: mskb-runner next to this executable
+  std::string work_dir;                     // request and log files; empty: a temp dir
+  double call_timeout_scale = 1.0;          // multiplies the task's per-call watchdog
+  std::optional<double> call_timeout_s;     // overrides it
+  std::vector<std::string> wrapper;         // e.g. compute-sanitizer --tool memcheck ... (guards off)
+  std::string matrix_path;                  // check and time on this user matrix instead of the sweeps
+  Shape matrix_shape;
+  std::vector<std::pair<std::string, std::string>> env;  // extra runner environment (CUDA_VISIBLE_DEVICES of a lane)
+  // Where the runner runs: here, or as a Slurm job step with one GPU (then the work dir is under
+  // launcher.work_root and the wrapper runs inside the step).
+  Launcher launcher;
+  // Which part of a timed evaluation this process does: "all" (checks, then timing, one runner),
+  // "checks" (the checks except the timed seed of each timed shape, no timing: may share a GPU), or
+  // "timing" (the timed shapes with their timed seed, checked then timed: after a "checks" part of
+  // the same build passed). Together the two parts run every check of "all" exactly once.
+  std::string part = "all";
+};
+
+struct ContenderResult {
+  std::string task, precision, contender, kernel;
+  std::string disposition = disposition::not_run;
+  std::string message;                 // one line, empty when passed
+  nlohmann::json failure;              // the failing check's detail (shape, seed, mismatches)
+  std::vector<ShapeTiming> timings;
+  int checks_passed = 0, checks_total = 0;
+  double seconds = 0;
+  // Runner time by phase, summed over shapes and seeds: generate (inputs on the host and their
+  // upload), reference (FP64), check (checked calls and comparison), timing (timed calls).
+  std::map<std::string, double> phase_seconds;
+  // The compute-sanitizer tools that ran clean on it before its timing (`mskb run --sanitize`,
+  // cudamaster's gate), on kSanitizerShapes; empty when no gate ran.
+  std::vector<std::string> sanitized;
+  std::string log_tail;
+};
+
+ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
+                         const std::string& library, const EvalOptions& opt);
+
+// A result as JSON and back, timings included (the run store; anything that crosses a process
+// or machine boundary).
+nlohmann::json result_to_json(const ContenderResult& r);
+ContenderResult result_from_json(const nlohmann::json& j);
+
+std::string runner_path(const std::string& override_path = "");
+std::string make_work_dir(const std::string& hint);  // a temp dir (launch_work_dir of a local launcher)
+
+// Runs the runner in "identify" or "device" mode (through `launcher`: a Slurm job step when the
+// GPU is on a compute node). Throws std::runtime_error with a one-line message (e.g. no CUDA
+// device, srun could not allocate) on failure.
+nlohmann::json query_device(const std::string& mode, const std::string& runner = "", const Launcher& launcher = {});
+// The device's ceilings, measured once and cached per GPU UUID under the cache dir.
+nlohmann::json device_info(bool refresh, const std::string& runner = "", const Launcher& launcher = {});
+Ceilings ceilings_from(const nlohmann::json& device);
+
+}  // namespace mskb

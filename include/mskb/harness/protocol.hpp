@@ -1,0 +1,100 @@
+// Owns the contract between the parent (mskb, host-only) and the child runner process
+// (mskb-runner, CUDA): the request the parent writes, and the JSON-lines events the child streams
+// back on a pipe. The child measures; the parent judges (dispositions, scores).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/core/task.hpp"
+
+namespace mskb {
+
+struct TimingConfig {
+  int warmup_calls = 3;        // at least this many untimed calls
+  double warmup_s = 0.1;       // and at least this long (clocks settle after host-side work)
+  int min_samples = 10;
+  int max_samples = 2000;
+  double min_time_s = 0.02;    // sampled time before the noise criterion may stop
+  double max_time_s = 0.25;    // budget per shape (the noise criterion usually stops earlier)
+  double target_noise = 0.005; // relative standard error of the mean
+  bool flush_l2 = true;
+};
+
+struct CheckItem {
+  Shape shape;
+  std::string sweep;
+  std::vector<uint64_t> seeds;
+};
+
+struct TimeItem {
+  Shape shape;
+  std::string sweep;
+  uint64_t seed = 1;
+};
+
+struct RunRequest {
+  std::string mode = "evaluate";  // evaluate | device | identify | profile (one call, for ncu)
+  // Random per evaluation, chosen by the parent: every event the runner reports carries it, and
+  // a line without it is not the runner's (the parent rejects the evaluation).
+  std::string token;
+  std::string task;
+  Precision precision = Precision::fp32;
+  std::string library;  // the built .so
+  std::string symbol;
+  std::vector<CheckItem> checks;
+  std::vector<TimeItem> timings;
+  TimingConfig timing;
+  bool verify_after_timing = true;        // re-check the output of the last timed call
+  double gpu_reference_min_complexity = 1e8;  // use a task's GPU FP64 reference above this
+  std::size_t guard_bytes = 64 * 1024;        // poisoned guard zones around every buffer (0: off)
+  std::string matrix_path;                    // a user's Matrix Market file (sparse tasks)
+};
+
+void to_json(nlohmann::json& j, const Shape& s);
+void from_json(const nlohmann::json& j, Shape& s);
+void to_json(nlohmann::json& j, const TimingConfig& c);
+void from_json(const nlohmann::json& j, TimingConfig& c);
+void to_json(nlohmann::json& j, const RunRequest& r);
+void from_json(const nlohmann::json& j, RunRequest& r);
+
+// The parent's check that the runner reported what `req` asked for: `events` are the "check" and
+// "timing" events in arrival order. Each planned (sweep, shape, seed) check must come exactly
+// once, in the request's order; a failed check ends its shape (and three failures the run); a
+// timed shape's timing comes right after its last seed's check while nothing has failed. A
+// shorter sequence is fine when the runner did not report `done` (a crash or a fatal error
+// decides then). Returns "" or a one-line reason.
+std::string check_event_sequence(const RunRequest& req, const std::vector<nlohmann::json>& events, bool done);
+bool is_timed(const RunRequest& r, const CheckItem& c);
+
+// Raw timing statistics of one (contender, shape), all in microseconds.
+struct TimingStats {
+  double median_us = 0, min_us = 0, max_us = 0, mean_us = 0, stddev_us = 0;
+  int n = 0;
+  double noise = 0;            // relative standard error of the mean
+  double wall_gap_max_us = 0;  // largest host time spent in cudaDeviceSynchronize after the stop event
+  // The gap that at most a tenth of the samples exceed: what unsynced is judged on. Work left
+  // running past the return shows in (nearly) every call; one OS hiccup of the runner's thread
+  // between the stop event and the synchronize (seen on the H200 host: 0.6-4 ms once in ~1000
+  // samples while other runners generated inputs) only in the maximum.
+  double wall_gap_p90_us = 0;
+  double wall_median_us = 0;   // host wall-clock per call (start to device idle)
+  double sm_clock_mhz = 0;     // measured after the samples
+  // Other processes with a context on the GPU just before or after the samples (their PIDs as
+  // NVML reports them): the times may be slowed by sharing the GPU. -1: not known (no NVML).
+  int gpu_others = -1;
+  std::vector<uint64_t> gpu_other_pids;
+};
+void to_json(nlohmann::json& j, const TimingStats& t);
+void from_json(const nlohmann::json& j, TimingStats& t);
+
+TimingStats summarize_samples(std::vector<double> samples_us);
+
+// The value at most a tenth of `values` exceed (lower nearest rank at 90%; the median of three,
+// the second largest of ten): one outlier among few samples does not decide it.
+double p90_lower(std::vector<double> values);
+
+}  // namespace mskb

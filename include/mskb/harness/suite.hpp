@@ -1,0 +1,136 @@
+// Owns a benchmark run over tasks x precisions x contenders (mskb run / mskb check): builds
+// every kernel in a CPU pool while the GPU evaluates, evaluates one contender at a time, scores
+// each against the baseline and vendor measured in the same run, and renders JSON and tables.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/harness/compiler.hpp"
+#include "mskb/harness/evaluator.hpp"
+
+namespace mskb {
+
+struct KernelFile {
+  std::string path;
+  std::string contender;  // "baseline", "vendor", or the file's stem
+  bool trusted = false;   // shipped with the task: may link vendor libraries
+};
+
+struct SuitePlan {
+  std::vector<std::string> tasks;
+  std::vector<Precision> precisions = {Precision::fp32, Precision::bf16};
+  std::vector<std::string> contenders = {"baseline", "vendor"};  // shipped contenders: baseline, vendor, wrong (check only)
+  std::vector<std::string> kernels;   // user kernel files (single task only)
+  EvalOptions eval;
+  CompileOptions compile;
+  // Check under compute-sanitizer with this tool ("memcheck" or "racecheck"; empty: no sanitizer):
+  // correctness only, one seed per shape, guard zones off.
+  std::string sanitizer;
+  // A previous report (`mskb run --json`): its complete (task, precision) groups are skipped
+  // (continue a killed or timed-out run; join the reports with merge_reports).
+  nlohmann::json skip_done;
+  int build_jobs = 0;                 // 0 = hardware threads
+  std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
+  int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase
+  // A user kernel that exports only some precisions is judged on those (no explicit --precision).
+  bool skip_missing_precisions = false;
+  // Random shapes (mskb/random_shapes.hpp): `random_shapes` shapes per task drawn with this seed
+  // and checked like held-out shapes; the seed is recorded in the report (`--shape-seed` replays).
+  uint64_t shape_seed = 0;  // 0: draw one per run (recorded)
+  int random_shapes = 2;
+  // A timed run's sanitizer gate (`mskb run --sanitize`): before a contender other than a vendor
+  // one is timed, compute-sanitizer memcheck and racecheck check it on sanitizer_subset(); a
+  // report makes it sanitizer_error (not timed).
+  bool sanitize_gate = false;
+};
+
+struct ContenderRun {
+  ContenderResult result;
+  CompileResult build;
+  std::string gpu;     // the CUDA_VISIBLE_DEVICES entry of the lane that evaluated it
+  std::string expect;  // wrong/ kernels: the declared disposition (the run is right when it matches)
+  bool timing_pending = false;  // partial reports of a two-phase run: checks passed, not yet timed
+  bool as_expected() const { return expect.empty() ? is_correct(result.disposition) : result.disposition == expect; }
+};
+
+struct SuiteReport {
+  nlohmann::json device;
+  std::vector<ContenderRun> runs;
+  bool partial = false;             // written while the run goes on ("partial": true in the JSON)
+  uint64_t shape_seed = 0;          // the random shapes' seed (`--shape-seed` replays them)
+  nlohmann::json to_json() const;   // the `mskb run --json` contract
+  std::string table() const;        // human summary
+  std::string markdown() const;     // summary + per-shape tables, for docs/results/
+};
+
+// The Markdown report of a `mskb run --json` report (SuiteReport::markdown renders its own).
+std::string render_markdown(const nlohmann::json& report);
+// One report from several (e.g. one run per category or per cluster job): each (task, precision)
+// group comes whole from the last report that has it; the GPU model must be the same in all.
+// Throws std::invalid_argument with a one-line message otherwise.
+// `expect`: "task|precision" groups the merged report must hold whole (mskb merge --expect): it
+// is partial, listing them under "incomplete_groups", unless each is there with every shipped
+// contender of its task (baseline, vendor where the task has one) finished and, in a timed
+// report, timed. Without it, the merge is partial when any input was (what a partial input never
+// started cannot be known).
+nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& expect = {});
+// The groups of `--expect all|CATEGORY|TASK,...`: every precision of the named tasks.
+std::vector<std::string> expected_groups(const std::vector<std::string>& selectors);
+
+using Progress = std::function<void(const std::string& line, bool final_line)>;
+// Called (serialized) after every finished contender with the report so far, so a run that is
+// killed or times out leaves what it measured (mskb run --json/--markdown rewrite their files).
+using PartialReport = std::function<void(const SuiteReport& so_far)>;
+
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial = {});
+
+// The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
+// runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.
+std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env);
+
+// Builds `files` with `jobs` parallel nvcc processes (0 = all cores), each path once; results in
+// the order of `files`. Trusted files may link vendor libraries.
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
+
+// The compute-sanitizer command that wraps the runner (EvalOptions::wrapper) for `tool`
+// ("memcheck" or "racecheck"; std::invalid_argument otherwise), `path` the sanitizer binary:
+// API errors the contender handles itself are not reported, errors exit with
+// disposition::kSanitizerExitCode, and every process the runner starts is instrumented too
+// (--target-processes all: the kernel may run in a child of the runner). `mskb check --memcheck`
+// and cudamaster's acceptance gate use the same command.
+std::vector<std::string> sanitizer_wrapper(const std::string& tool, const std::string& path);
+// compute-sanitizer: $MSKB_SANITIZER, PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin;
+// empty when there is none.
+std::string find_sanitizer();
+// The shapes the sanitizer gates check (cudamaster's acceptance and `mskb run --sanitize`): the
+// two smallest paper shapes and the smallest held-out shape (by complexity), no large sweep.
+inline constexpr const char* kSanitizerShapes = "the two smallest paper shapes and the smallest held-out shape, two seeds each";
+TaskSpec sanitizer_subset(const TaskSpec& spec);
+
+// Symbols a built library exports (nm -D --defined-only); empty on failure.
+std::vector<std::string> exported_symbols(const std::string& so_path);
+
+// The shipped kernel files of a task for a precision (baseline, vendor), that exist.
+std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<std::string>& which);
+
+// `// mskb-expect: <disposition>` and `// mskb-precision: fp32|bf16` headers of wrong/ kernels.
+struct WrongKernel {
+  std::string path;
+  std::string expect;
+  std::vector<Precision> precisions;
+  std::string gate;  // `// mskb-gate: memcheck|timing`: judged only under --memcheck / only by mskb run
+  int klass = 0;     // adversarial corpus: `// mskb-class: N` (1-8, the classes of issue 15)
+};
+std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec);
+// The adversarial corpus of a task: tests/adversarial/<task>/*.cu, same headers as wrong/ kernels
+// plus `// mskb-class:` and `// mskb-gate:`. They are judged as user kernels (not trusted).
+std::vector<WrongKernel> adversarial_kernels(const TaskSpec& spec);
+// The declared kernels (*.cu with the headers above) of one folder, sorted by path.
+std::vector<WrongKernel> declared_kernels(const std::string& dir);
+
+}  // namespace mskb

@@ -1,0 +1,201 @@
+#include "mskb/core/task.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include "mskb/util/parallel.hpp"
+
+namespace mskb {
+
+const char* to_string(Precision p) { return p == Precision::fp32 ? "fp32" : "bf16"; }
+
+Precision parse_precision(const std::string& s) {
+  if (s == "fp32") return Precision::fp32;
+  if (s == "bf16") return Precision::bf16;
+  throw std::invalid_argument("unknown precision '" + s + "' (expected fp32 or bf16)");
+}
+
+const char* to_string(Role r) {
+  switch (r) {
+    case Role::in: return "in";
+    case Role::out: return "out";
+    case Role::accumulate: return "accumulate";
+    case Role::inplace: return "inplace";
+  }
+  return "?";
+}
+
+namespace {
+Param buffer(std::string name, Elem e, Role r) {
+  Param p;
+  p.name = std::move(name);
+  p.is_buffer = true;
+  p.elem = e;
+  p.role = r;
+  return p;
+}
+Param scalar(std::string name, ScalarType t) {
+  Param p;
+  p.name = std::move(name);
+  p.is_buffer = false;
+  p.scalar = t;
+  return p;
+}
+}  // namespace
+
+Param in(std::string name, Elem e) { return buffer(std::move(name), e, Role::in); }
+Param out(std::string name, Elem e) { return buffer(std::move(name), e, Role::out); }
+Param accumulate(std::string name, Elem e) { return buffer(std::move(name), e, Role::accumulate); }
+Param inplace(std::string name, Elem e) { return buffer(std::move(name), e, Role::inplace); }
+Param int_arg(std::string name) { return scalar(std::move(name), ScalarType::i32); }
+Param float_arg(std::string name) { return scalar(std::move(name), ScalarType::f32); }
+Param real_arg(std::string name) { return scalar(std::move(name), ScalarType::real); }
+
+int64_t Shape::operator[](const std::string& name) const {
+  for (const auto& d : dims)
+    if (d.first == name) return d.second;
+  throw std::out_of_range("shape " + str() + " has no dimension '" + name + "'");
+}
+
+bool Shape::has(const std::string& name) const {
+  for (const auto& d : dims)
+    if (d.first == name) return true;
+  return false;
+}
+
+std::string Shape::str() const {
+  std::string s;
+  for (const auto& d : dims) {
+    if (!s.empty()) s += ',';
+    s += d.first + "=" + std::to_string(d.second);
+  }
+  return s;
+}
+
+const std::vector<Shape>& TaskSpec::sweep(const std::string& which) const {
+  if (which == "paper") return paper;
+  if (which == "heldout") return heldout;
+  if (which == "large") return large;
+  throw std::invalid_argument("unknown sweep '" + which + "' (expected paper, heldout or large)");
+}
+
+std::string TaskSpec::signature(Precision p) const {
+  std::ostringstream os;
+  os << "extern \"C\" void " << symbol(p) << "(";
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const Param& q = params[i];
+    if (i) os << ", ";
+    if (q.is_buffer) {
+      const bool read_only = q.role == Role::in;
+      const char* t = q.elem == Elem::i32 ? "int" : q.elem == Elem::f32 || p == Precision::fp32 ? "float" : "__nv_bfloat16";
+      os << (read_only ? "const " : "") << t << "* " << q.name;
+    } else {
+      const char* t = q.scalar == ScalarType::i32 ? "int"
+                      : q.scalar == ScalarType::f32 || p == Precision::fp32 ? "float"
+                                                                            : "__nv_bfloat16";
+      os << t << " " << q.name;
+    }
+  }
+  os << ")";
+  return os.str();
+}
+
+// ---- Rng: xoshiro256** (Blackman & Vigna), seeded through splitmix64.
+namespace {
+uint64_t splitmix64(uint64_t& x) {
+  uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+}  // namespace
+
+Rng::Rng(uint64_t seed) {
+  for (auto& s : s_) s = splitmix64(seed);
+}
+
+uint64_t Rng::next() {
+  const uint64_t result = rotl(s_[1] * 5, 7) * 9;
+  const uint64_t t = s_[1] << 17;
+  s_[2] ^= s_[0];
+  s_[3] ^= s_[1];
+  s_[1] ^= s_[2];
+  s_[0] ^= s_[3];
+  s_[2] ^= t;
+  s_[3] = rotl(s_[3], 45);
+  return result;
+}
+
+double Rng::uniform(double lo, double hi) {
+  const double u = static_cast<double>(next() >> 11) * 0x1.0p-53;
+  return lo + (hi - lo) * u;
+}
+
+int64_t Rng::uniform_int(int64_t lo, int64_t hi) {
+  const uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+  if (span == 0) return static_cast<int64_t>(next());
+  // Lemire's nearly-divisionless bounded draw, with rejection for exact uniformity.
+  const uint64_t limit = UINT64_MAX - UINT64_MAX % span;
+  uint64_t x;
+  do x = next();
+  while (x >= limit);
+  return lo + static_cast<int64_t>(x % span);
+}
+
+double Rng::normal(double mean, double stddev) {
+  double u1;
+  do u1 = uniform(0.0, 1.0);
+  while (u1 <= 0.0);
+  const double u2 = uniform(0.0, 1.0);
+  return mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+}
+
+void Rng::fill_uniform(std::vector<double>& v, double lo, double hi) {
+  // Chunks draw from streams derived from one draw of this generator: deterministic for a given
+  // seed whatever the thread count, and fast for the large sweeps (hundreds of millions).
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  const uint64_t base = next();
+  const std::size_t chunks = (v.size() + kChunk - 1) / kChunk;
+  parallel_for(static_cast<int64_t>(chunks), [&](int64_t c) {
+    Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
+    const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(v.size(), b + kChunk);
+    for (std::size_t i = b; i < e; ++i) v[i] = local.uniform(lo, hi);
+  }, 16);
+}
+
+// ---- rounding
+uint16_t bf16_bits(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);  // NaN stays NaN
+  const uint32_t rounding_bias = 0x7fffu + ((u >> 16) & 1u);
+  return static_cast<uint16_t>((u + rounding_bias) >> 16);
+}
+
+float bf16_to_float(uint16_t bits) {
+  const uint32_t u = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+double round_to(Precision p, double x) {
+  const float f = static_cast<float>(x);
+  return p == Precision::fp32 ? static_cast<double>(f) : static_cast<double>(bf16_to_float(bf16_bits(f)));
+}
+
+double round_elem(Elem e, Precision p, double x) {
+  switch (e) {
+    case Elem::real: return round_to(p, x);
+    case Elem::f32: return static_cast<double>(static_cast<float>(x));
+    case Elem::i32: return std::nearbyint(x);
+  }
+  return x;
+}
+
+std::size_t elem_bytes(Elem e, Precision p) { return e == Elem::real ? real_bytes(p) : 4; }
+
+}  // namespace mskb

@@ -1,0 +1,294 @@
+#include "mskb/harness/compiler.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/util/process.hpp"
+#include "mskb/util/sha256.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mskb {
+
+namespace {
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct LibSpec {
+  const char* name;
+  const char* link;
+};
+constexpr LibSpec kLibraries[] = {{"cublas", "-lcublas"},   {"cublasLt", "-lcublasLt"}, {"cusparse", "-lcusparse"},
+                                  {"cufft", "-lcufft"},     {"cudnn", "-lcudnn"},       {"curand", "-lcurand"}};
+
+// Local headers (#include "x") resolved next to the file or in kernels/include: part of the key.
+std::string local_includes(const std::string& source, const fs::path& dir, const fs::path& shared) {
+  static const std::regex inc(R"(^\s*#\s*include\s*\"([^\"]+)\")");
+  std::string all;
+  std::istringstream in(source);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_search(line, m, inc)) continue;
+    for (const fs::path& base : {dir, shared}) {
+      const fs::path p = base / m[1].str();
+      std::error_code ec;
+      if (fs::is_regular_file(p, ec)) {
+        all += p.string() + "\n" + read_text(p.string());
+        break;
+      }
+    }
+  }
+  return all;
+}
+
+std::string arch_flag(const std::string& arch) {
+  // compute_90a/sm_90a through -gencode: the -arch shorthand also runs a plain sm_90 pass.
+  return "-gencode=arch=compute_" + arch + ",code=sm_" + arch;
+}
+
+}  // namespace
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("MSKB_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/mskb";
+  return env_or("HOME", "/tmp") + "/.cache/mskb";
+}
+
+std::string nvcc_path() { return env_or("MSKB_NVCC", MSKB_NVCC); }
+
+std::string find_cuda_tool(const std::string& name, const std::string& explicit_path) {
+  namespace fs = std::filesystem;
+  auto executable = [](const fs::path& p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (explicit_path.find('/') != std::string::npos) return executable(explicit_path) ? explicit_path : "";
+  const std::string want = explicit_path.empty() ? name : explicit_path;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');)
+      if (!dir.empty() && executable(fs::path(dir) / want)) return (fs::path(dir) / want).string();
+  }
+  if (!explicit_path.empty()) return "";
+  std::vector<fs::path> dirs;
+  if (const char* home = std::getenv("CUDA_HOME"); home && *home) dirs.push_back(fs::path(home) / "bin");
+  if (nvcc_path().find('/') != std::string::npos) dirs.push_back(fs::path(nvcc_path()).parent_path());
+  dirs.emplace_back("/usr/local/cuda/bin");
+  for (const auto& d : dirs)
+    if (executable(d / want)) return (d / want).string();
+  return "";
+}
+
+std::string nvcc_version() {
+  static std::once_flag once;
+  static std::string version;
+  std::call_once(once, [] {
+    std::string out;
+    if (run_command({nvcc_path(), "--version"}, out, 60) != 0) throw std::runtime_error("cannot run " + nvcc_path() + " --version: " + out);
+    version = out;
+  });
+  return version;
+}
+
+void check_flag(const std::string& f) {
+  static const std::regex ok(
+      R"(^(-O[0-3]|-use_fast_math|--use_fast_math|-lineinfo|-Xptxas=-v|-Xptxas=-O[0-3]|--extra-device-vectorization|)"
+      R"(-maxrregcount=[0-9]+|--maxrregcount=[0-9]+|-ftz=(true|false)|-prec-div=(true|false)|-prec-sqrt=(true|false)|)"
+      R"(-fmad=(true|false)|--expt-relaxed-constexpr|--expt-extended-lambda|-DNDEBUG|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.]+)?|)"
+      R"(-Xptxas=-dlcm=c[ag]|--restrict|-std=c\+\+(17|20))$)");
+  if (!std::regex_match(f, ok)) throw std::invalid_argument("nvcc flag '" + f + "' is not on the whitelist");
+}
+
+std::vector<std::string> requested_libraries(const std::string& source) {
+  static const std::regex link(R"(//\s*mskb-link:\s*([A-Za-z ,]+))");
+  std::vector<std::string> libs;
+  for (auto it = std::sregex_iterator(source.begin(), source.end(), link); it != std::sregex_iterator(); ++it) {
+    std::istringstream names((*it)[1].str());
+    std::string n;
+    while (names >> n) {
+      if (!n.empty() && n.back() == ',') n.pop_back();
+      bool known = false;
+      for (const auto& l : kLibraries) known |= n == l.name;
+      if (!known) throw std::invalid_argument("mskb-link: unknown library '" + n + "'");
+      libs.push_back(n);
+    }
+  }
+  return libs;
+}
+
+std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log) {
+  // cudafe/nvcc:  file.cu(12): error: msg        gcc: file.cu:12:5: error: msg
+  // ptxas/nvlink: ptxas error   : msg            ld:  file.o: undefined reference to `x'
+  static const std::regex nv(R"(^(.+?)\((\d+)\): (error|warning|remark|note)[^:]*: (.*)$)");
+  static const std::regex gcc(R"(^(.+?):(\d+):(?:\d+:)? (error|warning|note|fatal error): (.*)$)");
+  static const std::regex tool(R"(^(ptxas|nvlink|nvcc) (error|fatal|warning)\s*: (.*)$)");
+  static const std::regex ld(R"(^(.*)(undefined reference to .*)$)");
+  std::vector<Diagnostic> out;
+  std::istringstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, nv)) {
+      out.push_back({m[1], std::stoi(m[2]), m[3] == "remark" ? "note" : m[3].str(), m[4]});
+    } else if (std::regex_match(line, m, gcc)) {
+      out.push_back({m[1], std::stoi(m[2]), m[3] == "fatal error" ? "error" : m[3].str(), m[4]});
+    } else if (std::regex_match(line, m, tool)) {
+      out.push_back({m[1], 0, m[2] == "warning" ? "warning" : "error", m[3]});
+    } else if (std::regex_match(line, m, ld)) {
+      out.push_back({"(link)", 0, "error", m[2]});
+    }
+  }
+  return out;
+}
+
+nlohmann::json policy_to_json(const CompileResult& r) {
+  if (!r.policy_checked) return nullptr;
+  nlohmann::json v = nlohmann::json::array();
+  for (const auto& x : r.policy_violations) v.push_back({{"kind", x.kind}, {"symbol", x.symbol}, {"reason", x.reason}});
+  return {{"ok", !r.refused_policy}, {"violations", v}, {"notes", r.policy_notes}};
+}
+
+CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileResult r;
+  auto finish = [&]() -> CompileResult {
+    if (r.ok && opt.binary_policy) {  // on every successful build, cache hits included
+      PolicyOptions po;
+      if (opt.allow_libraries) po.libraries = r.libraries;
+      const PolicyVerdict v = check_binary_policy(r.so_path, po);
+      r.policy_checked = true;
+      r.policy_violations = v.violations;
+      r.policy_notes = v.notes;
+      if (!v.ok) {
+        r.ok = false;
+        r.refused_policy = true;
+        r.error = "rejected_static: " + v.describe();
+      }
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return r;
+  };
+  std::error_code ec;
+  if (!fs::is_regular_file(cu_path, ec)) {
+    r.error = "kernel file not found: " + cu_path;
+    return finish();
+  }
+  const std::string source = read_text(cu_path);
+  const fs::path shared_inc = fs::path(source_root()) / "kernels" / "include";
+  try {
+    r.libraries = requested_libraries(source);
+    for (const auto& f : opt.flags) check_flag(f);
+  } catch (const std::invalid_argument& e) {
+    r.error = e.what();
+    return finish();
+  }
+  if (!r.libraries.empty() && !opt.allow_libraries) {
+    r.error = "kernel asks to link " + r.libraries.front() + " but vendor libraries are not allowed (--allow-libraries)";
+    return finish();
+  }
+
+  // NVTX_DISABLE: no NVTX ranges (CUB emits them), whose injection loader reads the environment
+  // and dlopens a library: the binary policy refuses both, and a benchmark wants neither.
+  std::vector<std::string> cmd = {nvcc_path(), "-std=c++17", "-O3", "-shared", "-Xcompiler=-fPIC", "-cudart=shared",
+                                  arch_flag(opt.arch.empty() ? std::string(MSKB_DEFAULT_ARCH) : opt.arch),
+                                  "-I" + shared_inc.string(), "-DNVTX_DISABLE"};
+  if (opt.lineinfo) cmd.push_back("-lineinfo");
+  for (const auto& f : opt.flags) cmd.push_back(f);
+  for (const auto& lib : r.libraries) {
+    if (lib == "cudnn") {
+      if (std::string(MSKB_CUDNN_INCLUDE_DIR).find("NOTFOUND") == std::string::npos) cmd.push_back("-I" MSKB_CUDNN_INCLUDE_DIR);
+      const std::string libdir = fs::path(MSKB_CUDNN_LIBRARY).parent_path().string();
+      if (!libdir.empty() && libdir.find("NOTFOUND") == std::string::npos) cmd.push_back("-L" + libdir);
+    }
+  }
+
+  Sha256 key;
+  key.update("mskb-kernel-v1\n").update(source).update("\n--includes--\n");
+  key.update(local_includes(source, fs::path(cu_path).parent_path(), shared_inc));
+  for (const auto& c : cmd) key.update(c + "\n");
+  for (const auto& l : r.libraries) key.update("lib:" + l + "\n");
+  key.update(nvcc_version());
+  r.key = key.hex().substr(0, 32);
+
+  const fs::path dir = fs::path(opt.cache_dir.empty() ? default_cache_dir() : opt.cache_dir) / "kernels";
+  fs::create_directories(dir, ec);
+  const fs::path so = dir / (r.key + ".so");
+  const fs::path fail = dir / (r.key + ".fail.json");
+  r.so_path = so.string();
+  if (fs::is_regular_file(so, ec)) {
+    r.ok = r.cache_hit = true;
+    return finish();
+  }
+  if (fs::is_regular_file(fail, ec)) {  // the same source failed with the same compiler before
+    const auto j = nlohmann::json::parse(read_text(fail.string()), nullptr, false);
+    if (!j.is_discarded()) {
+      r.cache_hit = true;
+      r.log = j.value("log", "");
+      r.diagnostics = parse_nvcc_diagnostics(r.log);
+      r.error = j.value("error", "compile error");
+      return finish();
+    }
+  }
+
+  // Unique per build, not only per process: threads of one process (a build pool, cudamaster's
+  // jobs) can build the same key at once (a task's vendor.cu serves both precisions).
+  static std::atomic<unsigned> builds{0};
+  const fs::path tmp = dir / (r.key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++builds) + ".so");
+  cmd.push_back("-o");
+  cmd.push_back(tmp.string());
+  cmd.push_back(fs::absolute(cu_path).string());
+  for (const auto& lib : r.libraries)
+    for (const auto& l : kLibraries)
+      if (lib == l.name) cmd.push_back(l.link);
+  const int rc = run_command(cmd, r.log, opt.timeout_s);
+  r.diagnostics = parse_nvcc_diagnostics(r.log);
+  if (rc != 0) {
+    fs::remove(tmp, ec);
+    std::string first;
+    for (const auto& d : r.diagnostics)
+      if (d.severity == "error") {
+        first = d.file == "(link)" || d.line == 0 ? d.message
+                                                  : fs::path(d.file).filename().string() + ":" + std::to_string(d.line) + ": " + d.message;
+        break;
+      }
+    if (first.empty()) first = rc == 124 ? "nvcc timed out" : tail_lines(r.log, 1);
+    while (!first.empty() && (first.back() == '\n' || first.back() == '\r')) first.pop_back();
+    r.error = "compile error: " + first;
+    if (rc != 124) {
+      std::ofstream(fail) << nlohmann::json{{"error", r.error}, {"log", r.log}}.dump();
+    }
+    return finish();
+  }
+  fs::rename(tmp, so, ec);  // atomic: concurrent builders of the same key both succeed
+  if (ec) {
+    r.error = "cannot store " + so.string() + ": " + ec.message();
+    return finish();
+  }
+  r.ok = true;
+  return finish();
+}
+
+}  // namespace mskb

@@ -1,0 +1,204 @@
+#include "mskb/harness/protocol.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace mskb {
+
+void to_json(nlohmann::json& j, const Shape& s) {
+  j = nlohmann::json::object();
+  for (const auto& d : s.dims) j[d.first] = d.second;
+}
+
+void from_json(const nlohmann::json& j, Shape& s) {
+  // nlohmann's object is sorted by key; the order travels separately as "_order" when needed.
+  s.dims.clear();
+  if (j.contains("_order")) {
+    for (const auto& k : j.at("_order")) s.dims.emplace_back(k.get<std::string>(), j.at(k.get<std::string>()).get<int64_t>());
+    return;
+  }
+  for (auto it = j.begin(); it != j.end(); ++it) s.dims.emplace_back(it.key(), it.value().get<int64_t>());
+}
+
+namespace {
+nlohmann::json shape_with_order(const Shape& s) {
+  nlohmann::json j = s;
+  nlohmann::json order = nlohmann::json::array();
+  for (const auto& d : s.dims) order.push_back(d.first);
+  j["_order"] = order;
+  return j;
+}
+}  // namespace
+
+void to_json(nlohmann::json& j, const TimingConfig& c) {
+  j = {{"warmup_calls", c.warmup_calls}, {"warmup_s", c.warmup_s},     {"min_samples", c.min_samples},
+       {"max_samples", c.max_samples},   {"min_time_s", c.min_time_s}, {"max_time_s", c.max_time_s},
+       {"target_noise", c.target_noise}, {"flush_l2", c.flush_l2}};
+}
+
+void from_json(const nlohmann::json& j, TimingConfig& c) {
+  c.warmup_calls = j.value("warmup_calls", c.warmup_calls);
+  c.warmup_s = j.value("warmup_s", c.warmup_s);
+  c.min_samples = j.value("min_samples", c.min_samples);
+  c.max_samples = j.value("max_samples", c.max_samples);
+  c.min_time_s = j.value("min_time_s", c.min_time_s);
+  c.max_time_s = j.value("max_time_s", c.max_time_s);
+  c.target_noise = j.value("target_noise", c.target_noise);
+  c.flush_l2 = j.value("flush_l2", c.flush_l2);
+}
+
+void to_json(nlohmann::json& j, const RunRequest& r) {
+  nlohmann::json checks = nlohmann::json::array(), timings = nlohmann::json::array();
+  for (const auto& c : r.checks) checks.push_back({{"shape", shape_with_order(c.shape)}, {"sweep", c.sweep}, {"seeds", c.seeds}});
+  for (const auto& t : r.timings) timings.push_back({{"shape", shape_with_order(t.shape)}, {"sweep", t.sweep}, {"seed", t.seed}});
+  j = {{"mode", r.mode},
+       {"token", r.token},
+       {"task", r.task},
+       {"precision", to_string(r.precision)},
+       {"library", r.library},
+       {"symbol", r.symbol},
+       {"checks", checks},
+       {"timings", timings},
+       {"timing", r.timing},
+       {"verify_after_timing", r.verify_after_timing},
+       {"gpu_reference_min_complexity", r.gpu_reference_min_complexity},
+       {"guard_bytes", r.guard_bytes},
+       {"matrix_path", r.matrix_path}};
+}
+
+void from_json(const nlohmann::json& j, RunRequest& r) {
+  r.mode = j.value("mode", std::string("evaluate"));
+  r.token = j.value("token", std::string());
+  r.task = j.value("task", std::string());
+  r.precision = parse_precision(j.value("precision", std::string("fp32")));
+  r.library = j.value("library", std::string());
+  r.symbol = j.value("symbol", std::string());
+  r.checks.clear();
+  r.timings.clear();
+  if (j.contains("checks"))
+    for (const auto& c : j.at("checks"))
+      r.checks.push_back({c.at("shape").get<Shape>(), c.at("sweep").get<std::string>(), c.at("seeds").get<std::vector<uint64_t>>()});
+  if (j.contains("timings"))
+    for (const auto& t : j.at("timings"))
+      r.timings.push_back({t.at("shape").get<Shape>(), t.at("sweep").get<std::string>(), t.value("seed", uint64_t{1})});
+  if (j.contains("timing")) r.timing = j.at("timing").get<TimingConfig>();
+  r.verify_after_timing = j.value("verify_after_timing", true);
+  r.gpu_reference_min_complexity = j.value("gpu_reference_min_complexity", 1e8);
+  r.guard_bytes = j.value("guard_bytes", std::size_t{64 * 1024});
+  r.matrix_path = j.value("matrix_path", std::string());
+}
+
+void to_json(nlohmann::json& j, const TimingStats& t) {
+  j = {{"median", t.median_us}, {"min", t.min_us},       {"max", t.max_us},
+       {"mean", t.mean_us},     {"stddev", t.stddev_us}, {"n", t.n},
+       {"noise", t.noise},      {"wall_gap_max_us", t.wall_gap_max_us},
+       {"wall_gap_p90_us", t.wall_gap_p90_us}, {"wall_median_us", t.wall_median_us}, {"sm_clock_mhz", t.sm_clock_mhz}};
+  if (t.gpu_others >= 0) {
+    j["gpu_others"] = t.gpu_others;
+    j["gpu_other_pids"] = t.gpu_other_pids;
+  }
+}
+
+void from_json(const nlohmann::json& j, TimingStats& t) {
+  t.median_us = j.value("median", 0.0);
+  t.min_us = j.value("min", 0.0);
+  t.max_us = j.value("max", 0.0);
+  t.mean_us = j.value("mean", 0.0);
+  t.stddev_us = j.value("stddev", 0.0);
+  t.n = j.value("n", 0);
+  t.noise = j.value("noise", 0.0);
+  t.wall_gap_max_us = j.value("wall_gap_max_us", 0.0);
+  // Reports from before the p90 was measured judged the maximum.
+  t.wall_gap_p90_us = j.value("wall_gap_p90_us", t.wall_gap_max_us);
+  t.wall_median_us = j.value("wall_median_us", 0.0);
+  t.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+  // Absent (no NVML, or a report from before the check): not known.
+  t.gpu_others = j.contains("gpu_others") && j["gpu_others"].is_number_integer() ? j["gpu_others"].get<int>() : -1;
+  t.gpu_other_pids = j.contains("gpu_other_pids") ? j["gpu_other_pids"].get<std::vector<uint64_t>>() : std::vector<uint64_t>{};
+}
+
+bool is_timed(const RunRequest& r, const CheckItem& c) {
+  for (const auto& t : r.timings)
+    if (t.shape == c.shape && t.sweep == c.sweep) return true;
+  return false;
+}
+
+namespace {
+bool same_shape(const nlohmann::json& got, const Shape& want) {
+  if (!got.is_object()) return false;
+  nlohmann::json w = want;
+  nlohmann::json g = got;
+  g.erase("_order");
+  return g == w;
+}
+std::string describe_event(const nlohmann::json& e) {
+  return e.value("event", std::string("?")) + " " + e.value("sweep", std::string("?")) + " " +
+         e.value("shape_str", std::string("?")) + " seed " + std::to_string(e.value("seed", uint64_t{0}));
+}
+}  // namespace
+
+std::string check_event_sequence(const RunRequest& req, const std::vector<nlohmann::json>& events, bool done) {
+  std::size_t e = 0, planned = 0;
+  int failures = 0;
+  for (const CheckItem& c : req.checks) planned += c.seeds.size();
+  auto matches = [&](const nlohmann::json& ev, const char* kind, const CheckItem& c, uint64_t seed) {
+    return ev.value("event", std::string()) == kind && ev.value("sweep", std::string()) == c.sweep &&
+           ev.contains("shape") && same_shape(ev["shape"], c.shape) && ev.contains("seed") && ev["seed"].is_number_unsigned() &&
+           ev["seed"].get<uint64_t>() == seed;
+  };
+  std::size_t checks_seen = 0;
+  for (const CheckItem& c : req.checks) {
+    const bool timed = is_timed(req, c);
+    for (std::size_t k = 0; k < c.seeds.size(); ++k) {
+      const std::string want = c.sweep + " " + c.shape.str() + " seed " + std::to_string(c.seeds[k]);
+      if (e == events.size())
+        return done ? "the runner reported done after " + std::to_string(checks_seen) + " of " + std::to_string(planned) +
+                          " planned checks (next: check " + want + ")"
+                    : "";
+      if (!matches(events[e], "check", c, c.seeds[k]))
+        return "unexpected report " + describe_event(events[e]) + " (expected check " + want + ")";
+      const bool passed = events[e].value("disposition", std::string()) == "passed";
+      ++e;
+      ++checks_seen;
+      if (!passed) {
+        if (++failures >= 3) goto end;
+        break;
+      }
+      if (!timed || k + 1 != c.seeds.size() || failures > 0) continue;
+      if (e == events.size()) return done ? "the runner reported done without the timing of " + c.sweep + " " + c.shape.str() : "";
+      if (!matches(events[e], "timing", c, c.seeds[k]))
+        return "unexpected report " + describe_event(events[e]) + " (expected timing " + want + ")";
+      ++e;
+    }
+  }
+end:
+  if (e != events.size()) return "unexpected report " + describe_event(events[e]) + " after the planned sequence";
+  return "";
+}
+
+double p90_lower(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const std::size_t k = (v.size() - 1) * 9 / 10;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+TimingStats summarize_samples(std::vector<double> s) {
+  TimingStats t;
+  t.n = static_cast<int>(s.size());
+  if (s.empty()) return t;
+  std::sort(s.begin(), s.end());
+  const std::size_t n = s.size();
+  t.median_us = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+  t.min_us = s.front();
+  t.max_us = s.back();
+  t.mean_us = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(n);
+  double var = 0;
+  for (double x : s) var += (x - t.mean_us) * (x - t.mean_us);
+  t.stddev_us = n > 1 ? std::sqrt(var / static_cast<double>(n - 1)) : 0.0;
+  t.noise = t.mean_us > 0 ? t.stddev_us / std::sqrt(static_cast<double>(n)) / t.mean_us : 0.0;
+  return t;
+}
+
+}  // namespace mskb
