@@ -1,8 +1,8 @@
-// The adversarial corpus of issue 15 (tests/adversarial/<task>/*.cu): every file declares what the
+// The adversarial corpus (tests/adversarial/<task>/*.cu): every file declares what the
 // harness must make of it, in headers the suite reads (`mskb check --contenders adversarial`):
 //   // mskb-expect: <disposition>        the one the run must get
 //   // mskb-precision: fp32 | bf16 | fp32 bf16
-//   // mskb-class: <1-8> <name>          the class of issue 15 it attacks
+//   // mskb-class: <1-8> <name>          the class it attacks (docs/adversarial.md)
 //   // mskb-gate: memcheck | timing      optional: judged only under --memcheck / only by mskb run
 // This checks those headers against the task registry (no GPU): an existing task, a known
 // disposition, precisions the task has, whose entry points the file really exports, a class 1-8,
@@ -100,7 +100,7 @@ TEST(AdversarialCorpus, HeadersAreValid) {
 
 TEST(AdversarialCorpus, LargeEnoughAndCoversEveryClass) {
   const std::vector<Entry> c = corpus();
-  EXPECT_GE(c.size(), 30u) << "issue 15 asks for at least 30 adversarial kernels";
+  EXPECT_GE(c.size(), 30u) << "the corpus covers every class with at least 30 kernels";
   std::map<int, int> per_class;
   std::set<std::string> dispositions;
   for (const Entry& e : c) {

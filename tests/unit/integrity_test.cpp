@@ -1,4 +1,4 @@
-// The trust boundary between the parent, the verifier and the candidate (issue 15): the private
+// The trust boundary between the parent, the verifier and the candidate (docs/harness.md section 3): the private
 // channel and its shared regions (sealed inputs cannot be written by the receiver), the planned
 // event sequence, and evaluate() against a runner that forges, truncates, repeats or reorders.
 #include <fcntl.h>

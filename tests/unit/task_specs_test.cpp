@@ -117,7 +117,7 @@ TEST_P(EveryTask, ToleranceSeparatesRightFromWrong) {
   }
 }
 
-// Random shapes (item 6 of issue 15): deterministic in (task, seed), never a declared shape, no more
+// Random shapes (docs/harness.md, the threat model): deterministic in (task, seed), never a declared shape, no more
 // work than the largest declared shape, and the generator and FP64 reference accept them.
 TEST_P(EveryTask, RandomShapesAreValid) {
   const TaskSpec& t = *GetParam().spec;

@@ -1,4 +1,4 @@
-// The ProfileProvider over cm_profile (issue 7): `cudamaster profile` in-process. The profiled
+// The ProfileProvider over cm_profile: `cudamaster profile` in-process. The profiled
 // kernel runs under ncu inside mskb-runner (a child process), as every candidate does.
 #include <exception>
 
