@@ -159,7 +159,7 @@ TEST(Cli, KilledWithSigkillAndResumedLeavesTheStoreAsAnUninterruptedRun) {
     {
       auto s = store::RunStore::open(c.db());
       EXPECT_EQ(s->integrity_check(), "ok");
-      EXPECT_EQ(s->run(1)->status, "running");
+      EXPECT_EQ(s->run(1)->status, cudamaster::store::Status::running);
       EXPECT_LT(call_trace(*s, 1).size() + s->rows("rounds", s->jobs(1)[0].id).size(), ref_trace.size() + 2);
     }
     const Proc listed = c.run({"runs", "--db", c.db()});
@@ -173,7 +173,7 @@ TEST(Cli, KilledWithSigkillAndResumedLeavesTheStoreAsAnUninterruptedRun) {
 
     auto s = store::RunStore::open(c.db());
     EXPECT_EQ(s->integrity_check(), "ok");
-    EXPECT_EQ(s->run(1)->status, "finished");
+    EXPECT_EQ(s->run(1)->status, cudamaster::store::Status::finished);
     EXPECT_EQ(s->run(1)->sessions, 2);
     EXPECT_EQ(call_trace(*s, 1), ref_trace);
     const auto job = s->jobs(1)[0];
@@ -214,7 +214,7 @@ TEST(Cli, ResumingARunningRunIsRefused) {
   EXPECT_EQ(first.code, 3) << first.err;
   EXPECT_NE(first.err.find("continue it with: cudamaster optimize --resume 1"), std::string::npos) << first.err;
   auto s = store::RunStore::open(c.db());
-  EXPECT_EQ(s->run(1)->status, "stopped");
+  EXPECT_EQ(s->run(1)->status, cudamaster::store::Status::stopped);
   EXPECT_EQ(s->jobs(1)[0].stop_reason, "interrupted");
 }
 

@@ -103,13 +103,13 @@ class Demo {
         if (s == nullptr || !s->contains("eval")) throw std::runtime_error("the demo script has no verdict for " + r.kernel);
         verdict = (*s)["eval"];
       }
-      res.disposition = verdict.value("disposition", "passed");
+      res.disposition = verdict.value("disposition", mskb::Disposition::passed);
       if (r.mode == loop::kEvalMemcheck || r.mode == loop::kEvalRacecheck) {  // the acceptance gate: no timing
         res.checks_total = sanitizer_checks(*r.spec);
-        if (res.disposition == "passed") res.checks_passed = res.checks_total;
+        if (res.disposition == mskb::Disposition::passed) res.checks_passed = res.checks_total;
         return res;
       }
-      if (res.disposition == "wrong_result") {
+      if (res.disposition == mskb::Disposition::wrong_result) {
         const mskb::Shape& shape = r.spec->paper.front();
         res.failure = {{"sweep", "paper"}, {"shape_str", shape.str()}, {"seed", 1},
                        {"detail", {{"checked", shape["rows"]}, {"mismatches", shape["rows"] - 1}, {"nans", 0}, {"unwritten", 0},
@@ -127,7 +127,7 @@ class Demo {
       const double a = verdict["time_us"].value("a", 5.0), b = verdict["time_us"].value("b", 0.0);
       for (const mskb::Shape& s : r.spec->paper) {
         mskb::ShapeTiming t;
-        t.sweep = "paper";
+        t.sweep = mskb::Sweep::paper;
         t.shape = s;
         t.complexity = r.spec->complexity(s);
         t.time.median_us = a + b * static_cast<double>(s["rows"]);
@@ -135,7 +135,7 @@ class Demo {
         t.time.max_us = t.time.median_us * 1.03;
         t.time.n = 200;
         t.time.noise = 0.003;
-        t.disposition = "passed";
+        t.disposition = mskb::Disposition::passed;
         const mskb::Cost cost = r.spec->cost(s, r.precision);
         t.roofline_us = cost.bytes / 4.3e9 * 1e6 / 1000.0;  // 4.3 TB/s
         res.timings.push_back(t);
@@ -162,7 +162,7 @@ inline loop::OptimizeRequest demo_request(const Demo& d, const std::string& work
   r.tasks = {d.script()["task"].get<std::string>()};
   r.precisions = {mskb::parse_precision(d.script()["precision"])};
   r.config.rounds = d.script()["rounds"];
-  r.config.profile = "none";
+  r.config.profile = cudamaster::profile::RenderMode::none;
   r.db_path = work + "/demo.db";
   r.out_dir = work + "/out";
   r.device = {{"name", "NVIDIA H200"}};

@@ -45,7 +45,7 @@ TEST(Demo, ShippedCassetteReplaysTheStory) {
   b.builder = &builder;
   b.evaluator = &evaluator;
   const auto res = loop::run_optimize(req, b, {});
-  ASSERT_EQ(res.status, "finished");
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished);
   EXPECT_EQ(demo_outcome(work.file("demo.db")), d.script()["expect"]);
   auto s = store::RunStore::open(work.file("demo.db"));
   EXPECT_EQ(call_trace(*s, 1), (std::vector<std::string>{"spmv_csr/planner/r1/a0", "spmv_csr/coder/r1/a0", "spmv_csr/debug/r1/a1",

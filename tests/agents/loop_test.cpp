@@ -42,7 +42,7 @@ TEST(Loop, StoryRecordsEveryStepAndKeepsTheBest) {
   script_story(*provider);
   const std::string cassette = t.dir.file("story.jsonl");
   const auto res = t.run(t.request(), std::move(provider), nullptr, cassette);
-  EXPECT_EQ(res.status, "finished") << t.log();
+  EXPECT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
 
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto trace = call_trace(*s, res.run_id);
@@ -61,7 +61,7 @@ TEST(Loop, StoryRecordsEveryStepAndKeepsTheBest) {
   EXPECT_NE(steps[3].get<std::string>().find("debug 2: correct, P 0.300 <= 1.020 required"), std::string::npos) << steps.dump();
 
   const auto job = s->jobs(res.run_id).at(0);
-  EXPECT_EQ(job.status, "finished");
+  EXPECT_EQ(job.status, cudamaster::store::Status::finished);
   EXPECT_EQ(job.stop_reason, "rounds");
   // Baseline + vendor + 4 candidates; 6 builds (1 failed); baseline, vendor, 3 candidate evaluations
   // and the accepted one's gate (memcheck, racecheck, the baseline and it re-measured); 2 profiles.
@@ -119,7 +119,7 @@ TEST(Loop, ReplayOnAnotherGpuRepeatsTheRun) {
   auto provider = std::make_unique<ScriptedProvider>();
   script_story(*provider);
   const std::string cassette = rec.dir.file("story.jsonl");
-  ASSERT_EQ(rec.run(rec.request(), std::move(provider), nullptr, cassette).status, "finished");
+  ASSERT_EQ(rec.run(rec.request(), std::move(provider), nullptr, cassette).status, cudamaster::store::Status::finished);
 
   // Replay with different timings (a different GPU): prompts differ, system prompts do not.
   InProcess t;
@@ -127,7 +127,7 @@ TEST(Loop, ReplayOnAnotherGpuRepeatsTheRun) {
   auto req = t.request("replay:" + cassette);
   req.provider.replay_match = llm::ReplayMatch::SystemOnly;
   const auto res = t.run_llm(req);
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   EXPECT_EQ(call_trace(*s, res.run_id).size(), 6u);
   for (const auto& c : s->rows("llm_calls", s->jobs(res.run_id)[0].id)) EXPECT_EQ(c["replayed"], 1);
@@ -139,7 +139,7 @@ TEST(Loop, ReplayOnAnotherGpuRepeatsTheRun) {
   auto sreq = strict.request("replay:" + cassette);
   sreq.provider.replay_match = llm::ReplayMatch::Full;
   const auto sres = strict.run_llm(sreq);
-  EXPECT_EQ(sres.status, "stopped");
+  EXPECT_EQ(sres.status, cudamaster::store::Status::stopped);
   EXPECT_EQ(sres.summary["tasks"][0]["stop_reason"], "llm_error");
   EXPECT_NE(sres.summary["tasks"][0]["message"].get<std::string>().find("replay_mismatch"), std::string::npos);
 }
@@ -153,7 +153,7 @@ TEST(Loop, ToolchainFailureGoesToTheCompilerAgent) {
   auto req = t.request();
   req.config.rounds = 1;
   const auto res = t.run(req, std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id)[0];
   const auto builds = s->rows("builds", job.id);
@@ -175,7 +175,7 @@ TEST(Loop, ScreenRejectionAndUnusableAnswersGoToDebug) {
   auto req = t.request();
   req.config.rounds = 1;
   const auto res = t.run(req, std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id)[0];
   const auto evals = s->rows("evaluations", job.id);
@@ -204,7 +204,7 @@ TEST(Loop, BinaryPolicyRefusalIsRejectedStaticAndGoesToDebug) {
   auto req = t.request();
   req.config.rounds = 1;
   const auto res = t.run(req, std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id)[0];
   const auto builds = s->rows("builds", job.id);
@@ -234,7 +234,7 @@ TEST(Loop, SanitizerFailureIsNotAcceptedAndGoesToDebug) {
   auto req = t.request();
   req.config.rounds = 1;
   const auto res = t.run(req, std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id).at(0);
   std::vector<std::string> evals;
@@ -284,7 +284,7 @@ TEST(Loop, NoSanitizeSkipsTheSanitizerGate) {
   req.config.rounds = 1;
   req.config.sanitize = false;
   const auto res = t.run(req, std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   EXPECT_EQ(t.evaluator.modes, (std::vector<std::string>{"baseline/full", "vendor/full", "candidate/full", "baseline/remeasure",
                                                          "candidate/remeasure"}));
   auto s = store::RunStore::open(t.dir.file("runs.db"));
@@ -303,7 +303,7 @@ TEST(Loop, RemeasurementDecidesAcceptanceAndItsP) {
   p->add(Agent::planner, plan_answer("y"));
   p->add(Agent::coder, code_answer(spmv_kernel("// fake-eval: speed=2.5\n// fake-eval: remeasure_speed=1.8\n")));
   const auto res = t.run(t.request(), std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   EXPECT_EQ(t.evaluator.modes,
             (std::vector<std::string>{"baseline/full", "vendor/full", "candidate/full", "candidate/memcheck", "candidate/racecheck",
                                       "baseline/remeasure", "candidate/remeasure", "candidate/full", "candidate/memcheck",
@@ -341,7 +341,7 @@ TEST(Loop, HeldOutFailuresAreNotDisclosed) {
   p->add(Agent::debug, code_answer(spmv_kernel("// fake-eval: speed=1.5\n")));
   auto req = t.request();
   req.config.rounds = 1;
-  ASSERT_EQ(t.run(req, std::move(p)).status, "finished") << t.log();
+  ASSERT_EQ(t.run(req, std::move(p)).status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto calls = s->rows("llm_calls", s->jobs(1)[0].id);
   const std::string d = calls[2]["request"]["messages"][1]["content"];
@@ -361,7 +361,7 @@ TEST(Loop, FailedRoundAfterDebugLoopsAndPatience) {
   req.config.patience = 2;
   req.config.debug_loops = 1;
   const auto res = t.run(req, std::move(p));
-  EXPECT_EQ(res.status, "finished");
+  EXPECT_EQ(res.status, cudamaster::store::Status::finished);
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id)[0];
   EXPECT_EQ(job.stop_reason, "patience");
@@ -401,9 +401,9 @@ TEST(Loop, NoPlannerAblation) {
   script_story(*p, /*with_planner=*/false);
   auto req = t.request();
   req.config.planner = false;
-  req.config.profile = "none";
+  req.config.profile = cudamaster::profile::RenderMode::none;
   const auto res = t.run(req, std::move(p));
-  ASSERT_EQ(res.status, "finished") << t.log();
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished) << t.log();
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   for (const auto& c : call_trace(*s, res.run_id)) EXPECT_EQ(c.find("planner"), std::string::npos);
   EXPECT_EQ(t.profiler.calls.load(), 0);
@@ -426,10 +426,10 @@ TEST(Loop, BudgetStopsTheRunAndResumeContinuesIt) {
   auto req = t.request();
   req.config.budget_usd = 0.004;
   const auto res = t.run(req, make(), std::make_shared<llm::Budget>(0.004));
-  EXPECT_EQ(res.status, "stopped");
+  EXPECT_EQ(res.status, cudamaster::store::Status::stopped);
   auto s = store::RunStore::open(t.dir.file("runs.db"));
   const auto job = s->jobs(res.run_id)[0];
-  EXPECT_EQ(job.status, "stopped");
+  EXPECT_EQ(job.status, cudamaster::store::Status::stopped);
   EXPECT_EQ(job.stop_reason, "budget");
   const auto before = call_trace(*s, res.run_id);
   EXPECT_LT(before.size(), 6u);
@@ -444,7 +444,7 @@ TEST(Loop, BudgetStopsTheRunAndResumeContinuesIt) {
   auto* raw = p.get();
   consume(*raw, before);  // the resumed client answers only what is left
   const auto res2 = t.run(again, std::move(p), std::make_shared<llm::Budget>(10.0));
-  EXPECT_EQ(res2.status, "finished") << t.log();
+  EXPECT_EQ(res2.status, cudamaster::store::Status::finished) << t.log();
   EXPECT_EQ(res2.run_id, res.run_id);
   const auto after = call_trace(*s, res.run_id);
   EXPECT_EQ(after.size(), 6u);
@@ -459,7 +459,7 @@ TEST(Loop, InterruptedAtEveryStepResumesWithNothingLostOrRepeated) {
   {
     auto p = std::make_unique<ScriptedProvider>();
     script_story(*p);
-    ASSERT_EQ(ref.run(ref.request(), std::move(p)).status, "finished");
+    ASSERT_EQ(ref.run(ref.request(), std::move(p)).status, cudamaster::store::Status::finished);
   }
   auto ref_store = store::RunStore::open(ref.dir.file("runs.db"));
   const auto ref_trace = call_trace(*ref_store, 1);
@@ -495,7 +495,7 @@ TEST(Loop, InterruptedAtEveryStepResumesWithNothingLostOrRepeated) {
     auto s = store::RunStore::open(t.dir.file("runs.db"));
     const auto partial = call_trace(*s, first.run_id);
     if (k < 6) {
-      EXPECT_EQ(first.status, "stopped") << "k=" << k;
+      EXPECT_EQ(first.status, cudamaster::store::Status::stopped) << "k=" << k;
       EXPECT_EQ(s->jobs(first.run_id)[0].stop_reason, "interrupted");
     }
     EXPECT_EQ(partial.size(), static_cast<std::size_t>(k));
@@ -510,7 +510,7 @@ TEST(Loop, InterruptedAtEveryStepResumesWithNothingLostOrRepeated) {
     const int builds_before = t.builder.builds.load();
     const std::size_t evals_before = t.evaluator.libraries.size();
     const auto second = t.run(again, std::move(rest));
-    EXPECT_EQ(second.status, "finished") << "k=" << k << "\n" << t.log();
+    EXPECT_EQ(second.status, cudamaster::store::Status::finished) << "k=" << k << "\n" << t.log();
     EXPECT_EQ(call_trace(*s, first.run_id), ref_trace) << "k=" << k;
     EXPECT_EQ(raw->requests.size(), 6u - static_cast<std::size_t>(k)) << "k=" << k;
     const auto job = s->jobs(first.run_id)[0];

@@ -15,11 +15,11 @@ namespace {
 
 mskb::ContenderResult timed(const std::vector<std::pair<std::uint64_t, double>>& c_and_us, double noise = 0.002) {
   mskb::ContenderResult r;
-  r.disposition = "passed";
+  r.disposition = mskb::Disposition::passed;
   int i = 0;
   for (const auto& [c, us] : c_and_us) {
     mskb::ShapeTiming t;
-    t.sweep = "paper";
+    t.sweep = mskb::Sweep::paper;
     t.shape = mskb::Shape{{"N", ++i}};
     t.complexity = c;
     t.time.median_us = us;
@@ -65,7 +65,7 @@ TEST(Score, AcceptOnlyBeyondTheNoise) {
   v = loop::judge(loop::score_result(timed({{1, 9.0}}, 0.03), noisy_base, nullptr), noisy_best, 0.02);
   EXPECT_FALSE(v.accept) << v.reason;
   auto wrong = timed({{1, 1.0}});
-  wrong.disposition = "wrong_result";
+  wrong.disposition = mskb::Disposition::wrong_result;
   v = loop::judge(loop::score_result(wrong, base, nullptr), best, 0.02);
   EXPECT_FALSE(v.accept);
   EXPECT_EQ(v.reason, "not correct");

@@ -177,6 +177,24 @@ TEST(CodeAnswer, KernelsAndLaunchBoundsAreNotHostFunctions) {
   EXPECT_TRUE(a.ok) << a.describe();
 }
 
+TEST(SourceText, PreprocessorLinesAreSkippedWithTheirContinuations) {
+  const std::string s = "int a;\n  #define X(a) \\\n  (a)\nint b; x # y\n";
+  std::size_t i = s.find('#');
+  int line = 2;
+  ASSERT_TRUE(agents::skip_preprocessor_line(s, i, line));
+  EXPECT_EQ(i, s.find("\nint b"));  // the newline that ends the directive, after its continuation
+  EXPECT_EQ(line, 4);
+  std::size_t j = s.find("# y");  // not at the start of a line
+  const std::size_t before = j;
+  EXPECT_FALSE(agents::skip_preprocessor_line(s, j, line));
+  EXPECT_EQ(j, before);
+  EXPECT_EQ(line, 4);
+  const auto fns = agents::host_functions("#define F(x) \\\n  void g(int x)\nextern \"C\" void f(int n) {}\n");
+  ASSERT_EQ(fns.size(), 1u);
+  EXPECT_EQ(fns[0].name, "f");
+  EXPECT_EQ(fns[0].line, 3);
+}
+
 TEST(Plan, StructuredJson) {
   const auto p = agents::parse_plan(plan_answer("warp per row", 2.5));
   EXPECT_TRUE(p.structured);

@@ -214,7 +214,7 @@ TEST(Slurm, AResumedRunStaysOnSlurmUnlessToldOtherwise) {
   const Proc resumed = c.run({"optimize", "--resume", "1", "--db", c.db()});
   ASSERT_EQ(resumed.code, 0) << resumed.err;
   EXPECT_NE(resumed.err.find("GPU work: slurm"), std::string::npos) << resumed.err;
-  EXPECT_EQ(store::RunStore::open(c.db())->run(1)->status, "finished");
+  EXPECT_EQ(store::RunStore::open(c.db())->run(1)->status, cudamaster::store::Status::finished);
   // Every runner of both sessions ran in a job step (the srun calls also count the device queries).
   const auto calls = srun_calls(c.dir.file("srun.log"));
   EXPECT_EQ(count_with(calls, "--job-name=cudamaster-eval"), read_lines(c.dir.file("runner.log")).size());

@@ -17,15 +17,15 @@ TEST(RunStore, CreatesWalDatabaseAndRoundTripsRuns) {
   const auto id = s->create_run("replay:x.jsonl", {{"tasks", {"spmv_csr"}}});
   auto r = s->run(id);
   ASSERT_TRUE(r);
-  EXPECT_EQ(r->status, "running");
+  EXPECT_EQ(r->status, cudamaster::store::Status::running);
   EXPECT_EQ(r->llm, "replay:x.jsonl");
   EXPECT_EQ(r->config["tasks"][0], "spmv_csr");
   EXPECT_EQ(r->sessions, 1);
   s->claim_run(id);
-  s->set_run_status(id, "finished", {{"ok", true}});
+  s->set_run_status(id, cudamaster::store::Status::finished, {{"ok", true}});
   s->set_active_seconds(id, 12.5);
   r = s->run(id);
-  EXPECT_EQ(r->status, "finished");
+  EXPECT_EQ(r->status, cudamaster::store::Status::finished);
   EXPECT_EQ(r->summary["ok"], true);
   EXPECT_EQ(r->sessions, 2);
   EXPECT_DOUBLE_EQ(r->active_seconds, 12.5);
@@ -139,10 +139,10 @@ TEST(RunStore, ConfigUpdateAndJobs) {
   s->set_run_config(run, {{"a", 2}});
   EXPECT_EQ(s->run(run)->config["a"], 2);
   const auto job = s->ensure_job(run, "vector_add", "bf16");
-  s->set_job_status(job, "stopped", "budget", {{"best", nullptr}});
+  s->set_job_status(job, cudamaster::store::Status::stopped, "budget", {{"best", nullptr}});
   const auto jobs = s->jobs(run);
   ASSERT_EQ(jobs.size(), 1u);
-  EXPECT_EQ(jobs[0].status, "stopped");
+  EXPECT_EQ(jobs[0].status, cudamaster::store::Status::stopped);
   EXPECT_EQ(jobs[0].stop_reason, "budget");
   EXPECT_TRUE(jobs[0].result.contains("best"));
 }

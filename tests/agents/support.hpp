@@ -155,16 +155,16 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
     res.checks_total = 3 * static_cast<int>(r.spec->paper.size() + r.spec->heldout.size());
     if (sanitize) res.checks_total = sanitizer_checks(*r.spec);
     if (sanitize && m.sanitizer_tool == r.mode) {
-      res.disposition = "sanitizer_error";
+      res.disposition = mskb::Disposition::sanitizer_error;
       res.message = "sanitizer_error: " + m.sanitizer_line;
       res.checks_passed = res.checks_total;
     } else if (sanitize && (m.eval == "passed")) {
-      res.disposition = "passed";
+      res.disposition = mskb::Disposition::passed;
       res.checks_passed = res.checks_total;
     } else if (m.eval == "wrong_result" || m.eval == "heldout_wrong") {
       const bool heldout = m.eval == "heldout_wrong";
       const mskb::Shape& s = heldout ? r.spec->heldout.front() : r.spec->paper.front();
-      res.disposition = "wrong_result";
+      res.disposition = mskb::Disposition::wrong_result;
       res.failure = {{"sweep", heldout ? "heldout" : "paper"}, {"shape_str", s.str()}, {"seed", 1},
                      {"detail", {{"checked", 1024}, {"mismatches", 1000}, {"max_abs_err", 3.25}, {"max_err_over_tol", 25000.0},
                                  {"atol", 1e-5}, {"rtol", 1e-5}, {"param", "y"},
@@ -172,14 +172,14 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
                                  {"message", "1000 of 1024 elements outside tolerance (0 NaN) in 'y'"}}}};
       res.message = "wrong_result at " + s.str() + " (" + (heldout ? "heldout" : "paper") + ", seed 1): 1000 of 1024 elements outside tolerance";
     } else if (m.eval == "crash") {
-      res.disposition = "crashed";
+      res.disposition = mskb::Disposition::crashed;
       res.message = "crashed: SIGSEGV during call";
     } else {
-      res.disposition = "passed";
+      res.disposition = mskb::Disposition::passed;
       res.checks_passed = res.checks_total;
       for (const mskb::Shape& s : r.spec->paper) {
         mskb::ShapeTiming t;
-        t.sweep = "paper";
+        t.sweep = mskb::Sweep::paper;
         t.shape = s;
         t.complexity = r.spec->complexity(s);
         double prod = 1;
@@ -187,7 +187,7 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
         t.time.median_us = fake_base_us(prod) / m.speed * jitter;
         t.time.n = 50;
         t.time.noise = 0.002;
-        t.disposition = "passed";
+        t.disposition = mskb::Disposition::passed;
         res.timings.push_back(t);
       }
     }
@@ -215,7 +215,7 @@ class FakeProfiler final : public loop::ProfileProvider {
     s.cls = "memory-latency";
     s.confidence = 0.8;
     s.source = "ncu";
-    s.rendered = "Bottleneck: memory-latency (confidence 0.80) of " + std::string(r.mode) + " kernel " + r.kernel + "\n";
+    s.rendered = "Bottleneck: memory-latency (confidence 0.80) of " + std::string(cudamaster::profile::to_string(r.mode)) + " kernel " + r.kernel + "\n";
     return s;
   }
   std::atomic<int> calls{0};
@@ -277,7 +277,7 @@ struct InProcess {
     r.db_path = dir.file("runs.db");
     r.out_dir = dir.file("out");
     r.config.rounds = 2;
-    r.config.profile = "filtered";
+    r.config.profile = cudamaster::profile::RenderMode::filtered;
     r.device = {{"name", "Fake H200"}};
     return r;
   }
@@ -317,8 +317,8 @@ inline std::string record_story(const std::string& path) {
   auto p = std::make_unique<ScriptedProvider>();
   script_story(*p);
   auto req = rec.request();
-  req.config.profile = "none";
-  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, "finished");
+  req.config.profile = cudamaster::profile::RenderMode::none;
+  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, cudamaster::store::Status::finished);
   return path;
 }
 

@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
   try {
-    const auto d = mskb::query_device("identify");
+    const auto d = mskb::query_device(mskb::RunMode::identify);
     std::printf("GPU: %s (%s)\n", d.value("name", "?").c_str(), d.value("uuid", "?").c_str());
   } catch (const std::exception& e) {
     std::printf("SKIPPED: %s\n", e.what());

@@ -25,7 +25,7 @@ TEST(BadInputs, EachGetsItsDispositionAndTheRunContinues) {
   SuitePlan plan;
   plan.tasks = {"vector_add"};
   plan.precisions = {Precision::fp32};
-  plan.contenders = {"baseline"};
+  plan.contenders = {ContenderKind::baseline};
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"compile_error.cu", "compile_error"}, {"no_entry.cu", "missing_entry"}, {"segfault.cu", "crashed"},
       {"hang.cu", "timeout"},               {"illegal_access.cu", "launch_error"}, {"oom.cu", "out_of_memory"},
@@ -38,11 +38,11 @@ TEST(BadInputs, EachGetsItsDispositionAndTheRunContinues) {
   std::map<std::string, const ContenderResult*> by;
   for (const auto& r : rep.runs) by[r.result.contender] = &r.result;
   ASSERT_TRUE(by.count("baseline"));
-  EXPECT_EQ(by["baseline"]->disposition, "passed");
+  EXPECT_EQ(by["baseline"]->disposition, Disposition::passed);
   for (const auto& c : cases) {
     const std::string stem = c.first.substr(0, c.first.size() - 3);
     ASSERT_TRUE(by.count(stem)) << stem;
-    EXPECT_EQ(by[stem]->disposition, c.second) << stem << ": " << by[stem]->message;
+    EXPECT_EQ(to_string(by[stem]->disposition), c.second) << stem << ": " << by[stem]->message;
     EXPECT_EQ(by[stem]->message.find('\n'), std::string::npos) << "one-line message: " << by[stem]->message;
   }
   // The good kernel after all the bad ones was timed and scored against the baseline.
@@ -72,20 +72,20 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
   e.random_shapes = 2;
   e.shape_seed = 1;
   const ContenderResult paper = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
-  ASSERT_EQ(paper.disposition, "passed") << paper.message;
+  ASSERT_EQ(paper.disposition, mskb::Disposition::passed) << paper.message;
   std::printf("paper sweep evaluation (%d checks + %zu timed shapes): %.2f s\n", paper.checks_total, paper.timings.size(), paper.seconds);
   EXPECT_LT(paper.seconds, 3.0);
 
   // Repeatability: the same kernel measured twice on the large sweep (>= 20 us per call).
   e.random_shapes = 0;
-  e.timed_sweeps = {"large"};
+  e.timed_sweeps = {Sweep::large};
   const ContenderResult r1 = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
   const ContenderResult r2 = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
-  ASSERT_EQ(r1.disposition, "passed") << r1.message;
-  ASSERT_EQ(r2.disposition, "passed") << r2.message;
+  ASSERT_EQ(r1.disposition, mskb::Disposition::passed) << r1.message;
+  ASSERT_EQ(r2.disposition, mskb::Disposition::passed) << r2.message;
   int compared = 0;
   for (std::size_t i = 0; i < r1.timings.size() && i < r2.timings.size(); ++i) {
-    if (r1.timings[i].sweep != "large" || r1.timings[i].time.median_us < 20) continue;
+    if (r1.timings[i].sweep != Sweep::large || r1.timings[i].time.median_us < 20) continue;
     const double a = r1.timings[i].time.median_us, c = r2.timings[i].time.median_us;
     const double diff = std::abs(a - c) / std::min(a, c);
     const TimingStats &t1 = r1.timings[i].time, &t2 = r2.timings[i].time;
@@ -109,7 +109,7 @@ TEST(Sharing, ATimingBesideAnotherProcessIsNamed) {
   EvalOptions e;
   e.ceilings = ceilings_from(device_info(false, ""));
   const ContenderResult alone = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
-  ASSERT_EQ(alone.disposition, "passed") << alone.message;
+  ASSERT_EQ(alone.disposition, mskb::Disposition::passed) << alone.message;
   ASSERT_FALSE(alone.timings.empty());
   for (const auto& s : alone.timings) EXPECT_EQ(s.time.gpu_others, 0) << s.shape.str() << " (-1: NVML not usable here)";
 
@@ -124,7 +124,7 @@ TEST(Sharing, ATimingBesideAnotherProcessIsNamed) {
   const ContenderResult shared = evaluate(t, Precision::fp32, "good", "good_vector_add.cu", b.so_path, e);
   kill(static_cast<pid_t>(pid), SIGKILL);
   pclose(busy);
-  ASSERT_TRUE(shared.disposition == "passed" || shared.disposition == "noisy") << shared.message;
+  ASSERT_TRUE(shared.disposition == mskb::Disposition::passed || shared.disposition == mskb::Disposition::noisy) << shared.message;
   ASSERT_FALSE(shared.timings.empty());
   for (std::size_t i = 0; i < shared.timings.size(); ++i) {
     const ShapeTiming& s = shared.timings[i];

@@ -27,7 +27,7 @@ TEST_P(ShippedKernels, BaselineAndVendorPassWrongKernelsAreRejected) {
   const TaskSpec& t = get_task(GetParam());
   SuitePlan plan;
   plan.tasks = {t.name};
-  plan.contenders = {"baseline", "vendor", "wrong"};
+  plan.contenders = {ContenderKind::baseline, ContenderKind::vendor, ContenderKind::wrong};
   plan.eval.check_only = true;
   plan.checks_per_gpu = checks_per_gpu();
   const SuiteReport report = run_suite(plan, [](const std::string&, bool) {});
@@ -36,14 +36,14 @@ TEST_P(ShippedKernels, BaselineAndVendorPassWrongKernelsAreRejected) {
     const ContenderResult& r = run.result;
     if (run.expect.empty()) {
       ++shipped;
-      EXPECT_EQ(r.disposition, "passed") << t.name << " " << r.precision << " " << r.contender << ": " << r.message;
+      EXPECT_EQ(r.disposition, mskb::Disposition::passed) << t.name << " " << r.precision << " " << r.contender << ": " << r.message;
       std::printf("%-22s %s %-9s %-16s %d/%d checks %.1f s\n", t.name.c_str(), r.precision.c_str(), r.contender.c_str(),
-                  r.disposition.c_str(), r.checks_passed, r.checks_total, r.seconds);
+                  to_string(r.disposition).c_str(), r.checks_passed, r.checks_total, r.seconds);
     } else {
       ++wrong;
-      EXPECT_EQ(r.disposition, run.expect) << r.kernel << " " << r.precision << ": " << r.message;
+      EXPECT_EQ(to_string(r.disposition), run.expect) << r.kernel << " " << r.precision << ": " << r.message;
       std::printf("%-22s %s %-30s %-16s (expected %s) %s\n", t.name.c_str(), r.precision.c_str(), r.contender.c_str(),
-                  r.disposition.c_str(), run.expect.c_str(), r.message.c_str());
+                  to_string(r.disposition).c_str(), run.expect.c_str(), r.message.c_str());
     }
   }
   EXPECT_GE(shipped, 2) << "both baselines at least";

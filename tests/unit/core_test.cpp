@@ -164,8 +164,8 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   RunRequest r;
   r.task = "matrix_mul";
   r.precision = Precision::bf16;
-  r.checks.push_back({Shape{{"M", 64}, {"N", 2048}, {"K", 4096}}, "paper", {1, 2, 3}});
-  r.timings.push_back({Shape{{"M", 64}, {"N", 2048}, {"K", 4096}}, "paper", 3});
+  r.checks.push_back({Shape{{"M", 64}, {"N", 2048}, {"K", 4096}}, mskb::Sweep::paper, {1, 2, 3}});
+  r.timings.push_back({Shape{{"M", 64}, {"N", 2048}, {"K", 4096}}, mskb::Sweep::paper, 3});
   r.timing.max_time_s = 0.5;
   const RunRequest back = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
   EXPECT_EQ(back.task, "matrix_mul");
@@ -252,22 +252,22 @@ TEST(ResultJson, RoundTripKeepsTimingsAndCounts) {
   r.precision = "bf16";
   r.contender = "vendor";
   r.kernel = "tasks/sparse/spmv_csr/vendor.cu";
-  r.disposition = "passed";
+  r.disposition = mskb::Disposition::passed;
   r.checks_passed = r.checks_total = 39;
   r.seconds = 12.5;
   mskb::ShapeTiming t;
-  t.sweep = "large";
+  t.sweep = mskb::Sweep::large;
   t.shape.dims = {{"rows", 1 << 20}, {"cols", 2048}};
   t.complexity = 123456789;
   t.roofline_us = 17.25;
   t.time.median_us = 42.5;
   t.time.n = 77;
-  t.disposition = "passed";
+  t.disposition = mskb::Disposition::passed;
   r.timings.push_back(t);
   const mskb::ContenderResult b = mskb::result_from_json(nlohmann::json::parse(mskb::result_to_json(r).dump()));
   EXPECT_EQ(b.task, r.task);
   EXPECT_EQ(b.precision, r.precision);
-  EXPECT_EQ(b.disposition, "passed");
+  EXPECT_EQ(b.disposition, mskb::Disposition::passed);
   EXPECT_EQ(b.checks_total, 39);
   ASSERT_EQ(b.timings.size(), 1u);
   EXPECT_EQ(b.timings[0].shape.str(), t.shape.str());  // dimension order kept
@@ -324,4 +324,29 @@ TEST(GpuSharing, WithoutNvmlNothingIsKnown) {
   s.context_created();
   EXPECT_FALSE(s.known());
   EXPECT_TRUE(s.others_now().empty());
+}
+
+TEST(Vocabulary, StringsRoundTripAndUnknownOnesAreNamed) {
+  for (const mskb::Disposition d : {mskb::Disposition::passed, mskb::Disposition::rejected_static, mskb::Disposition::not_run})
+    EXPECT_EQ(mskb::from_string<mskb::Disposition>(mskb::to_string(d)), d);
+  EXPECT_EQ(mskb::to_string(mskb::Disposition::sanitizer_error), "sanitizer_error");
+  EXPECT_FALSE(mskb::from_string<mskb::Disposition>("Passed"));
+  EXPECT_EQ(nlohmann::json(mskb::Sweep::heldout), "heldout");
+  EXPECT_EQ(nlohmann::json("large").get<mskb::Sweep>(), mskb::Sweep::large);
+  try {
+    mskb::parse_enum<mskb::Part>("both");
+    ADD_FAILURE() << "no throw";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "unknown evaluation part 'both' (valid: all, checks, timing)");
+  }
+  EXPECT_THROW(nlohmann::json("evaluat").get<mskb::RunMode>(), std::invalid_argument);
+  EXPECT_EQ(mskb::sweeps_named("all"), (std::vector<mskb::Sweep>{mskb::Sweep::paper, mskb::Sweep::heldout, mskb::Sweep::random, mskb::Sweep::large}));
+  EXPECT_THROW(mskb::sweeps_named("papers"), std::invalid_argument);
+  EXPECT_EQ(mskb::contender_kind("baseline"), mskb::ContenderKind::baseline);
+  EXPECT_EQ(mskb::contender_kind("baseline/remeasure"), mskb::ContenderKind::baseline);
+  EXPECT_EQ(mskb::contender_kind("wrong/off_by_one"), mskb::ContenderKind::wrong);
+  EXPECT_EQ(mskb::contender_kind("adversarial/forge"), mskb::ContenderKind::adversarial);
+  EXPECT_EQ(mskb::contender_kind("my_kernel"), mskb::ContenderKind::candidate);
+  EXPECT_TRUE(mskb::is_correct(mskb::Disposition::noisy));
+  EXPECT_FALSE(mskb::is_correct(mskb::Disposition::unsynced));
 }

@@ -18,6 +18,7 @@
 
 #include "mskb/util/channel.hpp"
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/events.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/harness/protocol.hpp"
 #include "mskb/core/registry.hpp"
@@ -106,24 +107,24 @@ TEST(InstanceLayout, PlacesEveryBufferOnce) {
 namespace {
 RunRequest two_shape_request() {
   RunRequest r;
-  r.checks = {{Shape{{"N", 64}}, "paper", {1, 2, 3}}, {Shape{{"N", 128}}, "heldout", {1, 2}}};
-  r.timings = {{Shape{{"N", 64}}, "paper", 3}};
+  r.checks = {{Shape{{"N", 64}}, mskb::Sweep::paper, {1, 2, 3}}, {Shape{{"N", 128}}, mskb::Sweep::heldout, {1, 2}}};
+  r.timings = {{Shape{{"N", 64}}, mskb::Sweep::paper, 3}};
   return r;
 }
-json ev(const char* kind, int64_t n, const char* sweep, uint64_t seed, const char* disp = "passed") {
+RunnerEvent ev(const char* kind, int64_t n, const char* sweep, uint64_t seed, const char* disp = "passed") {
   json e = {{"event", kind}, {"shape", json{{"N", n}}}, {"sweep", sweep}, {"seed", seed}, {"shape_str", "N=" + std::to_string(n)}};
   if (std::string(kind) == "check") e["disposition"] = disp;
-  return e;
+  return runner_event(e).value();
 }
 }  // namespace
 
 TEST(EventSequence, ThePlannedWalkPasses) {
   const RunRequest r = two_shape_request();
-  const std::vector<json> ok = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2), ev("check", 64, "paper", 3),
+  const std::vector<RunnerEvent> ok = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2), ev("check", 64, "paper", 3),
                                 ev("timing", 64, "paper", 3), ev("check", 128, "heldout", 1), ev("check", 128, "heldout", 2)};
   EXPECT_EQ(check_event_sequence(r, ok, true), "");
   // A failed check ends its shape; no timing after a failure.
-  const std::vector<json> failed = {ev("check", 64, "paper", 1, "wrong_result"), ev("check", 128, "heldout", 1),
+  const std::vector<RunnerEvent> failed = {ev("check", 64, "paper", 1, "wrong_result"), ev("check", 128, "heldout", 1),
                                     ev("check", 128, "heldout", 2)};
   EXPECT_EQ(check_event_sequence(r, failed, true), "");
   // A crash part-way (no done): a prefix is fine, the crash decides.
@@ -132,27 +133,27 @@ TEST(EventSequence, ThePlannedWalkPasses) {
 
 TEST(EventSequence, ForgedTruncatedRepeatedReorderedAreRejected) {
   const RunRequest r = two_shape_request();
-  const std::vector<json> ok = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2), ev("check", 64, "paper", 3),
+  const std::vector<RunnerEvent> ok = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2), ev("check", 64, "paper", 3),
                                 ev("timing", 64, "paper", 3), ev("check", 128, "heldout", 1), ev("check", 128, "heldout", 2)};
   EXPECT_NE(check_event_sequence(r, {}, true).find("done after 0 of 5"), std::string::npos);  // zero checks, then done
   EXPECT_NE(check_event_sequence(r, {ok[0], ok[1]}, true), "");                                // truncated, then done
-  std::vector<json> repeated = ok;
+  std::vector<RunnerEvent> repeated = ok;
   repeated.insert(repeated.begin() + 1, ok[0]);
   EXPECT_NE(check_event_sequence(r, repeated, true).find("unexpected report"), std::string::npos);
-  std::vector<json> reordered = ok;
+  std::vector<RunnerEvent> reordered = ok;
   std::swap(reordered[0], reordered[1]);
   EXPECT_NE(check_event_sequence(r, reordered, true), "");
-  std::vector<json> extra = ok;
+  std::vector<RunnerEvent> extra = ok;
   extra.push_back(ok.back());
   EXPECT_NE(check_event_sequence(r, extra, true).find("after the planned sequence"), std::string::npos);
-  std::vector<json> no_timing = ok;
+  std::vector<RunnerEvent> no_timing = ok;
   no_timing.erase(no_timing.begin() + 3);
   EXPECT_NE(check_event_sequence(r, no_timing, true), "");
-  std::vector<json> wrong_seed = ok;
-  wrong_seed[1]["seed"] = 7;
+  std::vector<RunnerEvent> wrong_seed = ok;
+  wrong_seed[1].seed = 7;
   EXPECT_NE(check_event_sequence(r, wrong_seed, true), "");
   // A timing for a shape that failed is not the runner's.
-  const std::vector<json> timed_after_failure = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2),
+  const std::vector<RunnerEvent> timed_after_failure = {ev("check", 64, "paper", 1), ev("check", 64, "paper", 2),
                                                  ev("check", 64, "paper", 3, "wrong_result"), ev("timing", 64, "paper", 3)};
   EXPECT_NE(check_event_sequence(r, timed_after_failure, true), "");
 }
@@ -169,11 +170,11 @@ ContenderResult forged(const std::string& mode) {
 
 TEST(Evaluate, OnlyTheRunnersOwnCompleteReportPasses) {
   const ContenderResult honest = forged("honest");
-  EXPECT_EQ(honest.disposition, "passed") << honest.message;
+  EXPECT_EQ(honest.disposition, mskb::Disposition::passed) << honest.message;
   EXPECT_EQ(honest.checks_passed, honest.checks_total);
   for (const char* mode : {"no_token", "wrong_token", "zero_checks", "truncate", "repeat", "reorder", "extra", "forged_line"}) {
     const ContenderResult r = forged(mode);
-    EXPECT_EQ(r.disposition, "harness_error") << mode << ": " << r.message;
+    EXPECT_EQ(r.disposition, mskb::Disposition::harness_error) << mode << ": " << r.message;
     EXPECT_EQ(r.message.rfind("harness_error: ", 0), 0u) << mode << ": " << r.message;
   }
 }
@@ -184,28 +185,28 @@ TEST(Evaluate, EveryShapeHasTwoSeedsAndTheTimingPartTheLastTwo) {
   EvalOptions o;
   o.runner = FORGING_RUNNER;
   o.seeds = 1;
-  o.timed_sweeps = {"paper", "large"};
+  o.timed_sweeps = {Sweep::paper, Sweep::large};
   o.work_dir = ::testing::TempDir() + "/two-seeds";
   o.ceilings = {4000, 60, 700};
   evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
   std::ifstream in(o.work_dir + "/request.json");
   const RunRequest all = json::parse(in).get<RunRequest>();
   for (const CheckItem& c : all.checks) EXPECT_GE(c.seeds.size(), 2u) << c.sweep << " " << c.shape.str();
-  o.part = "timing";
+  o.part = Part::timing;
   o.work_dir = ::testing::TempDir() + "/timing-part";
   evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
   std::ifstream in2(o.work_dir + "/request.json");
   const RunRequest timing = json::parse(in2).get<RunRequest>();
   for (const CheckItem& c : timing.checks) {
     EXPECT_EQ(c.seeds.size(), 2u);
-    EXPECT_EQ(c.seeds.back(), c.sweep == "large" ? 2u : 2u);
+    EXPECT_EQ(c.seeds.back(), c.sweep == Sweep::large ? 2u : 2u);
   }
-  o.part = "checks";
+  o.part = Part::checks;
   o.work_dir = ::testing::TempDir() + "/checks-part";
   evaluate(get_task("vector_add"), Precision::fp32, "kernel", "k.cu", "/nonexistent.so", o);
   std::ifstream in3(o.work_dir + "/request.json");
   const RunRequest checks = json::parse(in3).get<RunRequest>();
-  for (const CheckItem& c : checks.checks) EXPECT_NE(c.sweep, "large");  // both large seeds are in the timing part
+  for (const CheckItem& c : checks.checks) EXPECT_NE(c.sweep, Sweep::large);  // both large seeds are in the timing part
 }
 
 TEST(TooFast, JudgedOnFlopsAtTheTensorPeakAsWellAsBytes) {
@@ -217,14 +218,65 @@ TEST(TooFast, JudgedOnFlopsAtTheTensorPeakAsWellAsBytes) {
   TimingStats replay;  // a replayed result: above half the DRAM time, far below the FLOP time
   replay.median_us = 40;
   replay.n = 50;
-  EXPECT_EQ(judge_timing(replay, dram, TimingPolicy{}), "passed");  // bytes alone would not see it
-  EXPECT_EQ(judge_timing(replay, dram, TimingPolicy{}, flops), "too_fast");
+  EXPECT_EQ(judge_timing(replay, dram, TimingPolicy{}), mskb::Disposition::passed);  // bytes alone would not see it
+  EXPECT_EQ(judge_timing(replay, dram, TimingPolicy{}, flops), mskb::Disposition::too_fast);
   TimingStats fast = replay;  // 1.4x past the tensor peak (a Strassen level, a better kernel): possible
   fast.median_us = flops / 1.4;
-  EXPECT_EQ(judge_timing(fast, dram, TimingPolicy{}, flops), "passed");
+  EXPECT_EQ(judge_timing(fast, dram, TimingPolicy{}, flops), mskb::Disposition::passed);
   fast.median_us = flops / 1.5;
-  EXPECT_EQ(judge_timing(fast, dram, TimingPolicy{}, flops), "too_fast");
+  EXPECT_EQ(judge_timing(fast, dram, TimingPolicy{}, flops), mskb::Disposition::too_fast);
   TimingStats real = replay;
   real.median_us = 2700;
-  EXPECT_EQ(judge_timing(real, dram, TimingPolicy{}, flops), "passed");
+  EXPECT_EQ(judge_timing(real, dram, TimingPolicy{}, flops), mskb::Disposition::passed);
+}
+
+TEST(RunnerEvents, OneParserForEveryReportLine) {
+  EXPECT_FALSE(parse_runner_event("not json"));
+  EXPECT_FALSE(parse_runner_event("[1, 2]"));
+  EXPECT_FALSE(parse_runner_event(R"({"event": 3})"));
+  const auto check = parse_runner_event(
+      R"({"event":"check","token":"t1","sweep":"heldout","shape":{"N":8},"shape_str":"N=8","seed":2,"disposition":"wrong_result","gap_us":5.5,"call_us":10})");
+  ASSERT_TRUE(check);
+  EXPECT_EQ(check->kind, EventKind::check);
+  EXPECT_EQ(check->token, "t1");
+  EXPECT_EQ(check->sweep, "heldout");
+  EXPECT_EQ(check->shape_str, "N=8");
+  EXPECT_EQ(check->seed, std::optional<uint64_t>(2));
+  EXPECT_EQ(check->disposition, Disposition::wrong_result);
+  EXPECT_DOUBLE_EQ(check->gap_us, 5.5);
+  EXPECT_EQ(check->call_us, std::optional<double>(10));
+  // A disposition that is none reads harness_error; a seed of the wrong type is absent, not a throw.
+  const auto odd = parse_runner_event(R"({"event":"fatal","disposition":"made_up","message":"boom","seed":"x"})");
+  ASSERT_TRUE(odd);
+  EXPECT_EQ(odd->kind, EventKind::fatal);
+  EXPECT_EQ(odd->disposition, Disposition::harness_error);
+  EXPECT_EQ(odd->message, "boom");
+  EXPECT_FALSE(odd->seed);
+  const auto timing = parse_runner_event(R"({"event":"timing","time_us":{"median":12.5,"n":40},"after_timing":"too_fast"})");
+  ASSERT_TRUE(timing && timing->time);
+  EXPECT_DOUBLE_EQ(timing->time->median_us, 12.5);
+  EXPECT_EQ(timing->time->n, 40);
+  EXPECT_EQ(timing->after_timing, Disposition::too_fast);
+  const auto phase = parse_runner_event(R"({"event":"phase","phase":"call","shape":"N=8","seed":1,"timeout_s":7})");
+  ASSERT_TRUE(phase);
+  EXPECT_EQ(phase->kind, EventKind::phase);
+  EXPECT_EQ(phase->shape_str, "N=8");
+  EXPECT_DOUBLE_EQ(phase->timeout_s, 7.0);
+  EXPECT_EQ(parse_runner_event(R"({"event":"log"})")->kind, EventKind::other);
+}
+
+TEST(Requests, SingleShapeRequestChecksSeedOneAndTimesOnlyInEvaluateMode) {
+  const TaskSpec& spec = get_task("vector_add");
+  const Shape shape = spec.paper.front();
+  const RunRequest timed = single_shape_request(spec, Precision::bf16, "/k.so", shape, RunMode::evaluate);
+  EXPECT_EQ(timed.mode, RunMode::evaluate);
+  EXPECT_EQ(timed.symbol, spec.symbol(Precision::bf16));
+  ASSERT_EQ(timed.checks.size(), 1u);
+  EXPECT_EQ(timed.checks[0].sweep, Sweep::paper);
+  EXPECT_EQ(timed.checks[0].seeds, std::vector<uint64_t>{1});
+  ASSERT_EQ(timed.timings.size(), 1u);
+  EXPECT_EQ(timed.timings[0].seed, 1u);
+  const RunRequest profiled = single_shape_request(spec, Precision::fp32, "/k.so", shape, RunMode::profile);
+  EXPECT_EQ(json(profiled)["mode"], "profile");
+  EXPECT_TRUE(profiled.timings.empty());
 }

@@ -273,7 +273,7 @@ TEST(Launcher, EvaluationWhoseStepCannotStartIsAHarnessError) {
   o.launcher.srun = MSKB_FAKE_SRUN;
   o.runner = "/nonexistent/mskb-runner";  // never started
   const ContenderResult r = evaluate(get_task("vector_add"), Precision::fp32, "candidate", "k.cu", "/x/k.so", o);
-  EXPECT_EQ(r.disposition, disposition::harness_error);
+  EXPECT_EQ(r.disposition, mskb::Disposition::harness_error);
   EXPECT_EQ(r.message, "harness_error: srun: error: Unable to allocate resources: Requested node configuration is not available");
   // The request went to the shared root, where the node can read it.
   bool found = false;
@@ -282,12 +282,12 @@ TEST(Launcher, EvaluationWhoseStepCannotStartIsAHarnessError) {
   // A runner the nodes cannot see: also the harness's problem, with the shell's words.
   ScopedEnv no_fail("FAKE_SRUN_FAIL", "no-such-text");
   const ContenderResult m = evaluate(get_task("vector_add"), Precision::fp32, "candidate", "k.cu", "/x/k.so", o);
-  EXPECT_EQ(m.disposition, disposition::harness_error);
+  EXPECT_EQ(m.disposition, mskb::Disposition::harness_error);
   EXPECT_NE(m.message.find("/nonexistent/mskb-runner: not found"), std::string::npos) << m.message;
   // No srun at all: one clear line, before anything is spawned.
   o.launcher.srun = "/nonexistent/srun";
   const ContenderResult n = evaluate(get_task("vector_add"), Precision::fp32, "candidate", "k.cu", "/x/k.so", o);
-  EXPECT_EQ(n.disposition, disposition::harness_error);
+  EXPECT_EQ(n.disposition, mskb::Disposition::harness_error);
   EXPECT_EQ(n.message, "harness_error: srun not found at /nonexistent/srun");
   fs::remove_all(o.launcher.work_root);
 }

@@ -54,18 +54,18 @@ TEST(TimingPolicy, Dispositions) {
   TimingStats t;
   t.median_us = 100;
   t.noise = 0.001;
-  EXPECT_EQ(judge_timing(t, 20, p), "passed");
-  EXPECT_EQ(judge_timing(t, 250, p), "too_fast");  // 100 us < half of a 250 us floor
+  EXPECT_EQ(judge_timing(t, 20, p), mskb::Disposition::passed);
+  EXPECT_EQ(judge_timing(t, 250, p), mskb::Disposition::too_fast);  // 100 us < half of a 250 us floor
   t.wall_gap_max_us = 5000;  // one hiccup among the samples: not judged
   t.wall_gap_p90_us = 10;
-  EXPECT_EQ(judge_timing(t, 20, p), "passed");
+  EXPECT_EQ(judge_timing(t, 20, p), mskb::Disposition::passed);
   t.wall_gap_p90_us = 5000;  // at least a tenth of the calls left the device busy
-  EXPECT_EQ(judge_timing(t, 20, p), "unsynced");
+  EXPECT_EQ(judge_timing(t, 20, p), mskb::Disposition::unsynced);
   t.wall_gap_max_us = t.wall_gap_p90_us = 10;
   t.noise = 0.05;
-  EXPECT_EQ(judge_timing(t, 20, p), "noisy");
-  EXPECT_EQ(judge_check_gap(30, 10, p), "passed");
-  EXPECT_EQ(judge_check_gap(3000, 10, p), "unsynced");
+  EXPECT_EQ(judge_timing(t, 20, p), mskb::Disposition::noisy);
+  EXPECT_EQ(judge_check_gap(30, 10, p), mskb::Disposition::passed);
+  EXPECT_EQ(judge_check_gap(3000, 10, p), mskb::Disposition::unsynced);
 }
 
 TEST(TimingStats, GapP90IgnoresOneOutlierButNotARepeatedGap) {
@@ -120,7 +120,7 @@ ContenderRun passed_run(const std::string& contender) {
   r.result.task = "vector_add";
   r.result.precision = "fp32";
   r.result.contender = contender;
-  r.result.disposition = "passed";
+  r.result.disposition = mskb::Disposition::passed;
   return r;
 }
 
@@ -156,7 +156,7 @@ TEST(SuiteReportJson, TimingsBesideOtherGpuProcessesAreNamed) {
   SuiteReport rep = fake_report();
   ContenderRun base = passed_run("baseline"), vend = passed_run("vendor");
   ShapeTiming alone, shared, unknown;
-  alone.sweep = shared.sweep = unknown.sweep = "paper";
+  alone.sweep = shared.sweep = unknown.sweep = mskb::Sweep::paper;
   alone.shape = {{"N", 1024}};
   shared.shape = {{"N", 4096}};
   unknown.shape = {{"N", 16384}};

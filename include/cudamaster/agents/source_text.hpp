@@ -32,6 +32,11 @@ struct FunctionDecl {
 // namespace scope, with their parameters.
 std::vector<FunctionDecl> host_functions(const std::string& source);
 
+// When s[i] is the '#' of a preprocessor line (only blanks before it on its line), moves i to the
+// newline that ends the directive (continuation lines included), counting the newlines passed in
+// `line`, and returns true; otherwise changes nothing and returns false.
+bool skip_preprocessor_line(const std::string& s, std::size_t& i, int& line);
+
 // Splits "a, b<c, d>, e(f, g)" on top-level commas; each piece trimmed with inner runs of
 // whitespace collapsed to one space.
 std::vector<std::string> split_params(const std::string& text);

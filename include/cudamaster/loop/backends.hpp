@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cudamaster/agents/agents.hpp"
+#include "cudamaster/profile/filter.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/harness/suite.hpp"
@@ -116,7 +117,7 @@ struct ProfileRequest {
   std::string kernel;            // the kernel file
   bool trusted = false;          // the task's own file (may link vendor libraries)
   bool allow_libraries = false;
-  std::string mode = "filtered"; // filtered | full
+  profile::RenderMode mode = profile::RenderMode::filtered;  // filtered | full
   std::string gpu;               // CUDA_VISIBLE_DEVICES of the GPU lane; empty: inherited
 };
 

@@ -38,7 +38,7 @@ struct LoopConfig {
   int rounds = 5;                    // R
   int debug_loops = 3;               // D: fix attempts (Debug or Compiler) per round
   int patience = 3;                  // K: stop after this many rounds without gain (0: never)
-  std::string profile = "filtered";  // filtered | full | none
+  profile::RenderMode profile = profile::RenderMode::filtered;
   bool planner = true;               // false: --no-planner (the Coder alone)
   double min_gain = 0.02;            // acceptance margin floor (score.hpp)
   bool allow_libraries = false;
@@ -82,7 +82,7 @@ struct JobEnv {
 };
 
 struct JobResult {
-  std::string status;       // finished | stopped | failed
+  store::Status status = store::Status::finished;  // finished | stopped | failed
   std::string stop_reason;  // rounds | patience | budget | wall_clock | interrupted | llm_error | ...
   nlohmann::json result;
 };
@@ -115,7 +115,7 @@ struct OptimizeRequest {
 
 struct OptimizeResult {
   std::int64_t run_id = 0;
-  std::string status;  // finished | stopped | failed
+  store::Status status = store::Status::finished;  // finished | stopped | failed
   nlohmann::json summary;
 };
 

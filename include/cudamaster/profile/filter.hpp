@@ -6,14 +6,21 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "cudamaster/profile/classify.hpp"
 #include "cudamaster/profile/metrics.hpp"
+#include "mskb/util/enum_names.hpp"
 
 namespace cudamaster::profile {
 
+// How a profile is shown (--profile): the class's whitelisted metrics, everything collected, or
+// no profiling at all. The strings are the CLI values and the run store's profile mode.
 enum class RenderMode { filtered, full, none };
 RenderMode parse_render_mode(const std::string& s);  // filtered|full|none; throws std::invalid_argument
 const char* to_string(RenderMode m);
+void to_json(nlohmann::json& j, RenderMode m);
+void from_json(const nlohmann::json& j, RenderMode& m);
 
 struct WhitelistEntry {
   const char* metric;
@@ -42,3 +49,5 @@ std::string format_value(double value, const std::string& unit);
 std::string format_number(double value);
 
 }  // namespace cudamaster::profile
+
+MSKB_DECLARE_VOCABULARY_SPECIALIZATIONS(cudamaster::profile::RenderMode)

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mskb/harness/launcher.hpp"
+#include "mskb/harness/vocabulary.hpp"
 
 namespace cudamaster::profile {
 
@@ -81,7 +82,7 @@ std::vector<std::string> ncu_import_argv(const std::string& ncu, const std::stri
 // Reads the profiling run's combined output and outcome; nullopt when nothing went wrong.
 // `runner_disposition`/`runner_message` come from the runner's fatal event, when it sent one.
 std::optional<NcuError> diagnose_ncu_run(const std::string& log, int exit_code, bool timed_out,
-                                         const std::string& runner_disposition = "",
+                                         std::optional<mskb::Disposition> runner_disposition = std::nullopt,
                                          const std::string& runner_message = "");
 
 struct NcuCapture {

@@ -23,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/util/enum_names.hpp"
+
 namespace cudamaster::store {
 
 class StoreError : public std::runtime_error {
@@ -34,10 +36,17 @@ class StoreError : public std::runtime_error {
 enum class StepKind { llm_call, candidate, build, evaluation, profile, round };
 const char* to_string(StepKind k);
 
+// Where a run or a job stands; the strings are the runs and jobs tables' `status` column (a run is
+// never pending).
+enum class Status { pending, running, finished, stopped, failed };
+std::string to_string(Status s);
+std::ostream& operator<<(std::ostream& os, Status s);
+void to_json(nlohmann::json& j, Status s);
+
 struct RunInfo {
   std::int64_t id = 0;
   std::string created_at, updated_at;  // ISO 8601 UTC
-  std::string status;                  // running | finished | stopped | failed
+  Status status = Status::running;
   std::string llm;
   nlohmann::json config = nlohmann::json::object();
   nlohmann::json summary;              // null until a session ends
@@ -51,7 +60,7 @@ struct JobInfo {
   std::int64_t id = 0;
   std::int64_t run_id = 0;
   std::string task, precision;
-  std::string status;       // pending | running | finished | stopped | failed
+  Status status = Status::pending;
   std::string stop_reason;  // why a job ended (rounds done, budget, patience, llm error ...)
   nlohmann::json result;    // the job's outcome: best candidate, P, vs vendor, tokens ...
 };
@@ -168,7 +177,7 @@ class RunStore {
   std::vector<RunInfo> runs();
   // Marks a new session of `id` held by this process (pid, host, sessions + 1).
   void claim_run(std::int64_t id);
-  void set_run_status(std::int64_t id, const std::string& status, const nlohmann::json& summary);
+  void set_run_status(std::int64_t id, Status status, const nlohmann::json& summary);
   void set_run_config(std::int64_t id, const nlohmann::json& config);
   void set_active_seconds(std::int64_t id, double seconds);
 
@@ -176,7 +185,7 @@ class RunStore {
   // Returns the existing job for (run, task, precision) or creates it (status pending).
   std::int64_t ensure_job(std::int64_t run_id, const std::string& task, const std::string& precision);
   std::vector<JobInfo> jobs(std::int64_t run_id);
-  void set_job_status(std::int64_t job_id, const std::string& status, const std::string& stop_reason,
+  void set_job_status(std::int64_t job_id, Status status, const std::string& stop_reason,
                       const nlohmann::json& result);
 
   // ---- journaled steps; each returns the new row id. A second write of the same (job, seq)
@@ -213,3 +222,5 @@ class RunStore {
 std::string now_iso8601();
 
 }  // namespace cudamaster::store
+
+MSKB_DECLARE_VOCABULARY_SPECIALIZATIONS(cudamaster::store::Status)

@@ -12,36 +12,11 @@
 
 #include "mskb/harness/launcher.hpp"
 #include "mskb/harness/protocol.hpp"
+#include "mskb/harness/vocabulary.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/core/task.hpp"
 
 namespace mskb {
-
-// Every way an evaluation can end (listed in README.md, judged as docs/harness.md describes).
-// Strings are the JSON contract.
-namespace disposition {
-inline constexpr const char* passed = "passed";
-inline constexpr const char* compile_error = "compile_error";
-inline constexpr const char* missing_entry = "missing_entry";
-inline constexpr const char* launch_error = "launch_error";
-inline constexpr const char* out_of_memory = "out_of_memory";
-inline constexpr const char* crashed = "crashed";
-inline constexpr const char* timeout = "timeout";
-inline constexpr const char* wrong_result = "wrong_result";
-inline constexpr const char* unwritten_output = "unwritten_output";
-inline constexpr const char* input_mutated = "input_mutated";
-inline constexpr const char* out_of_bounds = "out_of_bounds";
-inline constexpr const char* unsynced = "unsynced";  // work left running after the entry point returned
-inline constexpr const char* rejected_static = "rejected_static";
-inline constexpr const char* too_fast = "too_fast";
-inline constexpr const char* noisy = "noisy";
-inline constexpr const char* no_device = "no_device";
-inline constexpr const char* harness_error = "harness_error";
-inline constexpr const char* sanitizer_error = "sanitizer_error";  // compute-sanitizer reported an error
-inline constexpr int kSanitizerExitCode = 86;
-inline constexpr const char* not_run = "not_run";
-}  // namespace disposition
-bool is_correct(const std::string& d);  // passed or noisy: the numbers stand, the kernel is right
 
 struct TimingPolicy {
   // Impossible times (too_fast): a median below this fraction of the time the minimum DRAM
@@ -58,8 +33,8 @@ struct TimingPolicy {
 };
 // dram_floor_us: the minimum DRAM traffic at the measured bandwidth; flop_floor_us: the FLOPs at
 // the fastest measured peak (0: not judged). See TimingPolicy.
-std::string judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us = 0);
-std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
+Disposition judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us = 0);
+Disposition judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
 // The FLOPs of `c` at the fastest measured peak of the device (BF16 tensor), in microseconds.
 double flop_floor_us(const Cost& c, const Ceilings& ceilings);
 
@@ -71,18 +46,18 @@ std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<
                                                                     const char* inherited);
 
 struct ShapeTiming {
-  std::string sweep;
+  Sweep sweep = Sweep::paper;
   Shape shape;
   uint64_t complexity = 0;
   double roofline_us = 0;
   TimingStats time;
-  std::string disposition;
+  Disposition disposition = Disposition::passed;
 };
 
 struct EvalOptions {
-  std::vector<std::string> timed_sweeps = {"paper"};  // correctness always covers paper + heldout
+  std::vector<Sweep> timed_sweeps = {Sweep::paper};  // correctness always covers paper + heldout
   // Sweeps checked besides paper, heldout and the timed ones (mskb check --sweep large).
-  std::vector<std::string> checked_sweeps;
+  std::vector<Sweep> checked_sweeps;
   // Random shapes drawn from the task's valid size space (random_shapes(spec, shape_seed, n)),
   // checked like held-out shapes (sweep "random"); 0 shapes: none.
   int random_shapes = 0;
@@ -103,16 +78,16 @@ struct EvalOptions {
   // Where the runner runs: here, or as a Slurm job step with one GPU (then the work dir is under
   // launcher.work_root and the wrapper runs inside the step).
   Launcher launcher;
-  // Which part of a timed evaluation this process does: "all" (checks, then timing, one runner),
-  // "checks" (the checks except the timed seed of each timed shape, no timing: may share a GPU), or
-  // "timing" (the timed shapes with their timed seed, checked then timed: after a "checks" part of
-  // the same build passed). Together the two parts run every check of "all" exactly once.
-  std::string part = "all";
+  // Which part of a timed evaluation this process does: all (checks, then timing, one runner),
+  // checks (the checks except the timed seed of each timed shape, no timing: may share a GPU), or
+  // timing (the timed shapes with their timed seed, checked then timed: after a checks part of
+  // the same build passed). Together the two parts run every check of all exactly once.
+  Part part = Part::all;
 };
 
 struct ContenderResult {
   std::string task, precision, contender, kernel;
-  std::string disposition = disposition::not_run;
+  Disposition disposition = Disposition::not_run;
   std::string message;                 // one line, empty when passed
   nlohmann::json failure;              // the failing check's detail (shape, seed, mismatches)
   std::vector<ShapeTiming> timings;
@@ -129,6 +104,12 @@ struct ContenderResult {
 
 ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
                          const std::string& library, const EvalOptions& opt);
+// The request evaluate() sends for (spec, p, library) under `opt` (its token left empty).
+RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::string& library, const EvalOptions& opt);
+// The request for one shape of (spec, p, library), seed 1 of the paper sweep: mode evaluate checks
+// it and times it (cudamaster's profiler without counters), mode profile makes the one checked
+// call a profiler watches.
+RunRequest single_shape_request(const TaskSpec& spec, Precision p, const std::string& library, const Shape& shape, RunMode mode);
 
 // A result as JSON and back, timings included (the run store; anything that crosses a process
 // or machine boundary).
@@ -138,10 +119,10 @@ ContenderResult result_from_json(const nlohmann::json& j);
 std::string runner_path(const std::string& override_path = "");
 std::string make_work_dir(const std::string& hint);  // a temp dir (launch_work_dir of a local launcher)
 
-// Runs the runner in "identify" or "device" mode (through `launcher`: a Slurm job step when the
+// Runs the runner in identify or device mode (through `launcher`: a Slurm job step when the
 // GPU is on a compute node). Throws std::runtime_error with a one-line message (e.g. no CUDA
 // device, srun could not allocate) on failure.
-nlohmann::json query_device(const std::string& mode, const std::string& runner = "", const Launcher& launcher = {});
+nlohmann::json query_device(RunMode mode, const std::string& runner = "", const Launcher& launcher = {});
 // The device's ceilings, measured once and cached per GPU UUID under the cache dir.
 nlohmann::json device_info(bool refresh, const std::string& runner = "", const Launcher& launcher = {});
 Ceilings ceilings_from(const nlohmann::json& device);

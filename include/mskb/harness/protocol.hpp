@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/core/task.hpp"
+#include "mskb/harness/vocabulary.hpp"
 
 namespace mskb {
 
@@ -26,18 +27,18 @@ struct TimingConfig {
 
 struct CheckItem {
   Shape shape;
-  std::string sweep;
+  Sweep sweep = Sweep::paper;
   std::vector<uint64_t> seeds;
 };
 
 struct TimeItem {
   Shape shape;
-  std::string sweep;
+  Sweep sweep = Sweep::paper;
   uint64_t seed = 1;
 };
 
 struct RunRequest {
-  std::string mode = "evaluate";  // evaluate | device | identify | profile (one call, for ncu)
+  RunMode mode = RunMode::evaluate;  // profile: one call, for ncu
   // Random per evaluation, chosen by the parent: every event the runner reports carries it, and
   // a line without it is not the runner's (the parent rejects the evaluation).
   std::string token;
@@ -61,13 +62,7 @@ void from_json(const nlohmann::json& j, TimingConfig& c);
 void to_json(nlohmann::json& j, const RunRequest& r);
 void from_json(const nlohmann::json& j, RunRequest& r);
 
-// The parent's check that the runner reported what `req` asked for: `events` are the "check" and
-// "timing" events in arrival order. Each planned (sweep, shape, seed) check must come exactly
-// once, in the request's order; a failed check ends its shape (and three failures the run); a
-// timed shape's timing comes right after its last seed's check while nothing has failed. A
-// shorter sequence is fine when the runner did not report `done` (a crash or a fatal error
-// decides then). Returns "" or a one-line reason.
-std::string check_event_sequence(const RunRequest& req, const std::vector<nlohmann::json>& events, bool done);
+// The parent reads the events through events.hpp (parse_runner_event, check_event_sequence).
 bool is_timed(const RunRequest& r, const CheckItem& c);
 
 // Raw timing statistics of one (contender, shape), all in microseconds.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,25 +13,27 @@
 
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/vocabulary.hpp"
 
 namespace mskb {
 
 struct KernelFile {
   std::string path;
-  std::string contender;  // "baseline", "vendor", or the file's stem
+  std::string contender;  // "baseline", "vendor", "wrong/<stem>", "adversarial/<stem>" or the file's stem (contender_kind)
   bool trusted = false;   // shipped with the task: may link vendor libraries
 };
 
 struct SuitePlan {
   std::vector<std::string> tasks;
   std::vector<Precision> precisions = {Precision::fp32, Precision::bf16};
-  std::vector<std::string> contenders = {"baseline", "vendor"};  // shipped contenders: baseline, vendor, wrong (check only)
+  // Shipped contenders: baseline, vendor, wrong (check only), adversarial.
+  std::vector<ContenderKind> contenders = {ContenderKind::baseline, ContenderKind::vendor};
   std::vector<std::string> kernels;   // user kernel files (single task only)
   EvalOptions eval;
   CompileOptions compile;
-  // Check under compute-sanitizer with this tool ("memcheck" or "racecheck"; empty: no sanitizer):
-  // correctness only, one seed per shape, guard zones off.
-  std::string sanitizer;
+  // Check under compute-sanitizer with this tool (none: no sanitizer): correctness only, one seed
+  // per shape, guard zones off.
+  std::optional<SanitizerTool> sanitizer;
   // A previous report (`mskb run --json`): its complete (task, precision) groups are skipped
   // (continue a killed or timed-out run; join the reports with merge_reports).
   nlohmann::json skip_done;
@@ -55,7 +58,7 @@ struct ContenderRun {
   std::string gpu;     // the CUDA_VISIBLE_DEVICES entry of the lane that evaluated it
   std::string expect;  // wrong/ kernels: the declared disposition (the run is right when it matches)
   bool timing_pending = false;  // partial reports of a two-phase run: checks passed, not yet timed
-  bool as_expected() const { return expect.empty() ? is_correct(result.disposition) : result.disposition == expect; }
+  bool as_expected() const { return expect.empty() ? is_correct(result.disposition) : to_string(result.disposition) == expect; }
 };
 
 struct SuiteReport {
@@ -97,13 +100,12 @@ std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device
 // the order of `files`. Trusted files may link vendor libraries.
 std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
 
-// The compute-sanitizer command that wraps the runner (EvalOptions::wrapper) for `tool`
-// ("memcheck" or "racecheck"; std::invalid_argument otherwise), `path` the sanitizer binary:
-// API errors the contender handles itself are not reported, errors exit with
-// disposition::kSanitizerExitCode, and every process the runner starts is instrumented too
+// The compute-sanitizer command that wraps the runner (EvalOptions::wrapper) for `tool`, `path`
+// the sanitizer binary: API errors the contender handles itself are not reported, errors exit
+// with kSanitizerExitCode, and every process the runner starts is instrumented too
 // (--target-processes all: the kernel may run in a child of the runner). `mskb check --memcheck`
 // and cudamaster's acceptance gate use the same command.
-std::vector<std::string> sanitizer_wrapper(const std::string& tool, const std::string& path);
+std::vector<std::string> sanitizer_wrapper(SanitizerTool tool, const std::string& path);
 // compute-sanitizer: $MSKB_SANITIZER, PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin;
 // empty when there is none.
 std::string find_sanitizer();
@@ -116,7 +118,8 @@ TaskSpec sanitizer_subset(const TaskSpec& spec);
 std::vector<std::string> exported_symbols(const std::string& so_path);
 
 // The shipped kernel files of a task for a precision (baseline, vendor), that exist.
-std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<std::string>& which);
+// Kinds other than baseline and vendor in `which` are ignored.
+std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<ContenderKind>& which);
 
 // `// mskb-expect: <disposition>` and `// mskb-precision: fp32|bf16` headers of wrong/ kernels.
 struct WrongKernel {

@@ -10,7 +10,9 @@ namespace mskb {
 // Throws std::runtime_error with a one-line message if the file cannot be written.
 void write_file_atomic(const std::string& path, const std::string& text);
 
-// $MSKB_ROOT, else the source tree this binary was built from (tasks, kernels, prompts).
+// Where the tools read their data (tasks, kernel headers, prompts, demo, docs): $MSKB_ROOT;
+// else PREFIX/share/mskb when the executable is installed as PREFIX/bin/<tool>; else the source
+// tree this binary was built from.
 std::string source_root();
 
 }  // namespace mskb

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/compiler.hpp"
+#include "mskb/util/text.hpp"
 
 namespace cudamaster::agents {
 
@@ -48,11 +49,7 @@ std::optional<Agent> agent_of(const llm::ChatRequest& request) {
 
 namespace {
 
-std::string trimmed(std::string s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ' || s.back() == '\r')) s.pop_back();
-  const auto b = s.find_first_not_of(" \n\r\t");
-  return b == std::string::npos ? std::string() : s.substr(b);
-}
+std::string trimmed(const std::string& s) { return mskb::trim(s); }
 
 llm::ChatRequest make_request(PromptLibrary& prompts, Agent agent, const PromptVars& vars, const AgentSettings& s) {
   llm::ChatRequest r;

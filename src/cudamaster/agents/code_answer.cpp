@@ -8,8 +8,11 @@
 #include <fmt/format.h>
 
 #include "cudamaster/agents/source_text.hpp"
+#include "mskb/util/text.hpp"
 
 namespace cudamaster::agents {
+
+using mskb::join;
 
 namespace {
 
@@ -120,12 +123,6 @@ std::string last_code_line(const std::string& code) {
     if (!t.empty()) return t.size() > 80 ? t.substr(0, 80) + "..." : t;
   }
   return "";
-}
-
-std::string join(const std::vector<std::string>& v, const char* sep) {
-  std::string out;
-  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
-  return out;
 }
 
 void check_entry(const std::string& code, const EntryPoint& entry, CodeAnswer& a) {

@@ -9,6 +9,7 @@
 
 #include "mskb/harness/compiler.hpp"
 #include "mskb/util/sha256.hpp"
+#include "mskb/util/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -25,12 +26,7 @@ bool is_name(const std::string& s) {
   });
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(const std::string& s) { return mskb::trim(s, " \t"); }
 
 struct Token {
   char sigil = 0;  // 0: text, 'v': variable, '#', '^', '/'
@@ -120,11 +116,11 @@ void collect(const std::vector<Node>& nodes, std::set<std::string>& names) {
 }
 
 std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  if (!f) throw PromptError("cannot read prompt template '" + p.string() + "'");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
+  try {
+    return mskb::read_text(p.string());
+  } catch (const std::runtime_error&) {
+    throw PromptError("cannot read prompt template '" + p.string() + "'");
+  }
 }
 
 }  // namespace

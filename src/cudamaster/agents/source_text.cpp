@@ -160,6 +160,20 @@ std::vector<std::string> split_params(const std::string& text) {
   return out;
 }
 
+bool skip_preprocessor_line(const std::string& s, std::size_t& i, int& line) {
+  std::size_t k = i;
+  while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) --k;
+  if (k != 0 && s[k - 1] != '\n') return false;
+  while (i < s.size()) {
+    if (s[i] == '\n') {
+      ++line;
+      if (s[i - 1] != '\\') break;
+    }
+    ++i;
+  }
+  return true;
+}
+
 std::vector<FunctionDecl> host_functions(const std::string& source) {
   const std::string s = lex(source).text;
   struct Scope {
@@ -224,20 +238,7 @@ std::vector<FunctionDecl> host_functions(const std::string& source) {
     const char c = s[i];
     if (c == '\n') ++line;
     // Preprocessor lines (with continuations) are not statements.
-    if (c == '#') {
-      std::size_t k = i;
-      while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) --k;
-      if (k == 0 || s[k - 1] == '\n') {
-        while (i < s.size()) {
-          if (s[i] == '\n') {
-            ++line;
-            if (s[i - 1] != '\\') break;
-          }
-          ++i;
-        }
-        continue;
-      }
-    }
+    if (c == '#' && skip_preprocessor_line(s, i, line)) continue;
     if (c == '{') {
       Scope sc{Scope::other, false};
       FunctionDecl fd;

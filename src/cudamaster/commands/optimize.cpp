@@ -27,6 +27,7 @@
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/util/text.hpp"
 #endif
 
 namespace cudamaster::cli {
@@ -82,9 +83,7 @@ void on_sigint(int) {
 std::vector<std::string> split_list(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   for (const std::string& item : items) {
-    std::stringstream ss(item);
-    for (std::string t; std::getline(ss, t, ',');)
-      if (!t.empty()) out.push_back(t);
+    for (std::string& t : mskb::split(item, ',', true)) out.push_back(std::move(t));
   }
   return out;
 }
@@ -149,12 +148,13 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
         usage(e.what());
       }
     }
-    if (o.profile != "filtered" && o.profile != "full" && o.profile != "none") usage("--profile must be filtered, full or none");
+    const std::optional<profile::RenderMode> profile_mode = mskb::from_string<profile::RenderMode>(o.profile);
+    if (!profile_mode) usage("--profile must be filtered, full or none");
     loop::LoopConfig& c = req.config;
     c.rounds = o.rounds;
     c.debug_loops = o.debug_loops;
     c.patience = o.patience;
-    c.profile = o.profile;
+    c.profile = *profile_mode;
     c.planner = !o.no_planner;
     c.min_gain = o.min_gain;
     c.allow_libraries = o.allow_libraries;
@@ -191,7 +191,7 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
   // --slurm-jobs lanes, no device.)
   if (!slurm) {
     try {
-      const json id = mskb::query_device("identify");
+      const json id = mskb::query_device(mskb::RunMode::identify);
       req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
       if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
     } catch (const std::invalid_argument&) {
@@ -222,12 +222,12 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
                res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
   }
   if (o.json) fmt::print("{}\n", res.summary.dump(2, ' ', false, json::error_handler_t::replace));
-  if (res.status == "stopped") {
+  if (res.status == store::Status::stopped) {
     if (!o.quiet)
       fmt::print(stderr, "run {} stopped early; continue it with: cudamaster optimize --resume {} --db {}\n", res.run_id, res.run_id, o.db);
     throw CommandExit(3);
   }
-  if (res.status == "failed") throw CommandExit(1);
+  if (res.status == store::Status::failed) throw CommandExit(1);
 }
 
 }  // namespace
@@ -282,13 +282,8 @@ void add_optimize_command(CLI::App& app) {
 #else  // built without SQLite: the command explains how to get it
 
 void add_optimize_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("optimize", "Optimize kernels with the agents (not built: needs SQLite)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    fmt::print(stderr, "cudamaster optimize: this build has no run store (sqlite3.h was not found); "
-                       "run scripts/prefix-deps.sh and rebuild (see docs/agents.md)\n");
-    throw CommandExit(1);
-  });
+  add_command_without_store(app, "optimize", "Optimize kernels with the agents (not built: needs SQLite)",
+                            "run scripts/prefix-deps.sh and rebuild (see docs/agents.md)");
 }
 
 #endif

@@ -69,12 +69,7 @@ void add_report_command(CLI::App& app) {
 #else
 
 void add_report_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("report", "Write an HTML report of a run (not built: needs SQLite)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    fmt::print(stderr, "cudamaster report: this build has no run store (sqlite3.h was not found); see docs/agents.md\n");
-    throw CommandExit(1);
-  });
+  add_command_without_store(app, "report", "Write an HTML report of a run (not built: needs SQLite)", "see docs/agents.md");
 }
 
 #endif

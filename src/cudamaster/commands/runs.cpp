@@ -31,12 +31,12 @@ struct RunsOptions {
 
 // A run marked running whose process is gone was killed: it can be resumed.
 std::string live_status(const store::RunInfo& r) {
-  if (r.status != "running") return r.status;
+  if (r.status != store::Status::running) return to_string(r.status);
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   std::error_code ec;
   if (r.host == host && !std::filesystem::exists("/proc/" + std::to_string(r.pid), ec)) return "interrupted";
-  return "running";
+  return to_string(store::Status::running);
 }
 
 void run_runs(const RunsOptions& o) {
@@ -51,7 +51,7 @@ void run_runs(const RunsOptions& o) {
     int done = 0, total = 0;
     for (const store::JobInfo& j : store->jobs(r.id)) {
       ++total;
-      done += j.status == "finished" || j.status == "failed";
+      done += j.status == store::Status::finished || j.status == store::Status::failed;
     }
     out.push_back({{"id", r.id},
                    {"created_at", r.created_at},
@@ -95,12 +95,7 @@ void add_runs_command(CLI::App& app) {
 #else
 
 void add_runs_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("runs", "List optimization runs (not built: needs SQLite)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    fmt::print(stderr, "cudamaster runs: this build has no run store (sqlite3.h was not found); see docs/agents.md\n");
-    throw CommandExit(1);
-  });
+  add_command_without_store(app, "runs", "List optimization runs (not built: needs SQLite)", "see docs/agents.md");
 }
 
 #endif

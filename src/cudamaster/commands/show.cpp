@@ -125,7 +125,7 @@ void run_show(const ShowOptions& o) {
   }
   const json& cfg = run->config;
   const json loop = cfg.value("loop", json::object());
-  fmt::print("run {}: {} (created {}, {} session{}, {:.1f} min)\n", o.run, run->status, run->created_at, run->sessions,
+  fmt::print("run {}: {} (created {}, {} session{}, {:.1f} min)\n", o.run, to_string(run->status), run->created_at, run->sessions,
              run->sessions == 1 ? "" : "s", run->active_seconds / 60.0);
   fmt::print("  llm {}; rounds {}, debug loops {}, patience {}, profile {}, planner {}, min gain {}, libraries {}\n", run->llm,
              loop.value("rounds", 0), loop.value("debug_loops", 0), loop.value("patience", 0), loop.value("profile", ""),
@@ -177,12 +177,7 @@ void add_show_command(CLI::App& app) {
 #else
 
 void add_show_command(CLI::App& app) {
-  CLI::App* cmd = app.add_subcommand("show", "Show an optimization run (not built: needs SQLite)");
-  cmd->allow_extras();
-  cmd->callback([] {
-    fmt::print(stderr, "cudamaster show: this build has no run store (sqlite3.h was not found); see docs/agents.md\n");
-    throw CommandExit(1);
-  });
+  add_command_without_store(app, "show", "Show an optimization run (not built: needs SQLite)", "see docs/agents.md");
 }
 
 #endif

@@ -69,8 +69,8 @@ mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
   if (!r.gpu.empty()) o.env.push_back({"CUDA_VISIBLE_DEVICES", r.gpu});
   if (r.mode == kEvalFull) return mskb::evaluate(*r.spec, r.precision, r.contender, r.kernel, r.library, o);
   if (r.mode == kEvalRemeasure) {
-    o.timed_sweeps = {"paper"};
-    o.part = "timing";
+    o.timed_sweeps = {mskb::Sweep::paper};
+    o.part = mskb::Part::timing;
     return mskb::evaluate(*r.spec, r.precision, r.contender + "-remeasure", r.kernel, r.library, o);
   }
   if (r.mode != kEvalMemcheck && r.mode != kEvalRacecheck) throw std::invalid_argument("unknown evaluation mode '" + r.mode + "'");
@@ -80,7 +80,7 @@ mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
     res.precision = mskb::to_string(r.precision);
     res.contender = r.contender;
     res.kernel = r.kernel;
-    res.disposition = mskb::disposition::harness_error;
+    res.disposition = mskb::Disposition::harness_error;
     res.message = "harness_error: compute-sanitizer not found (set MSKB_SANITIZER, or run with --no-sanitize)";
     return res;
   }
@@ -90,8 +90,8 @@ mskb::ContenderResult MskbEvaluator::evaluate(const EvalRequest& r) {
   o.check_only = true;
   o.seeds = subset.seeds;
   o.random_shapes = 0;  // the instrumented run checks accesses on the smallest shapes only
-  o.part = "all";
-  o.wrapper = mskb::sanitizer_wrapper(r.mode, sanitizer_);
+  o.part = mskb::Part::all;
+  o.wrapper = mskb::sanitizer_wrapper(mskb::parse_enum<mskb::SanitizerTool>(r.mode), sanitizer_);
   o.call_timeout_scale *= 20;
   return mskb::evaluate(subset, r.precision, r.contender + "-" + r.mode, r.kernel, r.library, o);
 }

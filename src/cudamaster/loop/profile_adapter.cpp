@@ -27,7 +27,7 @@ class CmProfileProvider final : public ProfileProvider {
       o.gpu = r.gpu;
       o.launcher = launcher_;
       const profile::ProfileOutcome out = profile::profile_task(o);
-      const profile::RenderMode mode = profile::parse_render_mode(r.mode);
+      const profile::RenderMode mode = r.mode;
       s.ok = true;
       s.cls = profile::to_string(out.classification.cls);
       s.confidence = out.classification.confidence;

@@ -117,7 +117,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   if (request.resume) {
     const auto run = store->run(*request.resume);
     if (!run) throw std::runtime_error(fmt::format("no run {} in {}", *request.resume, request.db_path));
-    if (run->status == "running" && run->host == hostname() && process_alive(run->pid) && run->pid != ::getpid())
+    if (run->status == store::Status::running && run->host == hostname() && process_alive(run->pid) && run->pid != ::getpid())
       throw std::runtime_error(fmt::format("run {} is still running (pid {}); stop it before resuming", run->id, run->pid));
     run_id = run->id;
     config = run->config;
@@ -245,7 +245,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   }
   std::unique_ptr<ProfileProvider> own_profiler;
   ProfileProvider* profiler = backends.profiler;
-  if (profiler == nullptr && loop.profile != "none") {
+  if (profiler == nullptr && loop.profile != profile::RenderMode::none) {
     own_profiler = make_cm_profile_provider("", executor.launcher);
     profiler = own_profiler.get();
   }
@@ -264,7 +264,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   sv.prompts = &prompts;
   sv.builder = builder;
   sv.evaluator = evaluator;
-  sv.profiler = loop.profile == "none" ? nullptr : profiler;
+  sv.profiler = loop.profile == profile::RenderMode::none ? nullptr : profiler;
   sv.gpu = &lanes;
 
   const auto session_start = std::chrono::steady_clock::now();
@@ -290,7 +290,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   for (const std::string& t : tasks)
     for (const std::string& p : precisions) store->ensure_job(run_id, t, p);
   for (const store::JobInfo& j : store->jobs(run_id))
-    if (j.status != "finished" && j.status != "failed") todo.push_back(j);
+    if (j.status != store::Status::finished && j.status != store::Status::failed) todo.push_back(j);
   say(fmt::format("run {}: {} job{} to run ({} already done), {} at a time; db {}; output {}", run_id, todo.size(),
                   todo.size() == 1 ? "" : "s", store->jobs(run_id).size() - todo.size(), request.jobs, request.db_path, out_dir));
   exec::run_pool(todo.size(), request.jobs, [&](std::size_t i) {
@@ -303,10 +303,10 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   res.run_id = run_id;
   bool stopped = false, all_failed = true;
   for (const store::JobInfo& j : store->jobs(run_id)) {
-    stopped |= j.status == "stopped" || j.status == "running" || j.status == "pending";
-    all_failed &= j.status == "failed";
+    stopped |= j.status == store::Status::stopped || j.status == store::Status::running || j.status == store::Status::pending;
+    all_failed &= j.status == store::Status::failed;
   }
-  res.status = stopped ? "stopped" : all_failed ? "failed" : "finished";
+  res.status = stopped ? store::Status::stopped : all_failed ? store::Status::failed : store::Status::finished;
   store->set_run_status(run_id, res.status, nullptr);
   res.summary = build_summary(*store, run_id);
   store->set_run_status(run_id, res.status, res.summary);

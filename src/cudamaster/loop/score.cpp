@@ -26,7 +26,7 @@ Score score_result(const mskb::ContenderResult& r, const mskb::ContenderResult& 
   std::vector<double> speedups;
   double weighted = 0, var = 0;
   for (const mskb::ShapeTiming& t : r.timings) {
-    if (t.sweep != "paper") continue;
+    if (t.sweep != mskb::Sweep::paper) continue;
     const mskb::ShapeTiming* b = find_shape(baseline, t);
     const mskb::ShapeTiming* v = vendor_ok ? find_shape(*vendor, t) : nullptr;
     agents::PerfRow row;
@@ -38,7 +38,7 @@ Score score_result(const mskb::ContenderResult& r, const mskb::ContenderResult& 
     s.rows.push_back(row);
 
     store::ShapeRow sr;
-    sr.sweep = t.sweep;
+    sr.sweep = mskb::to_string(t.sweep);
     sr.shape = t.shape.str();
     sr.complexity = t.complexity;
     sr.median_us = t.time.median_us;
@@ -46,7 +46,7 @@ Score score_result(const mskb::ContenderResult& r, const mskb::ContenderResult& 
     sr.max_us = t.time.max_us;
     sr.n = t.time.n;
     sr.noise = t.time.noise;
-    sr.disposition = t.disposition;
+    sr.disposition = mskb::to_string(t.disposition);
     if (b != nullptr && t.time.median_us > 0) {
       const double sp = mskb::speedup(b->time.median_us, t.time.median_us);
       sr.speedup = sp;

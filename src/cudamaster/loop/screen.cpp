@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cudamaster/agents/source_text.hpp"
+#include "mskb/util/text.hpp"
 
 namespace cudamaster::loop {
 
@@ -19,11 +20,9 @@ std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r");
-  std::string t = s.substr(b, e - b + 1);
+// A source line as a finding quotes it: trimmed, at most 100 characters.
+std::string quoted_line(const std::string& s) {
+  std::string t = mskb::trim(s, " \t\r");
   return t.size() > 100 ? t.substr(0, 97) + "..." : t;
 }
 
@@ -54,20 +53,7 @@ std::vector<Statement> statements(const std::string& s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if (c == '\n') ++line;
-    if (c == '#') {
-      std::size_t k = i;
-      while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) --k;
-      if (k == 0 || s[k - 1] == '\n') {
-        while (i < s.size()) {
-          if (s[i] == '\n') {
-            ++line;
-            if (s[i - 1] != '\\') break;
-          }
-          ++i;
-        }
-        continue;
-      }
-    }
+    if (c == '#' && agents::skip_preprocessor_line(s, i, line)) continue;
     if (c == '{' || c == ';' || c == '}') {
       if (!stmt.empty()) out.push_back({stmt, stmt_line, current()});
       if (c == '{') {
@@ -118,30 +104,8 @@ std::string first_word_after_type(const std::string& st) {
   return best;
 }
 
-}  // namespace
-
-std::string ScreenResult::describe() const {
-  if (ok) return "";
-  std::string out = "rejected_static: ";
-  for (std::size_t i = 0; i < violations.size(); ++i) {
-    const ScreenViolation& v = violations[i];
-    out += fmt::format("{}line {} ({}): {}", i ? "; " : "", v.line, v.rule, v.message);
-  }
-  return out;
-}
-
-ScreenResult screen_source(const std::string& source, const ScreenOptions& options) {
-  ScreenResult r;
-  const std::string blank = agents::blank_comments_and_literals(source);
-  const std::vector<std::string> raw_lines = lines_of(source);
-  const std::vector<std::string> lines = lines_of(blank);
-  auto add = [&](const char* rule, int line, const std::string& message) {
-    const std::string excerpt = line >= 1 && static_cast<std::size_t>(line) <= raw_lines.size() ? trim(raw_lines[line - 1]) : "";
-    for (const ScreenViolation& v : r.violations)
-      if (v.rule == rule && v.line == line) return;
-    r.violations.push_back({rule, line, excerpt, message});
-  };
-
+// Vendor-library uses, checked unless the run allows libraries.
+const std::vector<Rule>& library_rules() {
   static const std::vector<Rule> kLibraryRules = {
       {"vendor_library", std::regex(R"(\b(cublas|cublasLt|cusparse|cufft|cudnn|curand|cusolver|cusolverDn|cutensor|nvjpeg)[A-Z]\w*)"),
        "calls a vendor library; write the kernel yourself (vendor libraries are not allowed in this run)"},
@@ -150,6 +114,11 @@ ScreenResult screen_source(const std::string& source, const ScreenOptions& optio
        "uses a CUB device-wide algorithm (the vendor contender's building block); CUB block/warp primitives are fine"},
       {"vendor_library", std::regex(R"(\bthrust\s*::)"), "uses Thrust; write the kernel yourself"},
   };
+  return kLibraryRules;
+}
+
+// Streams, host threads, files, environment, network, kept state: checked on every line.
+const std::vector<Rule>& source_rules() {
   static const std::vector<Rule> kRules = {
       {"extra_stream", std::regex(R"(\bcudaStreamCreate\w*\s*\()"),
        "creates a stream; launch everything on the default stream (the harness only waits for that one)"},
@@ -174,12 +143,18 @@ ScreenResult screen_source(const std::string& source, const ScreenOptions& optio
       {"kept_state", std::regex(R"(\bthread_local\b)"), "keeps thread-local state across calls"},
       {"kept_state", std::regex(R"(\b__managed__\b)"), "declares a __managed__ variable, which keeps state across calls"},
   };
-  struct HeaderRule {
-    const char* id;
-    std::regex header;
-    const char* message;
-    bool library;
-  };
+  return kRules;
+}
+
+struct HeaderRule {
+  const char* id;
+  std::regex header;
+  const char* message;
+  bool library;
+};
+
+// Headers whose inclusion is a violation (library ones unless the run allows libraries).
+const std::vector<HeaderRule>& header_rules() {
   static const std::vector<HeaderRule> kHeaders = {
       {"vendor_library", std::regex(R"(^(cublas|cublasLt|cusparse|cufft|cudnn|curand|cusolver|cutensor|npp|nvjpeg)\w*(\.h)?$|^(thrust|cub/device)/)"),
        "includes a vendor library header", true},
@@ -188,6 +163,36 @@ ScreenResult screen_source(const std::string& source, const ScreenOptions& optio
       {"network_access", std::regex(R"(^(sys/socket\.h|netinet/.*|arpa/inet\.h|netdb\.h|curl/curl\.h|dlfcn\.h)$)"),
        "includes a network or dynamic-loading header", false},
   };
+  return kHeaders;
+}
+
+}  // namespace
+
+std::string ScreenResult::describe() const {
+  if (ok) return "";
+  std::string out = "rejected_static: ";
+  for (std::size_t i = 0; i < violations.size(); ++i) {
+    const ScreenViolation& v = violations[i];
+    out += fmt::format("{}line {} ({}): {}", i ? "; " : "", v.line, v.rule, v.message);
+  }
+  return out;
+}
+
+ScreenResult screen_source(const std::string& source, const ScreenOptions& options) {
+  ScreenResult r;
+  const std::string blank = agents::blank_comments_and_literals(source);
+  const std::vector<std::string> raw_lines = lines_of(source);
+  const std::vector<std::string> lines = lines_of(blank);
+  auto add = [&](const char* rule, int line, const std::string& message) {
+    const std::string excerpt = line >= 1 && static_cast<std::size_t>(line) <= raw_lines.size() ? quoted_line(raw_lines[line - 1]) : "";
+    for (const ScreenViolation& v : r.violations)
+      if (v.rule == rule && v.line == line) return;
+    r.violations.push_back({rule, line, excerpt, message});
+  };
+
+  const std::vector<Rule>& kLibraryRules = library_rules();
+  const std::vector<Rule>& kRules = source_rules();
+  const std::vector<HeaderRule>& kHeaders = header_rules();
 
   static const std::regex include_line(R"(^\s*#\s*include\b)");
   static const std::regex include_name(R"(#\s*include\s*[<"]([^>"]+)[>"])");

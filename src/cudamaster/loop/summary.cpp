@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "mskb/core/scoring.hpp"
+#include "mskb/harness/vocabulary.hpp"
 
 namespace cudamaster::loop {
 
@@ -32,10 +33,12 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
     const json& r = j.result;
     std::optional<double> p;
     const json best = r.is_object() ? r.value("best", json()) : json();
-    if (best.is_object() && best.value("origin", "") == "candidate") p = opt(best, "p");
+    // The best is a candidate (not the baseline itself).
+    const bool candidate = best.is_object() && mskb::from_string<mskb::ContenderKind>(best.value("origin", "")) == mskb::ContenderKind::candidate;
+    if (candidate) p = opt(best, "p");
     else if (r.is_object() && r.value("correct", false)) p = opt(r, "best_correct_p");
     ps.push_back(p);
-    const std::optional<double> vv = best.is_object() && best.value("origin", "") == "candidate" ? opt(best, "vs_vendor") : std::nullopt;
+    const std::optional<double> vv = candidate ? opt(best, "vs_vendor") : std::nullopt;
     if (vv) vendor_ratios.push_back(*vv);
     tasks.push_back({{"task", j.task},
                      {"precision", j.precision},

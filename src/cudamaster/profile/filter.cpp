@@ -1,27 +1,28 @@
 #include "cudamaster/profile/filter.hpp"
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
 namespace cudamaster::profile {
 
+namespace {
+constexpr mskb::EnumName<RenderMode> kRenderModes[] = {
+    {RenderMode::filtered, "filtered"}, {RenderMode::full, "full"}, {RenderMode::none, "none"}};
+}  // namespace
+
 RenderMode parse_render_mode(const std::string& s) {
-  if (s == "filtered") return RenderMode::filtered;
-  if (s == "full") return RenderMode::full;
-  if (s == "none") return RenderMode::none;
+  if (const std::optional<RenderMode> m = mskb::from_string<RenderMode>(s)) return *m;
   throw std::invalid_argument("--profile must be filtered, full or none (got '" + s + "')");
 }
 
-const char* to_string(RenderMode m) {
-  switch (m) {
-    case RenderMode::filtered: return "filtered";
-    case RenderMode::full: return "full";
-    case RenderMode::none: return "none";
-  }
-  return "?";
-}
+const char* to_string(RenderMode m) { return mskb::util::enum_name(kRenderModes, m); }
+void to_json(nlohmann::json& j, RenderMode m) { j = to_string(m); }
+void from_json(const nlohmann::json& j, RenderMode& m) { m = parse_render_mode(j.get<std::string>()); }
 
 std::vector<WhitelistEntry> whitelist(Bottleneck cls) {
   std::vector<WhitelistEntry> w = {
@@ -131,3 +132,5 @@ std::string occupancy_limits(const KernelProfile& k) {
 }
 
 }  // namespace cudamaster::profile
+
+MSKB_DEFINE_VOCABULARY_SPECIALIZATIONS(cudamaster::profile::RenderMode, cudamaster::profile::kRenderModes, "profile mode")

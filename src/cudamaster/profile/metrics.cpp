@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <sstream>
+
+#include "mskb/util/text.hpp"
 
 namespace cudamaster::profile {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -102,15 +97,15 @@ void KernelProfile::add(Metric m) {
   metrics.push_back(std::move(m));
 }
 
-bool is_missing_cell(std::string_view cell) {
-  cell = trim(cell);
+bool is_missing_cell(std::string_view raw) {
+  const std::string cell = mskb::trim(raw, " \t\r");
   return cell.empty() || cell == "n/a" || cell == "N/A" || cell == "no data" || cell == "-";
 }
 
-std::optional<double> parse_number(std::string_view cell) {
-  cell = trim(cell);
+std::optional<double> parse_number(std::string_view raw) {
+  const std::string cell = mskb::trim(raw, " \t\r");
   if (cell.empty()) return std::nullopt;
-  if (cell.find(',') != std::string_view::npos) {
+  if (cell.find(',') != std::string::npos) {
     if (!is_grouped_number(cell)) return std::nullopt;
     std::string plain;
     for (char c : cell)
@@ -230,11 +225,13 @@ ProfileData parse_ncu_csv(std::string_view text, const std::string& source) {
 }
 
 ProfileData load_ncu_csv(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw ProfileError("cannot read " + path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return parse_ncu_csv(s.str(), path);
+  std::string text;
+  try {
+    text = mskb::read_text(path);
+  } catch (const std::runtime_error& e) {  // "cannot read PATH", as a ProfileError
+    throw ProfileError(e.what());
+  }
+  return parse_ncu_csv(text, path);
 }
 
 KernelProfile aggregate_kernels(const std::vector<KernelProfile>& kernels, std::vector<double>* weights_out) {

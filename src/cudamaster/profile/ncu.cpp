@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/compiler.hpp"
+#include "mskb/harness/events.hpp"
 #include "mskb/util/process.hpp"
 
 namespace fs = std::filesystem;
@@ -130,7 +131,7 @@ std::vector<std::string> ncu_import_argv(const std::string& ncu, const std::stri
 }
 
 std::optional<NcuError> diagnose_ncu_run(const std::string& log, int exit_code, bool timed_out,
-                                         const std::string& runner_disposition, const std::string& runner_message) {
+                                         std::optional<mskb::Disposition> runner_disposition, const std::string& runner_message) {
   if (timed_out) return make(NcuErrorKind::timeout, "ncu did not finish in time and was killed", log);
   if (contains(log, "ERR_NVGPUCTRPERM") || contains(log, "permission to access NVIDIA GPU Performance Counters"))
     return make(NcuErrorKind::permission,
@@ -143,10 +144,10 @@ std::optional<NcuError> diagnose_ncu_run(const std::string& log, int exit_code, 
                     line_with(log, "LibraryNotLoaded"),
                 log);
   const std::string why = runner_message.empty() ? "" : ": " + runner_message;
-  if (runner_disposition == "no_device" || contains(log, "cudaErrorNoDevice") || contains(log, "no CUDA-capable device"))
+  if (runner_disposition == mskb::Disposition::no_device || contains(log, "cudaErrorNoDevice") || contains(log, "no CUDA-capable device"))
     return make(NcuErrorKind::no_device, "no usable CUDA device" + why, log);
-  if (!runner_disposition.empty())
-    return make(NcuErrorKind::kernel_crash, "the kernel failed under ncu (" + runner_disposition + ")" + why, log);
+  if (runner_disposition)
+    return make(NcuErrorKind::kernel_crash, "the kernel failed under ncu (" + mskb::to_string(*runner_disposition) + ")" + why, log);
   if (contains(log, "The application returned an error code") || contains(log, "terminated by signal") ||
       contains(log, "Segmentation fault"))
     return make(NcuErrorKind::kernel_crash, "the profiled process failed: " + last_line(log), log);
@@ -217,18 +218,17 @@ NcuResult<NcuCapture> NcuRunner::profile(const std::vector<std::string>& app) co
   const auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.timeout_s));
   auto deadline = t0 + limit;
   bool any_line = false;
-  std::string fatal_disposition, fatal_message;
+  std::optional<mskb::Disposition> fatal_disposition;
+  std::string fatal_message;
   const mskb::ProcessResult spawned = mskb::run_process(so, [&](const std::string& line) -> double {
     // A job step's limit starts when it does (its first line), not while it waits in the queue.
     if (!any_line && launcher.slurm()) deadline = Clock::now() + limit;
     any_line = true;
-    const auto j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.is_object()) {
-      const std::string ev = j.value("event", "");
-      if (ev == "profiled" && j.contains("call_us") && j["call_us"].is_number()) cap.call_us = j["call_us"].get<double>();
-      if (ev == "fatal") {
-        fatal_disposition = j.value("disposition", std::string("harness_error"));
-        fatal_message = j.value("message", "");
+    if (const std::optional<mskb::RunnerEvent> ev = mskb::parse_runner_event(line)) {
+      if (ev->kind == mskb::EventKind::profiled && ev->call_us) cap.call_us = *ev->call_us;
+      if (ev->kind == mskb::EventKind::fatal) {
+        fatal_disposition = ev->disposition.value_or(mskb::Disposition::harness_error);
+        fatal_message = ev->message;
       }
     }
     // One overall limit for the whole run, whatever the runner asks for.

@@ -9,6 +9,7 @@
 
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/events.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/harness/protocol.hpp"
 #include "mskb/core/registry.hpp"
@@ -66,14 +67,7 @@ struct Timing {
 // The harness's own timing of the entry point at one shape (correctness checked first).
 Timing time_with_harness(const mskb::TaskSpec& spec, const TaskProfileOptions& o, const std::string& so,
                          const mskb::Shape& shape, const std::string& dir) {
-  mskb::RunRequest req;
-  req.mode = "evaluate";
-  req.task = spec.name;
-  req.precision = o.precision;
-  req.library = so;
-  req.symbol = spec.symbol(o.precision);
-  req.checks = {{shape, "paper", {1}}};
-  req.timings = {{shape, "paper", 1}};
+  const mskb::RunRequest req = mskb::single_shape_request(spec, o.precision, so, shape, mskb::RunMode::evaluate);
   const std::string req_path = (fs::path(dir) / "timing-request.json").string();
   std::ofstream(req_path) << json(req).dump(1);
   mskb::LaunchCommand lc;
@@ -91,36 +85,36 @@ Timing time_with_harness(const mskb::TaskSpec& spec, const TaskProfileOptions& o
   sp.log_path = (fs::path(dir) / "timing-runner.log").string();
   sp.initial_timeout_s = mskb::first_line_timeout(o.launcher, o.fallback_timeout_s);
   sp.report_fd = 3;
-  std::string fatal_disp, fatal_msg, check_disp, check_msg;
+  std::optional<mskb::Disposition> fatal_disp, check_disp;
+  std::string fatal_msg;
   Timing t;
   bool any_line = false;
   const mskb::ProcessResult pr = mskb::run_process(sp, [&](const std::string& line) -> double {
     any_line = true;
-    const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) return 0;
-    const std::string ev = j.value("event", "");
-    if (ev == "fatal") {
-      fatal_disp = j.value("disposition", std::string("harness_error"));
-      fatal_msg = j.value("message", "");
-    } else if (ev == "check") {
-      check_disp = j.value("disposition", std::string());
-    } else if (ev == "timing" && j.contains("time_us")) {
-      t.median_us = j["time_us"].value("median", 0.0);
-      t.samples = j["time_us"].value("n", 0);
+    const std::optional<mskb::RunnerEvent> ev = mskb::parse_runner_event(line);
+    if (!ev) return 0;
+    if (ev->kind == mskb::EventKind::fatal) {
+      fatal_disp = ev->disposition.value_or(mskb::Disposition::harness_error);
+      fatal_msg = ev->message;
+    } else if (ev->kind == mskb::EventKind::check) {
+      check_disp = ev->disposition;
+    } else if (ev->kind == mskb::EventKind::timing && ev->time) {
+      t.median_us = ev->time->median_us;
+      t.samples = ev->time->n;
     }
     return 0;
   });
   if (const std::string why = mskb::launch_failure(o.launcher, pr, any_line, pr.log_tail); !why.empty())
     throw ProfileFailure("launch_failed", "timing the kernel in a Slurm job step: " + why);
-  if (!fatal_disp.empty()) {
-    const std::string kind = fatal_disp == "no_device" || fatal_msg.find("cudaErrorNoDevice") != std::string::npos
+  if (fatal_disp) {
+    const std::string kind = fatal_disp == mskb::Disposition::no_device || fatal_msg.find("cudaErrorNoDevice") != std::string::npos
                                  ? "no_device"
                                  : "kernel_crash";
-    throw ProfileFailure(kind, "timing the kernel failed (" + fatal_disp + "): " + fatal_msg);
+    throw ProfileFailure(kind, "timing the kernel failed (" + mskb::to_string(*fatal_disp) + "): " + fatal_msg);
   }
   if (pr.timed_out) throw ProfileFailure("timeout", "timing the kernel did not finish in time");
-  if (!check_disp.empty() && check_disp != "passed")
-    throw ProfileFailure("wrong_result", "the kernel is not correct at " + shape.str() + " (" + check_disp +
+  if (check_disp && *check_disp != mskb::Disposition::passed)
+    throw ProfileFailure("wrong_result", "the kernel is not correct at " + shape.str() + " (" + mskb::to_string(*check_disp) +
                                              "): its time would mean nothing");
   if (!(t.median_us > 0))
     throw ProfileFailure("harness_error", "the runner reported no timing (exit " + std::to_string(pr.exit_code) +
@@ -223,10 +217,11 @@ std::string resolve_kernel_file(const mskb::TaskSpec& spec, const std::string& k
   const fs::path dir = fs::path(mskb::source_root()) / spec.folder;
   fs::path file;
   bool ours = false;
-  if (kernel.empty() || kernel == "baseline") {
+  const std::optional<mskb::ContenderKind> shipped = mskb::from_string<mskb::ContenderKind>(kernel);
+  if (kernel.empty() || shipped == mskb::ContenderKind::baseline) {
     file = dir / (std::string("baseline_") + mskb::to_string(p) + ".cu");
     ours = true;
-  } else if (kernel == "vendor") {
+  } else if (shipped == mskb::ContenderKind::vendor) {
     if (spec.vendor.empty()) throw std::invalid_argument("task " + spec.name + " has no vendor contender");
     file = dir / "vendor.cu";
     ours = true;
@@ -267,13 +262,7 @@ ProfileOutcome profile_task(const TaskProfileOptions& o, const Progress& progres
   if (!built.ok) throw ProfileFailure("compile_error", "cannot build " + file + ": " + first_error(built));
 
   WorkDir work(o.report_dir, o.launcher.slurm() ? o.launcher.work_root : "");
-  mskb::RunRequest req;
-  req.mode = "profile";
-  req.task = spec.name;
-  req.precision = o.precision;
-  req.library = built.so_path;
-  req.symbol = spec.symbol(o.precision);
-  req.checks = {{shape, "paper", {1}}};
+  const mskb::RunRequest req = mskb::single_shape_request(spec, o.precision, built.so_path, shape, mskb::RunMode::profile);
   const std::string req_path = (fs::path(work.path()) / "request.json").string();
   std::ofstream(req_path) << json(req).dump(1);
 

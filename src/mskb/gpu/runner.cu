@@ -472,11 +472,11 @@ class Verifier {
 int run_child(const RunRequest& req, int report_fd) {
   Reporter rep(report_fd, req.token);
   try {
-    if (req.mode == "device") {
+    if (req.mode == RunMode::device) {
       rep.emit(measure_device());
-    } else if (req.mode == "profile") {
+    } else if (req.mode == RunMode::profile) {
       rep.emit(run_profile(req, [&](const json& j) { rep.emit(j); }));
-    } else if (req.mode == "identify") {
+    } else if (req.mode == RunMode::identify) {
       rep.emit(identify_device());
     } else {
       // Nothing may attach to this process or read its memory (the reference, the token).

@@ -16,6 +16,7 @@
 
 #include "mskb/util/process.hpp"
 #include "mskb/util/sha256.hpp"
+#include "mskb/util/text.hpp"
 
 namespace fs = std::filesystem;
 
@@ -26,14 +27,6 @@ namespace {
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot read " + path);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 struct LibSpec {
@@ -88,9 +81,8 @@ std::string find_cuda_tool(const std::string& name, const std::string& explicit_
   if (explicit_path.find('/') != std::string::npos) return executable(explicit_path) ? explicit_path : "";
   const std::string want = explicit_path.empty() ? name : explicit_path;
   if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');)
-      if (!dir.empty() && executable(fs::path(dir) / want)) return (fs::path(dir) / want).string();
+    for (const std::string& dir : split(path, ':', true))
+      if (executable(fs::path(dir) / want)) return (fs::path(dir) / want).string();
   }
   if (!explicit_path.empty()) return "";
   std::vector<fs::path> dirs;

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <stdexcept>
 
 #include "mskb/harness/compiler.hpp"
+#include "mskb/harness/events.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/random_shapes.hpp"
 
@@ -20,20 +22,18 @@ using json = nlohmann::json;
 
 namespace mskb {
 
-bool is_correct(const std::string& d) { return d == disposition::passed || d == disposition::noisy; }
-
-std::string judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us) {
-  if (t.wall_gap_p90_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return disposition::unsynced;
-  if (dram_floor_us > 0 && t.median_us < p.too_fast_fraction * dram_floor_us) return disposition::too_fast;
-  if (flop_floor_us > 0 && t.median_us < p.too_fast_flop_fraction * flop_floor_us) return disposition::too_fast;
-  if (t.noise > p.max_noise) return disposition::noisy;
-  return disposition::passed;
+Disposition judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us) {
+  if (t.wall_gap_p90_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return Disposition::unsynced;
+  if (dram_floor_us > 0 && t.median_us < p.too_fast_fraction * dram_floor_us) return Disposition::too_fast;
+  if (flop_floor_us > 0 && t.median_us < p.too_fast_flop_fraction * flop_floor_us) return Disposition::too_fast;
+  if (t.noise > p.max_noise) return Disposition::noisy;
+  return Disposition::passed;
 }
 
 double flop_floor_us(const Cost& c, const Ceilings& ceilings) { return roofline_us(0.0, c.flops, true, ceilings); }
 
-std::string judge_check_gap(double gap_us, double call_us, const TimingPolicy& p) {
-  return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? disposition::unsynced : disposition::passed;
+Disposition judge_check_gap(double gap_us, double call_us, const TimingPolicy& p) {
+  return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? Disposition::unsynced : Disposition::passed;
 }
 
 std::string runner_path(const std::string& override_path) {
@@ -82,41 +82,25 @@ std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<
   return extra;
 }
 
-ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
-                         const std::string& library, const EvalOptions& opt) {
-  ContenderResult res;
-  res.task = spec.name;
-  res.precision = to_string(p);
-  res.contender = contender;
-  res.kernel = kernel;
-
+RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::string& library, const EvalOptions& opt) {
   RunRequest req;
-  req.mode = "evaluate";
+  req.mode = RunMode::evaluate;
   req.task = spec.name;
   req.precision = p;
   req.library = library;
   req.symbol = spec.symbol(p);
   req.timing = opt.timing;
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
-  req.token = evaluation_token();
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.
   std::vector<uint64_t> seeds;
   for (int s = 1; s <= std::max(opt.seeds, 2); ++s) seeds.push_back(static_cast<uint64_t>(s));
-  auto timed = [&](const std::string& sweep) {
-    if (opt.check_only) return false;
-    for (const auto& t : opt.timed_sweeps)
-      if (t == sweep || t == "all") return true;
-    return false;
+  auto listed = [](const std::vector<Sweep>& list, Sweep sweep) { return std::find(list.begin(), list.end(), sweep) != list.end(); };
+  auto timed = [&](Sweep sweep) { return !opt.check_only && listed(opt.timed_sweeps, sweep); };
+  auto checked = [&](Sweep sweep) {
+    return sweep == Sweep::paper || sweep == Sweep::heldout || timed(sweep) || listed(opt.checked_sweeps, sweep);
   };
-  auto checked = [&](const std::string& sweep) {
-    if (sweep == "paper" || sweep == "heldout" || timed(sweep)) return true;
-    for (const auto& c : opt.checked_sweeps)
-      if (c == sweep || c == "all") return true;
-    return false;
-  };
-  const bool checks_part = opt.part == "checks", timing_part = opt.part == "timing";
-  if (!checks_part && !timing_part && opt.part != "all") throw std::invalid_argument("unknown evaluation part '" + opt.part + "'");
+  const bool checks_part = opt.part == Part::checks, timing_part = opt.part == Part::timing;
   // A timed evaluation split in two parts runs every check once: the timing part checks the last
   // two seeds of each timed shape (the changed-inputs probe and the timed seed must share the
   // timing process and its buffers), so the checks part leaves them out.
@@ -128,144 +112,142 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   if (!opt.matrix_path.empty()) {
     req.matrix_path = opt.matrix_path;
     const std::vector<uint64_t> m_seeds = split_seeds(seeds, !opt.check_only);
-    if (!m_seeds.empty()) req.checks.push_back({opt.matrix_shape, "matrix", m_seeds});
-    if (!opt.check_only && !checks_part) req.timings.push_back({opt.matrix_shape, "matrix", seeds.back()});
+    if (!m_seeds.empty()) req.checks.push_back({opt.matrix_shape, Sweep::matrix, m_seeds});
+    if (!opt.check_only && !checks_part) req.timings.push_back({opt.matrix_shape, Sweep::matrix, seeds.back()});
+    return req;
   }
   std::vector<Shape> random;
-  if (opt.matrix_path.empty() && !timing_part && opt.random_shapes > 0) random = random_shapes(spec, opt.shape_seed, opt.random_shapes);
-  for (const char* sweep : {"paper", "heldout", "random", "large"}) {
-    if (!opt.matrix_path.empty()) break;
+  if (!timing_part && opt.random_shapes > 0) random = random_shapes(spec, opt.shape_seed, opt.random_shapes);
+  for (const Sweep sweep : {Sweep::paper, Sweep::heldout, Sweep::random, Sweep::large}) {
     const bool is_timed = timed(sweep);
-    if (!checked(sweep) && std::string(sweep) != "random") continue;
+    if (!checked(sweep) && sweep != Sweep::random) continue;
     if (timing_part && !is_timed) continue;
-    for (const Shape& s : std::string(sweep) == "random" ? random : spec.sweep(sweep)) {
+    for (const Shape& s : sweep == Sweep::random ? random : spec.sweep(to_string(sweep))) {
       // Large shapes are checked with two seeds: their cost is in the timing, not the seeds.
-      const std::vector<uint64_t> s_seeds =
-          split_seeds(std::string(sweep) == "large" ? std::vector<uint64_t>{1, 2} : seeds, is_timed);
+      const std::vector<uint64_t> s_seeds = split_seeds(sweep == Sweep::large ? std::vector<uint64_t>{1, 2} : seeds, is_timed);
       if (!s_seeds.empty()) req.checks.push_back({s, sweep, s_seeds});
       if (is_timed && !checks_part) req.timings.push_back({s, sweep, s_seeds.back()});
     }
   }
-  for (const auto& c : req.checks) res.checks_total += static_cast<int>(c.seeds.size());
+  return req;
+}
 
-  const std::string dir =
-      opt.work_dir.empty() ? launch_work_dir(opt.launcher, spec.name + "-" + res.precision + "-" + contender) : opt.work_dir;
-  fs::create_directories(dir);
-  const std::string req_path = dir + "/request.json";
-  std::ofstream(req_path) << json(req).dump(1);
+RunRequest single_shape_request(const TaskSpec& spec, Precision p, const std::string& library, const Shape& shape, RunMode mode) {
+  RunRequest req;
+  req.mode = mode;
+  req.task = spec.name;
+  req.precision = p;
+  req.library = library;
+  req.symbol = spec.symbol(p);
+  req.checks = {{shape, Sweep::paper, {1}}};
+  if (mode == RunMode::evaluate) req.timings = {{shape, Sweep::paper, 1}};
+  return req;
+}
 
-  const double call_timeout = opt.call_timeout_s ? *opt.call_timeout_s : spec.call_timeout_s * opt.call_timeout_scale;
+namespace {
+
+// What one evaluation's runner reported, and how its process ended.
+struct RunnerReport {
+  std::string phase = "start", phase_shape;
+  uint64_t phase_seed = 0;
+  bool done = false;
+  std::optional<RunnerEvent> fatal;
+  std::vector<RunnerEvent> checks, timings;
+  std::vector<RunnerEvent> sequence;  // check and timing events in arrival order
+  std::string foreign;                // the first report line that is not this evaluation's runner's
+  bool any_line = false;
+  ProcessResult process;
+  double initial_timeout_s = 0;
+  // " at <shape> seed <n>" of the last phase entered ("" before the first)
+  std::string where() const { return phase_shape.empty() ? "" : " at " + phase_shape + " seed " + std::to_string(phase_seed); }
+};
+
+// Runs the runner on `req_path` and collects its events. A launch that cannot even be built
+// (srun missing) throws std::runtime_error.
+RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req_path, const std::string& dir, double call_timeout,
+                                   const EvalOptions& opt, std::map<std::string, double>& phase_seconds) {
   std::vector<std::string> inner = opt.wrapper;  // the sanitizer runs inside the job step, around the runner
   for (const std::string& a : {runner_path(opt.runner), req_path, std::string("3")}) inner.push_back(a);
+  const LaunchCommand lc = launch_command(opt.launcher, opt.launcher.slurm() ? srun_program(opt.launcher) : "", inner, 3, kEvalJobName);
   SpawnOptions so;
-  try {
-    const LaunchCommand lc =
-        launch_command(opt.launcher, opt.launcher.slurm() ? srun_program(opt.launcher) : "", inner, 3, kEvalJobName);
-    so.argv = lc.argv;
-    so.report_on_stdout = lc.report_on_stdout;
-    so.term_grace_s = lc.term_grace_s;
-  } catch (const std::runtime_error& e) {
-    res.disposition = disposition::harness_error;
-    res.message = std::string("harness_error: ") + e.what();
-    return res;
-  }
+  so.argv = lc.argv;
+  so.report_on_stdout = lc.report_on_stdout;
+  so.term_grace_s = lc.term_grace_s;
   so.log_path = dir + "/runner.log";
   so.initial_timeout_s = first_line_timeout(opt.launcher, 120);
   so.report_fd = 3;
   so.env = runner_environment(opt.env, std::getenv("GLIBC_TUNABLES"));
-
-  std::string phase = "start", phase_shape, fatal_disp, fatal_msg;
-  uint64_t phase_seed = 0;
-  bool done = false;
-  std::vector<json> checks;
-  std::vector<json> timings;
-  std::vector<json> sequence;  // check and timing events in arrival order
-  std::string foreign;         // the first report line that is not this evaluation's runner's
-  bool any_line = false;
+  RunnerReport rep;
+  rep.initial_timeout_s = so.initial_timeout_s;
   const ProcessResult spawned = run_process(so, [&](const std::string& line) -> double {
-    any_line = true;
-    const json j = json::parse(line, nullptr, false);
+    rep.any_line = true;
+    std::optional<RunnerEvent> ev = parse_runner_event(line);
     // Only the verifier holds the report pipe, and it tags every line with the request's token:
     // anything else did not come from it, and the evaluation cannot be trusted.
-    if (j.is_discarded() || !j.is_object() || !j.contains("event") || !j["event"].is_string() ||
-        j.value("token", std::string()) != req.token) {
-      if (foreign.empty()) foreign = line.substr(0, 120);
+    if (!ev || ev->token != req.token) {
+      if (rep.foreign.empty()) rep.foreign = line.substr(0, 120);
       return 0;
     }
-    const std::string ev = j["event"];
-    if (ev == "phase") {
-      phase = j.value("phase", "");
-      phase_shape = j.value("shape", "");
-      phase_seed = j.value("seed", uint64_t{0});
-      const double t = j.value("timeout_s", 0.0);
-      return phase == "call" ? call_timeout : t;
-    }
-    if (ev == "check" || ev == "timing") {
-      const json& sec = j.contains("seconds") ? j["seconds"] : json();
-      if (sec.is_object()) {
-        for (const auto& [k, v] : sec.items())
-          if (v.is_number()) res.phase_seconds[k] += v.get<double>();
-      } else if (sec.is_number()) {
-        res.phase_seconds[ev] += sec.get<double>();
+    switch (ev->kind) {
+      case EventKind::phase:
+        rep.phase = ev->phase;
+        rep.phase_shape = ev->shape_str;
+        rep.phase_seed = ev->seed.value_or(0);
+        return rep.phase == "call" ? call_timeout : ev->timeout_s;
+      case EventKind::check:
+      case EventKind::timing: {
+        const json& sec = ev->body.contains("seconds") ? ev->body["seconds"] : json();
+        if (sec.is_object()) {
+          for (const auto& [k, v] : sec.items())
+            if (v.is_number()) phase_seconds[k] += v.get<double>();
+        } else if (sec.is_number()) {
+          phase_seconds[ev->event] += sec.get<double>();
+        }
+        rep.sequence.push_back(*ev);
+        (ev->kind == EventKind::check ? rep.checks : rep.timings).push_back(std::move(*ev));
+        return 0;
       }
+      case EventKind::fatal: rep.fatal = std::move(*ev); return 0;
+      case EventKind::done: rep.done = true; return 0;
+      default: return 0;
     }
-    if (ev == "check") checks.push_back(j);
-    if (ev == "timing") timings.push_back(j);
-    if (ev == "check" || ev == "timing") sequence.push_back(j);
-    if (ev == "fatal") {
-      fatal_disp = j.value("disposition", disposition::harness_error);
-      fatal_msg = j.value("message", "");
-    }
-    if (ev == "done") done = true;
-    return 0;
   });
-  const ProcessResult pr = as_local_result(opt.launcher, spawned);
-  res.seconds = pr.seconds;
-  res.log_tail = pr.log_tail;
-  // srun could not start the step (no allocation, a bad option, the runner not on the nodes):
-  // the harness's problem, never the kernel's.
-  if (const std::string why = launch_failure(opt.launcher, pr, any_line, pr.log_tail); !why.empty()) {
-    res.disposition = disposition::harness_error;
-    res.message = "harness_error: " + why;
-    return res;
-  }
-  const std::string where = phase_shape.empty() ? "" : " at " + phase_shape + " seed " + std::to_string(phase_seed);
-  // The report must be the one the request asked for: every planned check and timing exactly
-  // once, in order, from the runner that holds the token. Anything else is never a pass.
-  std::string broken = foreign.empty() ? "" : "a report line not from this evaluation's runner: " + foreign;
-  if (broken.empty()) broken = check_event_sequence(req, sequence, done);
-  if (!broken.empty()) {
-    res.disposition = disposition::harness_error;
-    res.message = "harness_error: " + broken;
-    return res;
-  }
+  rep.process = as_local_result(opt.launcher, spawned);
+  return rep;
+}
 
-  // The first failing check decides, in the order the checks ran.
-  for (const auto& c : checks) {
-    std::string d = c.value("disposition", disposition::harness_error);
+// The first failing check decides, in the order the checks ran; passed checks are counted.
+void judge_checks(const RunnerReport& rep, const EvalOptions& opt, ContenderResult& res) {
+  for (const RunnerEvent& c : rep.checks) {
+    Disposition d = c.disposition.value_or(Disposition::harness_error);
     // Work still running after the entry point returned explains (and outranks) a missing output.
     // Not under a wrapper: the sanitizer's instrumentation and its own synchronization make
     // device-busy gaps meaningless there (the unwrapped check judges them).
-    if (opt.wrapper.empty() && judge_check_gap(c.value("gap_us", 0.0), c.value("call_us", 0.0), opt.policy) == disposition::unsynced)
-      d = disposition::unsynced;
-    if (d == disposition::passed) {
+    if (opt.wrapper.empty() && judge_check_gap(c.gap_us, c.call_us.value_or(0.0), opt.policy) == Disposition::unsynced)
+      d = Disposition::unsynced;
+    if (d == Disposition::passed) {
       ++res.checks_passed;
       continue;
     }
-    if (res.disposition == disposition::not_run) {
-      res.disposition = d;
-      res.failure = c;
-      const std::string msg = c.contains("detail") ? c["detail"].value("message", "") : "";
-      res.message = d + " at " + c.value("shape_str", "") + " (" + c.value("sweep", "") + ", seed " +
-                    std::to_string(c.value("seed", 0)) + "): " +
-                    (d == disposition::unsynced ? "the device was still busy " + std::to_string(static_cast<int>(c.value("gap_us", 0.0))) +
-                                                      " us after the entry point returned"
-                                                : msg);
-    }
+    if (res.disposition != Disposition::not_run) continue;
+    res.disposition = d;
+    res.failure = c.body;
+    const json& detail = c.body.contains("detail") ? c.body["detail"] : json();
+    const std::string msg = detail.is_object() ? detail.value("message", "") : "";
+    res.message = to_string(d) + " at " + c.body.value("shape_str", "") + " (" + c.body.value("sweep", "") + ", seed " +
+                  std::to_string(c.body.value("seed", 0)) + "): " +
+                  (d == Disposition::unsynced ? "the device was still busy " + std::to_string(static_cast<int>(c.gap_us)) +
+                                                    " us after the entry point returned"
+                                              : msg);
   }
-  if (res.disposition == disposition::not_run && !opt.wrapper.empty() && !pr.signaled &&
-      pr.exit_code == disposition::kSanitizerExitCode) {
-    res.disposition = disposition::sanitizer_error;
+}
+
+// No check failed: how the process ended decides (the sanitizer's exit code, the runner's fatal
+// event, the watchdog, a signal, an exit without done).
+void judge_process_end(const RunnerReport& rep, const EvalOptions& opt, double call_timeout, ContenderResult& res) {
+  const ProcessResult& pr = rep.process;
+  if (!opt.wrapper.empty() && !pr.signaled && pr.exit_code == kSanitizerExitCode) {
+    res.disposition = Disposition::sanitizer_error;
     std::string first;
     std::istringstream log(pr.log_tail);
     for (std::string l; std::getline(log, l);)
@@ -273,37 +255,50 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
           l.find("COMPUTE-SANITIZER") == std::string::npos)  // the banner line
         first = l.substr(10);
     res.message = "sanitizer_error: " + (first.empty() ? std::string("compute-sanitizer reported errors") : first);
+    return;
   }
-  if (res.disposition == disposition::not_run) {
-    if (!fatal_disp.empty()) {
-      res.disposition = fatal_disp;
-      res.message = fatal_disp + where + ": " + fatal_msg;
-    } else if (pr.timed_out) {
-      res.disposition = disposition::timeout;
-      res.message = "timeout: no progress for " + std::to_string(static_cast<int>(phase == "call" ? call_timeout : so.initial_timeout_s)) +
-                    " s during " + phase + where + " (killed)";
-    } else if (pr.signaled) {
-      res.disposition = disposition::crashed;
-      res.message = std::string("crashed: ") + signal_name(pr.signal) + " during " + phase + where;
-      const std::string l = last_log_line(pr.log_tail);
-      if (!l.empty()) res.message += " (" + l + ")";
-    } else if (!done) {
-      res.disposition = disposition::crashed;
-      res.message = "crashed: runner exited with code " + std::to_string(pr.exit_code) + " during " + phase + where;
-      const std::string l = last_log_line(pr.log_tail);
-      if (!l.empty()) res.message += " (" + l + ")";
-    }
+  const std::string where = rep.where();
+  if (rep.fatal) {
+    res.disposition = rep.fatal->disposition.value_or(Disposition::harness_error);
+    res.message = to_string(res.disposition) + where + ": " + rep.fatal->message;
+  } else if (pr.timed_out) {
+    res.disposition = Disposition::timeout;
+    res.message = "timeout: no progress for " + std::to_string(static_cast<int>(rep.phase == "call" ? call_timeout : rep.initial_timeout_s)) +
+                  " s during " + rep.phase + where + " (killed)";
+  } else if (pr.signaled || !rep.done) {
+    res.disposition = Disposition::crashed;
+    res.message = pr.signaled ? std::string("crashed: ") + signal_name(pr.signal) + " during " + rep.phase + where
+                              : "crashed: runner exited with code " + std::to_string(pr.exit_code) + " during " + rep.phase + where;
+    const std::string l = last_log_line(pr.log_tail);
+    if (!l.empty()) res.message += " (" + l + ")";
   }
-  if (res.disposition != disposition::not_run) return res;
+}
 
-  // Every check passed: judge the timings.
-  res.disposition = disposition::passed;
-  for (const auto& t : timings) {
+// The message of a timed shape that is not passed.
+std::string timing_message(const ShapeTiming& st, const RunnerEvent& t, double dram_us, double flops_us, const TimingPolicy& policy) {
+  const std::string at = to_string(st.disposition) + " at " + st.shape.str() + ": ";
+  if (t.after_timing != Disposition::passed)
+    return at + "after repeated timed calls, " + t.body["after_detail"].value("message", std::string());
+  if (st.disposition == Disposition::too_fast)
+    return at + "median " + std::to_string(st.time.median_us) + " us is impossible: its minimum DRAM traffic needs " +
+           std::to_string(dram_us) + " us at the measured bandwidth (limit " + std::to_string(policy.too_fast_fraction) +
+           "x) and its FLOPs " + std::to_string(flops_us) + " us at the device's BF16 tensor peak (limit " +
+           std::to_string(policy.too_fast_flop_fraction) + "x)";
+  if (st.disposition == Disposition::unsynced)
+    return at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_p90_us)) +
+           " us after the entry point returned (in at least a tenth of " + std::to_string(st.time.n) + " timed calls)";
+  return at + "relative noise " + std::to_string(st.time.noise) + " after " + std::to_string(st.time.n) + " samples";
+}
+
+// Every check passed: the timings decide (the worst timed shape; noisy only when nothing worse).
+void judge_timings(const RunnerReport& rep, const TaskSpec& spec, Precision p, const EvalOptions& opt, ContenderResult& res) {
+  res.disposition = Disposition::passed;
+  for (const RunnerEvent& t : rep.timings) {
     ShapeTiming st;
-    st.sweep = t.value("sweep", "");
-    st.shape = t.at("shape").get<Shape>();
+    st.sweep = parse_enum<Sweep>(t.sweep);
+    st.shape = t.body.at("shape").get<Shape>();
     // JSON objects are key-sorted; restore the spec's dimension order.
-    for (const Shape& s : st.sweep == "matrix" ? std::vector<Shape>{opt.matrix_shape} : spec.sweep(st.sweep)) {
+    for (const Shape& s : st.sweep == Sweep::matrix ? std::vector<Shape>{opt.matrix_shape} : spec.sweep(t.sweep)) {
       Shape sorted = s;
       std::sort(sorted.dims.begin(), sorted.dims.end());
       Shape got = st.shape;
@@ -313,32 +308,19 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
     st.complexity = spec.complexity(st.shape);
     const Cost c = spec.cost(st.shape, p);
     st.roofline_us = roofline_us(c.bytes, c.flops, c.tensor && p == Precision::bf16, opt.ceilings);
-    st.time = t.at("time_us").get<TimingStats>();
-    const std::string after = t.value("after_timing", disposition::passed);
+    st.time = t.body.at("time_us").get<TimingStats>();
     // A wrong output of a timed call means the kernel skips work on repeated calls. The
     // impossibility floor: the bytes must cross DRAM (L2 is flushed) and the FLOPs take at least
     // the time of the device's fastest measured arithmetic (BF16 tensor cores), whatever the
     // precision (tensor-core emulation of FP32 included).
     const double dram_us = roofline_us(c.bytes, 0.0, false, opt.ceilings), flops_us = flop_floor_us(c, opt.ceilings);
-    st.disposition = after != disposition::passed ? after : judge_timing(st.time, dram_us, opt.policy, flops_us);
-    const bool worse = res.disposition == disposition::passed ||
-                       (res.disposition == disposition::noisy && st.disposition != disposition::noisy);
-    if (st.disposition != disposition::passed && worse) {
+    st.disposition = t.after_timing != Disposition::passed ? t.after_timing : judge_timing(st.time, dram_us, opt.policy, flops_us);
+    const bool worse = res.disposition == Disposition::passed ||
+                       (res.disposition == Disposition::noisy && st.disposition != Disposition::noisy);
+    if (st.disposition != Disposition::passed && worse) {
       res.disposition = st.disposition;
-      res.failure = t;
-      const std::string at = st.disposition + " at " + st.shape.str() + ": ";
-      if (after != disposition::passed)
-        res.message = at + "after repeated timed calls, " + t["after_detail"].value("message", std::string());
-      else if (st.disposition == disposition::too_fast)
-        res.message = at + "median " + std::to_string(st.time.median_us) + " us is impossible: its minimum DRAM traffic needs " +
-                      std::to_string(dram_us) + " us at the measured bandwidth (limit " + std::to_string(opt.policy.too_fast_fraction) +
-                      "x) and its FLOPs " + std::to_string(flops_us) + " us at the device's BF16 tensor peak (limit " +
-                      std::to_string(opt.policy.too_fast_flop_fraction) + "x)";
-      else if (st.disposition == disposition::unsynced)
-        res.message = at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_p90_us)) +
-                      " us after the entry point returned (in at least a tenth of " + std::to_string(st.time.n) + " timed calls)";
-      else
-        res.message = at + "relative noise " + std::to_string(st.time.noise) + " after " + std::to_string(st.time.n) + " samples";
+      res.failure = t.body;
+      res.message = timing_message(st, t, dram_us, flops_us, opt.policy);
     }
     res.timings.push_back(st);
   }
@@ -353,13 +335,66 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
                       "bandwidth): verify how";
         break;
       }
+}
+
+}  // namespace
+
+ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& contender, const std::string& kernel,
+                         const std::string& library, const EvalOptions& opt) {
+  ContenderResult res;
+  res.task = spec.name;
+  res.precision = to_string(p);
+  res.contender = contender;
+  res.kernel = kernel;
+
+  RunRequest req = evaluation_request(spec, p, library, opt);
+  req.token = evaluation_token();
+  for (const auto& c : req.checks) res.checks_total += static_cast<int>(c.seeds.size());
+
+  const std::string dir =
+      opt.work_dir.empty() ? launch_work_dir(opt.launcher, spec.name + "-" + res.precision + "-" + contender) : opt.work_dir;
+  fs::create_directories(dir);
+  const std::string req_path = dir + "/request.json";
+  std::ofstream(req_path) << json(req).dump(1);
+
+  const double call_timeout = opt.call_timeout_s ? *opt.call_timeout_s : spec.call_timeout_s * opt.call_timeout_scale;
+  RunnerReport rep;
+  try {
+    rep = run_evaluation_runner(req, req_path, dir, call_timeout, opt, res.phase_seconds);
+  } catch (const std::runtime_error& e) {
+    res.disposition = Disposition::harness_error;
+    res.message = std::string("harness_error: ") + e.what();
+    return res;
+  }
+  const ProcessResult& pr = rep.process;
+  res.seconds = pr.seconds;
+  res.log_tail = pr.log_tail;
+  // srun could not start the step (no allocation, a bad option, the runner not on the nodes):
+  // the harness's problem, never the kernel's.
+  if (const std::string why = launch_failure(opt.launcher, pr, rep.any_line, pr.log_tail); !why.empty()) {
+    res.disposition = Disposition::harness_error;
+    res.message = "harness_error: " + why;
+    return res;
+  }
+  // The report must be the one the request asked for: every planned check and timing exactly
+  // once, in order, from the runner that holds the token. Anything else is never a pass.
+  std::string broken = rep.foreign.empty() ? "" : "a report line not from this evaluation's runner: " + rep.foreign;
+  if (broken.empty()) broken = check_event_sequence(req, rep.sequence, rep.done);
+  if (!broken.empty()) {
+    res.disposition = Disposition::harness_error;
+    res.message = "harness_error: " + broken;
+    return res;
+  }
+  judge_checks(rep, opt, res);
+  if (res.disposition == Disposition::not_run) judge_process_end(rep, opt, call_timeout, res);
+  if (res.disposition == Disposition::not_run) judge_timings(rep, spec, p, opt, res);
   return res;
 }
 
-json query_device(const std::string& mode, const std::string& runner, const Launcher& launcher) {
+json query_device(RunMode mode, const std::string& runner, const Launcher& launcher) {
   RunRequest req;
   req.mode = mode;
-  const std::string dir = launch_work_dir(launcher, "device-" + mode);
+  const std::string dir = launch_work_dir(launcher, "device-" + to_string(mode));
   std::ofstream(dir + "/request.json") << json(req).dump();
   const LaunchCommand lc = launch_command(launcher, launcher.slurm() ? srun_program(launcher) : "",
                                           {runner_path(runner), dir + "/request.json", "3"}, 3, kDeviceJobName);
@@ -368,15 +403,14 @@ json query_device(const std::string& mode, const std::string& runner, const Laun
   so.report_on_stdout = lc.report_on_stdout;
   so.term_grace_s = lc.term_grace_s;
   so.log_path = dir + "/runner.log";
-  so.initial_timeout_s = first_line_timeout(launcher, mode == "device" ? 300 : 60);
+  so.initial_timeout_s = first_line_timeout(launcher, mode == RunMode::device ? 300 : 60);
   json device, fatal;
   bool any_line = false;
   const ProcessResult pr = run_process(so, [&](const std::string& line) -> double {
     any_line = true;
-    const json j = json::parse(line, nullptr, false);
-    if (j.is_discarded()) return 0;
-    if (j.value("event", "") == "device") device = j;
-    if (j.value("event", "") == "fatal") fatal = j;
+    const std::optional<RunnerEvent> ev = parse_runner_event(line);
+    if (ev && ev->kind == EventKind::device) device = ev->body;
+    if (ev && ev->kind == EventKind::fatal) fatal = ev->body;
     return 0;
   });
   if (!device.is_null()) return device;
@@ -390,7 +424,7 @@ json query_device(const std::string& mode, const std::string& runner, const Laun
 }
 
 json device_info(bool refresh, const std::string& runner, const Launcher& launcher) {
-  const json id = query_device("identify", runner, launcher);
+  const json id = query_device(RunMode::identify, runner, launcher);
   const fs::path cache = fs::path(default_cache_dir()) / ("device-" + id.value("uuid", std::string("unknown")) + ".json");
   std::error_code ec;
   if (!refresh && fs::exists(cache, ec)) {
@@ -402,7 +436,7 @@ json device_info(bool refresh, const std::string& runner, const Launcher& launch
       return j;
     }
   }
-  json d = query_device("device", runner, launcher);
+  json d = query_device(RunMode::device, runner, launcher);
   fs::create_directories(cache.parent_path(), ec);
   const fs::path tmp = cache.string() + ".tmp" + std::to_string(::getpid());
   std::ofstream(tmp) << d.dump(2);
@@ -470,7 +504,7 @@ ContenderResult result_from_json(const json& j) {
   r.precision = j.value("precision", "");
   r.contender = j.value("contender", "");
   r.kernel = j.value("kernel", "");
-  r.disposition = j.value("disposition", disposition::not_run);
+  r.disposition = j.value("disposition", Disposition::not_run);
   r.message = j.value("message", "");
   r.failure = j.value("failure", json());
   r.checks_passed = j.value("checks_passed", 0);
@@ -482,12 +516,12 @@ ContenderResult result_from_json(const json& j) {
   r.log_tail = j.value("log_tail", "");
   for (const json& t : j.value("timings", json::array())) {
     ShapeTiming st;
-    st.sweep = t.value("sweep", "");
+    st.sweep = t.value("sweep", Sweep::paper);
     st.shape = shape_from_pairs(t.value("shape", json::array()));
     st.complexity = t.value("complexity", std::uint64_t{0});
     st.roofline_us = t.value("roofline_us", 0.0);
     from_json(t.at("time_us"), st.time);
-    st.disposition = t.value("disposition", "");
+    st.disposition = t.value("disposition", Disposition::passed);
     r.timings.push_back(std::move(st));
   }
   return r;

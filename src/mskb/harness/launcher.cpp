@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "mskb/util/text.hpp"
+
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -20,16 +22,13 @@ std::string host_name() {
   return ::gethostname(buf, sizeof buf - 1) == 0 && buf[0] != '\0' ? std::string(buf) : std::string("host");
 }
 
-bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
-
 // `--name=value` or `--name` -> `--name`.
 std::string option_name(const std::string& word) { return word.substr(0, word.find('=')); }
 
 // A --gres value we may use instead of gpu:1: exactly one gpu entry, with a count of 1.
 bool one_gpu_gres(const std::string& value) {
   int gpus = 0;
-  std::stringstream items(value);
-  for (std::string item; std::getline(items, item, ',');) {
+  for (const std::string& item : split(value, ',')) {
     if (!starts_with(item, "gpu")) continue;
     ++gpus;
     if (item != "gpu:1" && !(item.size() > 6 && starts_with(item, "gpu:") && item.compare(item.size() - 2, 2, ":1") == 0)) return false;
@@ -73,9 +72,8 @@ std::string executable_on_path(const std::string& name) {
   };
   if (name.find('/') != std::string::npos) return executable(name) ? name : "";
   if (const char* path = std::getenv("PATH")) {
-    std::stringstream dirs(path);
-    for (std::string dir; std::getline(dirs, dir, ':');)
-      if (!dir.empty() && executable(fs::path(dir) / name)) return (fs::path(dir) / name).string();
+    for (const std::string& dir : split(path, ':', true))
+      if (executable(fs::path(dir) / name)) return (fs::path(dir) / name).string();
   }
   return "";
 }

@@ -68,7 +68,7 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
 }
 
 void from_json(const nlohmann::json& j, RunRequest& r) {
-  r.mode = j.value("mode", std::string("evaluate"));
+  r.mode = j.value("mode", RunMode::evaluate);
   r.token = j.value("token", std::string());
   r.task = j.value("task", std::string());
   r.precision = parse_precision(j.value("precision", std::string("fp32")));
@@ -78,10 +78,10 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.timings.clear();
   if (j.contains("checks"))
     for (const auto& c : j.at("checks"))
-      r.checks.push_back({c.at("shape").get<Shape>(), c.at("sweep").get<std::string>(), c.at("seeds").get<std::vector<uint64_t>>()});
+      r.checks.push_back({c.at("shape").get<Shape>(), c.at("sweep").get<Sweep>(), c.at("seeds").get<std::vector<uint64_t>>()});
   if (j.contains("timings"))
     for (const auto& t : j.at("timings"))
-      r.timings.push_back({t.at("shape").get<Shape>(), t.at("sweep").get<std::string>(), t.value("seed", uint64_t{1})});
+      r.timings.push_back({t.at("shape").get<Shape>(), t.at("sweep").get<Sweep>(), t.value("seed", uint64_t{1})});
   if (j.contains("timing")) r.timing = j.at("timing").get<TimingConfig>();
   r.verify_after_timing = j.value("verify_after_timing", true);
   r.gpu_reference_min_complexity = j.value("gpu_reference_min_complexity", 1e8);
@@ -122,59 +122,6 @@ bool is_timed(const RunRequest& r, const CheckItem& c) {
   for (const auto& t : r.timings)
     if (t.shape == c.shape && t.sweep == c.sweep) return true;
   return false;
-}
-
-namespace {
-bool same_shape(const nlohmann::json& got, const Shape& want) {
-  if (!got.is_object()) return false;
-  nlohmann::json w = want;
-  nlohmann::json g = got;
-  g.erase("_order");
-  return g == w;
-}
-std::string describe_event(const nlohmann::json& e) {
-  return e.value("event", std::string("?")) + " " + e.value("sweep", std::string("?")) + " " +
-         e.value("shape_str", std::string("?")) + " seed " + std::to_string(e.value("seed", uint64_t{0}));
-}
-}  // namespace
-
-std::string check_event_sequence(const RunRequest& req, const std::vector<nlohmann::json>& events, bool done) {
-  std::size_t e = 0, planned = 0;
-  int failures = 0;
-  for (const CheckItem& c : req.checks) planned += c.seeds.size();
-  auto matches = [&](const nlohmann::json& ev, const char* kind, const CheckItem& c, uint64_t seed) {
-    return ev.value("event", std::string()) == kind && ev.value("sweep", std::string()) == c.sweep &&
-           ev.contains("shape") && same_shape(ev["shape"], c.shape) && ev.contains("seed") && ev["seed"].is_number_unsigned() &&
-           ev["seed"].get<uint64_t>() == seed;
-  };
-  std::size_t checks_seen = 0;
-  for (const CheckItem& c : req.checks) {
-    const bool timed = is_timed(req, c);
-    for (std::size_t k = 0; k < c.seeds.size(); ++k) {
-      const std::string want = c.sweep + " " + c.shape.str() + " seed " + std::to_string(c.seeds[k]);
-      if (e == events.size())
-        return done ? "the runner reported done after " + std::to_string(checks_seen) + " of " + std::to_string(planned) +
-                          " planned checks (next: check " + want + ")"
-                    : "";
-      if (!matches(events[e], "check", c, c.seeds[k]))
-        return "unexpected report " + describe_event(events[e]) + " (expected check " + want + ")";
-      const bool passed = events[e].value("disposition", std::string()) == "passed";
-      ++e;
-      ++checks_seen;
-      if (!passed) {
-        if (++failures >= 3) goto end;
-        break;
-      }
-      if (!timed || k + 1 != c.seeds.size() || failures > 0) continue;
-      if (e == events.size()) return done ? "the runner reported done without the timing of " + c.sweep + " " + c.shape.str() : "";
-      if (!matches(events[e], "timing", c, c.seeds[k]))
-        return "unexpected report " + describe_event(events[e]) + " (expected timing " + want + ")";
-      ++e;
-    }
-  }
-end:
-  if (e != events.size()) return "unexpected report " + describe_event(events[e]) + " after the planned sequence";
-  return "";
 }
 
 double p90_lower(std::vector<double> v) {

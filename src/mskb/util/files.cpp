@@ -21,8 +21,15 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 }
 
 std::string source_root() {
-  const char* e = std::getenv("MSKB_ROOT");
-  return e && *e ? e : MSKB_SOURCE_DIR;
+  if (const char* e = std::getenv("MSKB_ROOT"); e && *e) return e;
+  // Installed (`cmake --install`): PREFIX/bin/<tool> reads PREFIX/share/mskb.
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path share = exe.parent_path().parent_path() / "share" / "mskb";
+    if (std::filesystem::is_directory(share / "tasks", ec)) return share.string();
+  }
+  return MSKB_SOURCE_DIR;  // a build tree: the sources it was built from
 }
 
 }  // namespace mskb

@@ -5,34 +5,8 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
-
-namespace {
-// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
-// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
-template <class Fn>
-void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
-  const uint64_t base = rng.next();
-  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-  mskb::parallel_for(
-      chunks,
-      [&](int64_t c) {
-        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
-        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
-        for (std::size_t i = b; i < e; ++i) fn(local, i);
-      },
-      1);
-}
-
-// Gates: mostly U(-5, 5); one in 16 from U(-100, 100) (activation outliers), where an unguarded
-// exp(beta * g) overflows in FP32.
-void fill_gate_input(std::vector<double>& x, mskb::Rng& rng) {
-  parallel_fill(x.size(), rng, [&](mskb::Rng& r, std::size_t i) {
-    x[i] = (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0);
-  });
-}
-}  // namespace
 
 MSKB_TASK(SwiGLU) {
   using namespace mskb;
@@ -43,15 +17,13 @@ MSKB_TASK(SwiGLU) {
       "exp overflows in FP32: the result must stay finite. N >= 1.";
   spec.vendor = "";  // none: no vendor library has it (vLLM / FlashInfer ship their own activation kernels)
   spec.params = {out("output"), in("gate_input"), in("value_input"), float_arg("beta"), int_arg("N")};
-  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
-  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
-  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  set_elementwise_sweeps(spec);
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const auto n = static_cast<std::size_t>(s["N"]);
     a[0].data.resize(n);
     a[1].data.resize(n);
     a[2].data.resize(n);
-    fill_gate_input(a[1].data, rng);
+    fill_activation_input(a[1].data, rng);  // gates with outliers, where an unguarded exp(beta * g) overflows
     rng.fill_uniform(a[2].data, -2.0, 2.0);
     a[3].value = 1.0;  // the published beta
     a[4].value = static_cast<double>(n);

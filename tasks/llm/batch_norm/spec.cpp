@@ -6,26 +6,8 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
-
-namespace {
-// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
-// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
-template <class Fn>
-void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
-  const uint64_t base = rng.next();
-  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-  mskb::parallel_for(
-      chunks,
-      [&](int64_t c) {
-        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
-        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
-        for (std::size_t i = b; i < e; ++i) fn(local, i);
-      },
-      1);
-}
-}  // namespace
 
 MSKB_TASK(batch_norm) {
   using namespace mskb;
@@ -56,8 +38,7 @@ MSKB_TASK(batch_norm) {
     rng.fill_uniform(sd, 1.0, 2.0);
     a[0].data.resize(n * c);
     a[1].data.resize(n * c);
-    std::vector<double>& x = a[1].data;
-    parallel_fill(n * c, rng, [&](Rng& r, std::size_t i) { x[i] = mu[i % c] + sd[i % c] * r.uniform(-1.0, 1.0); });
+    fill_each(a[1].data, rng, [&](Rng& r, std::size_t i) { return mu[i % c] + sd[i % c] * r.uniform(-1.0, 1.0); });
     a[2].data.resize(c);
     a[3].data.resize(c);
     rng.fill_uniform(a[2].data, 0.5, 1.5);

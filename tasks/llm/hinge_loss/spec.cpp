@@ -4,26 +4,8 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
-
-namespace {
-// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
-// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
-template <class Fn>
-void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
-  const uint64_t base = rng.next();
-  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-  mskb::parallel_for(
-      chunks,
-      [&](int64_t c) {
-        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
-        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
-        for (std::size_t i = b; i < e; ++i) fn(local, i);
-      },
-      1);
-}
-}  // namespace
 
 MSKB_TASK(hinge_loss) {
   using namespace mskb;
@@ -33,9 +15,7 @@ MSKB_TASK(hinge_loss) {
       "bf16 variant); targets is an int array of N elements. The output has N elements. N >= 1.";
   spec.vendor = "Thrust: thrust::transform(thrust::device, predictions, predictions + N, targets, loss, hinge functor)";
   spec.params = {out("loss"), in("predictions"), in("targets", Elem::i32), int_arg("N")};
-  for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
-  spec.heldout = {{{"N", 1}}, {{"N", 999}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
-  spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
+  set_elementwise_sweeps(spec);
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const auto n = static_cast<std::size_t>(s["N"]);
     a[0].data.resize(n);
@@ -43,8 +23,7 @@ MSKB_TASK(hinge_loss) {
     a[2].data.resize(n);
     rng.fill_uniform(a[1].data, -2.0, 2.0);
     a[1].data[0] = rng.uniform(-0.9, 0.9);  // a positive loss even for N = 1
-    std::vector<double>& targets = a[2].data;
-    parallel_fill(n, rng, [&](Rng& r, std::size_t i) { targets[i] = static_cast<double>(r.uniform_int(0, 1)); });
+    fill_each(a[2].data, rng, [](Rng& r, std::size_t) { return static_cast<double>(r.uniform_int(0, 1)); });
     a[3].value = static_cast<double>(n);
   };
   spec.reference = [](const Shape&, Precision, Args& a) {

@@ -6,26 +6,8 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
-
-namespace {
-// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
-// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
-template <class Fn>
-void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
-  const uint64_t base = rng.next();
-  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-  mskb::parallel_for(
-      chunks,
-      [&](int64_t c) {
-        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
-        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
-        for (std::size_t i = b; i < e; ++i) fn(local, i);
-      },
-      1);
-}
-}  // namespace
 
 MSKB_TASK(merge_attn_states) {
   using namespace mskb;
@@ -66,12 +48,11 @@ MSKB_TASK(merge_attn_states) {
     a[5].data.resize(h * t);
     rng.fill_uniform(a[3].data, -100.0, 100.0);
     const std::vector<double>& la = a[3].data;
-    std::vector<double>& lb = a[5].data;
-    parallel_fill(h * t, rng, [&](Rng& r, std::size_t i) {
+    fill_each(a[5].data, rng, [&la](Rng& r, std::size_t i) {
       const double u = r.uniform(0.0, 1.0);
-      if (u < 0.1) lb[i] = la[i];
-      else if (u < 0.2) lb[i] = la[i] + r.uniform(-1.0, 1.0);
-      else lb[i] = r.uniform(-100.0, 100.0);
+      if (u < 0.1) return la[i];
+      if (u < 0.2) return la[i] + r.uniform(-1.0, 1.0);
+      return r.uniform(-100.0, 100.0);
     });
     a[6].value = static_cast<double>(t);
     a[7].value = static_cast<double>(h);

@@ -5,26 +5,8 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
-
-namespace {
-// Deterministic parallel fill for the large sweeps: chunk c of 65536 elements draws from its own
-// stream, seeded from one draw of `rng`, so the data do not depend on the thread count.
-template <class Fn>
-void parallel_fill(std::size_t n, mskb::Rng& rng, Fn&& fn) {
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
-  const uint64_t base = rng.next();
-  const auto chunks = static_cast<int64_t>((n + kChunk - 1) / kChunk);
-  mskb::parallel_for(
-      chunks,
-      [&](int64_t c) {
-        mskb::Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
-        const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
-        for (std::size_t i = b; i < e; ++i) fn(local, i);
-      },
-      1);
-}
-}  // namespace
 
 MSKB_TASK(silu_and_mul) {
   using namespace mskb;
@@ -45,13 +27,7 @@ MSKB_TASK(silu_and_mul) {
     a[0].data.resize(rows * 2 * d);
     a[1].data.resize(rows * d);
     // Gates (first half of each row): mostly U(-5, 5), one in 16 an outlier from U(-100, 100); values U(-2, 2).
-    std::vector<double>& x = a[0].data;
-    parallel_fill(x.size(), rng, [&](Rng& r, std::size_t i) {
-      if (i % (2 * d) >= d)
-        x[i] = r.uniform(-2.0, 2.0);
-      else
-        x[i] = (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0);
-    });
+    fill_each(a[0].data, rng, [d](Rng& r, std::size_t i) { return i % (2 * d) >= d ? r.uniform(-2.0, 2.0) : activation_input(r); });
     a[0].data[0] = rng.uniform(0.5, 5.0);  // a non-trivial output even for B = D = 1
     a[2].value = static_cast<double>(rows);
     a[3].value = static_cast<double>(d);

@@ -61,6 +61,39 @@ inline int64_t ell_width(int64_t cols, bool skew) {
   return skew ? std::min<int64_t>(std::max<int64_t>(cols, 1), kEllSkewWidthFactor * avg) : avg;
 }
 
+// Stored entries of a row-major (CSR / COO) matrix: rows * per_line(cols) for both generators; a user
+// matrix states its own.
+inline int64_t rowwise_nnz(const Shape& s) {
+  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : total_nnz(s["rows"], s["cols"]);
+}
+
+// Stored entries of a CSC matrix: cols * per_line(rows) for both generators; a user matrix states its own.
+inline int64_t colwise_nnz(const Shape& s) {
+  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : total_nnz(s["cols"], s["rows"]);
+}
+
+// Terms summed into one output of a row-major matrix: per_line(cols) (uniform), up to cols (skewed),
+// or a user matrix's longest row.
+inline int64_t row_terms(const Shape& s) {
+  if (is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return is_skewed(s) ? s["cols"] : per_line(s["cols"]);
+}
+
+// Terms summed into one output of a CSC matrix: a row collects about nnz / rows entries (binomial, or
+// a power law over the columns), a generous bound for the tolerance; a user matrix's longest row.
+inline int64_t csc_row_terms(const Shape& s) {
+  if (is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  const int64_t rows = s["rows"], cols = s["cols"];
+  const int64_t mean = (total_nnz(cols, rows) + rows - 1) / rows;
+  return std::min<int64_t>(cols, 2 * mean + 32);
+}
+
+// ELL width (max_nnz_per_row): the generator's, or a user matrix's longest row (at least 1).
+inline int64_t ell_width_of(const Shape& s) {
+  if (is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
+  return ell_width(s["cols"], is_skewed(s));
+}
+
 // Tolerance for outputs that are sums of up to `max_terms` products of values of magnitude <= 1
 // (each term has standard deviation ~0.44, a row sum ~0.5*sqrt(n)). FP32: accumulation-order
 // error of any summation order: 1e-5 * 0.5 * sqrt(n) for tree-like orders, plus 3 u n for one

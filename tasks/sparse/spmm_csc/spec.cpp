@@ -6,24 +6,6 @@
 #include "../common/sparse_gen.hpp"
 #include "mskb/core/task.hpp"
 
-namespace {
-
-// Stored entries: cols * per_line(rows) for both generators; a user matrix states its own.
-int64_t nnz_of(const mskb::Shape& s) {
-  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : mskb::sparse::total_nnz(s["cols"], s["rows"]);
-}
-
-// Terms summed into one output element: a row collects about nnz / rows entries (binomial, or a
-// power law over the columns), a generous bound for the tolerance; a user matrix's longest row.
-int64_t csc_row_terms(const mskb::Shape& s) {
-  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
-  const int64_t rows = s["rows"], cols = s["cols"];
-  const int64_t mean = (mskb::sparse::total_nnz(cols, rows) + rows - 1) / rows;
-  return std::min<int64_t>(cols, 2 * mean + 32);
-}
-
-}  // namespace
-
 MSKB_TASK(spmm_csc) {
   using namespace mskb;
   namespace sp = mskb::sparse;
@@ -94,11 +76,11 @@ MSKB_TASK(spmm_csc) {
     sp::fill_values(a[6].data, rng);
     a[7].data.resize(static_cast<std::size_t>(m.rows * K));
   };
-  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(csc_row_terms(s), p); };
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(nnz_of(s) * s["K"]); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::csc_row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::colwise_nnz(s) * s["K"]); };
   // The matrix (values, row indices, offsets), X and Y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(nnz_of(s)), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(sp::colwise_nnz(s)), rb = static_cast<double>(real_bytes(p));
     const double rows = static_cast<double>(s["rows"]), cols = static_cast<double>(s["cols"]), K = static_cast<double>(s["K"]);
     return Cost{nnz * (rb + 4.0) + (cols + 1.0) * 4.0 + (cols + rows) * K * rb, 2.0 * nnz * K};
   };

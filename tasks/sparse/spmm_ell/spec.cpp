@@ -7,16 +7,6 @@
 #include "../common/sparse_gen.hpp"
 #include "mskb/core/task.hpp"
 
-namespace {
-
-// ELL width (max_nnz_per_row): the generator's, or a user matrix's longest row (at least 1).
-int64_t width_of(const mskb::Shape& s) {
-  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
-  return mskb::sparse::ell_width(s["cols"], mskb::sparse::is_skewed(s));
-}
-
-}  // namespace
-
 MSKB_TASK(spmm_ell) {
   using namespace mskb;
   namespace sp = mskb::sparse;
@@ -87,12 +77,12 @@ MSKB_TASK(spmm_ell) {
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(m.rows * K));
   };
-  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(width_of(s), p); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::ell_width_of(s), p); };
   // Stored slots (padding included) times K: what an ELL kernel walks.
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["rows"] * width_of(s) * s["K"]); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(s["rows"] * sp::ell_width_of(s) * s["K"]); };
   // Every slot (value + column id), X and Y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double slots = static_cast<double>(s["rows"] * width_of(s));
+    const double slots = static_cast<double>(s["rows"] * sp::ell_width_of(s));
     const double rb = static_cast<double>(real_bytes(p)), K = static_cast<double>(s["K"]);
     return Cost{slots * (rb + 4.0) + static_cast<double>(s["cols"] + s["rows"]) * K * rb, 2.0 * slots * K};
   };

@@ -6,22 +6,6 @@
 #include "../common/sparse_gen.hpp"
 #include "mskb/core/task.hpp"
 
-namespace {
-
-// Stored entries: rows * per_line(cols) for both generators; a user matrix states its own.
-int64_t nnz_of(const mskb::Shape& s) {
-  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : mskb::sparse::total_nnz(s["rows"], s["cols"]);
-}
-
-// Terms summed into one output: per_line(cols) (uniform), up to cols (skewed), or a user matrix's
-// longest row.
-int64_t row_terms(const mskb::Shape& s) {
-  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
-  return mskb::sparse::is_skewed(s) ? s["cols"] : mskb::sparse::per_line(s["cols"]);
-}
-
-}  // namespace
-
 MSKB_TASK(spmv_coo) {
   using namespace mskb;
   namespace sp = mskb::sparse;
@@ -86,11 +70,11 @@ MSKB_TASK(spmv_coo) {
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(m.rows));
   };
-  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(row_terms(s), p); };
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(nnz_of(s)); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::rowwise_nnz(s)); };
   // Each entry read once (value + two indices), x and y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(nnz_of(s)), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(sp::rowwise_nnz(s)), rb = static_cast<double>(real_bytes(p));
     const double bytes = nnz * (rb + 8.0) + static_cast<double>(s["cols"] + s["rows"]) * rb;
     return Cost{bytes, 2.0 * nnz};
   };

@@ -6,24 +6,6 @@
 #include "../common/sparse_gen.hpp"
 #include "mskb/core/task.hpp"
 
-namespace {
-
-// Stored entries: cols * per_line(rows) for both generators; a user matrix states its own.
-int64_t nnz_of(const mskb::Shape& s) {
-  return s.has("nnz") ? std::max<int64_t>(1, s["nnz"]) : mskb::sparse::total_nnz(s["cols"], s["rows"]);
-}
-
-// Terms summed into one output element: a row collects about nnz / rows entries (binomial, or a
-// power law over the columns), a generous bound for the tolerance; a user matrix's longest row.
-int64_t csc_row_terms(const mskb::Shape& s) {
-  if (mskb::sparse::is_user_matrix(s)) return std::max<int64_t>(1, s["max_row_nnz"]);
-  const int64_t rows = s["rows"], cols = s["cols"];
-  const int64_t mean = (mskb::sparse::total_nnz(cols, rows) + rows - 1) / rows;
-  return std::min<int64_t>(cols, 2 * mean + 32);
-}
-
-}  // namespace
-
 MSKB_TASK(spmv_csc) {
   using namespace mskb;
   namespace sp = mskb::sparse;
@@ -84,11 +66,11 @@ MSKB_TASK(spmv_csc) {
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(m.rows));
   };
-  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(csc_row_terms(s), p); };
-  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(nnz_of(s)); };
+  spec.tolerance = [](const Shape& s, Precision p) { return sp::sum_tolerance(sp::csc_row_terms(s), p); };
+  spec.complexity = [](const Shape& s) { return static_cast<uint64_t>(sp::colwise_nnz(s)); };
   // Each entry read once (value + row index), the offsets, x and y once each.
   spec.cost = [](const Shape& s, Precision p) {
-    const double nnz = static_cast<double>(nnz_of(s)), rb = static_cast<double>(real_bytes(p));
+    const double nnz = static_cast<double>(sp::colwise_nnz(s)), rb = static_cast<double>(real_bytes(p));
     const double cols = static_cast<double>(s["cols"]), rows = static_cast<double>(s["rows"]);
     return Cost{nnz * (rb + 4.0) + (cols + 1.0) * 4.0 + (cols + rows) * rb, 2.0 * nnz};
   };

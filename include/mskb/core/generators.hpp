@@ -1,0 +1,50 @@
+// Owns the input generators that several task specs share: deterministic parallel fills of big
+// buffers (chunked streams: the values do not depend on the thread count) and the activation tasks'
+// input distribution. Host-only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "mskb/core/task.hpp"
+#include "mskb/util/parallel.hpp"
+
+namespace mskb {
+
+// v[i] = value(r, i) for every i, where r is the generator of i's chunk (chunked_fill: chunk c of
+// 2^16 indices draws from a stream seeded from ONE draw of `rng` and c, in index order). Draws
+// exactly what Rng::fill_uniform draws when value is r.uniform(lo, hi).
+template <class Value>
+void fill_each(std::vector<double>& v, Rng& rng, Value&& value) {
+  double* out = v.data();
+  chunked_fill(static_cast<int64_t>(v.size()), rng,
+               [out, &value](Rng& r, int64_t i) { out[i] = value(r, static_cast<std::size_t>(i)); });
+}
+
+// One activation input: mostly U(-5, 5), where the functions bend; one draw in 16 from U(-100, 100),
+// where exp/tanh-based shortcuts overflow (exp(88.7) is already infinite in FP32). Takes one
+// r.next() (the 1-in-16 choice), then one uniform.
+double activation_input(Rng& r);
+
+// Every element of x an activation_input (fill_each): the inputs of the elementwise activation
+// tasks (RELU, elu, gelu, leaky_RELU, selu, sigmoid, row_tanh) and SwiGLU's gates.
+void fill_activation_input(std::vector<double>& x, Rng& rng);
+
+// The sweeps of the elementwise tasks over one size N: paper N = 2^10, 2^12, ..., 2^18; held-out 1, 999,
+// 65537, 2^18 + 3, 3000017; large 2^24, 2^26, 2^28.
+void set_elementwise_sweeps(TaskSpec& spec);
+
+// An activation task's instance, params {out(y), in(x), int_arg(N), ...}: y and x of N elements, every
+// x an activation_input (fill_activation_input), a[2] = N. Scalars after N are the task's to set.
+void generate_activation(const Shape& s, Rng& rng, Args& a);
+
+// y[k] = f(x[k]) for every k of x (y already sized), in parallel: an elementwise FP64 reference.
+template <class F>
+void map_elementwise(const std::vector<double>& x, std::vector<double>& y, F&& f) {
+  const double* in = x.data();
+  double* out = y.data();
+  parallel_for(static_cast<int64_t>(x.size()), [in, out, &f](int64_t k) { out[k] = f(in[k]); });
+}
+
+}  // namespace mskb

@@ -1,0 +1,160 @@
+// The suite's inputs: the kernel files of a task (shipped, wrong/, the adversarial corpus), their
+// builds (compile_all), the GPU lanes, and the compute-sanitizer command and shapes.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "build_pool.hpp"
+#include "mskb/harness/suite.hpp"
+#include "mskb/util/files.hpp"
+#include "mskb/util/process.hpp"
+#include "mskb/util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mskb {
+
+namespace {
+
+// Unlike mskb::read_text, an unreadable file reads as empty (a wrong/ kernel then declares nothing).
+std::string read_text_or_empty(const std::string& path) {
+  std::ifstream f(path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs) {
+  std::vector<std::shared_future<CompileResult>> futures;
+  {
+    BuildPool pool(opt, jobs);
+    for (const auto& f : files) futures.push_back(pool.submit(f));
+    pool.start();
+  }  // joins the workers
+  std::vector<CompileResult> out;
+  for (auto& f : futures) out.push_back(f.get());
+  return out;
+}
+
+std::vector<std::string> exported_symbols(const std::string& so_path) {
+  std::string out;
+  if (run_command({"nm", "-D", "--defined-only", so_path}, out, 30) != 0) return {};
+  std::vector<std::string> syms;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto sp = line.rfind(' ');
+    if (sp != std::string::npos && line.size() > sp + 1 && line[sp - 1] == 'T') syms.push_back(line.substr(sp + 1));
+  }
+  return syms;
+}
+
+std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<ContenderKind>& which) {
+  std::vector<KernelFile> out;
+  const fs::path dir = fs::path(source_root()) / spec.folder;
+  std::error_code ec;
+  for (const ContenderKind w : which) {
+    if (w == ContenderKind::baseline) {
+      const fs::path f = dir / (std::string("baseline_") + to_string(p) + ".cu");
+      if (fs::exists(f, ec)) out.push_back({f.string(), "baseline", true});
+    } else if (w == ContenderKind::vendor) {
+      const fs::path f = dir / "vendor.cu";
+      if (!spec.vendor.empty() && fs::exists(f, ec)) out.push_back({f.string(), "vendor", true});
+    }
+  }
+  return out;
+}
+
+std::vector<WrongKernel> wrong_kernels(const TaskSpec& spec) {
+  return declared_kernels((fs::path(source_root()) / spec.folder / "wrong").string());
+}
+
+std::vector<WrongKernel> adversarial_kernels(const TaskSpec& spec) {
+  return declared_kernels((fs::path(source_root()) / "tests" / "adversarial" / spec.name).string());
+}
+
+std::vector<WrongKernel> declared_kernels(const std::string& folder) {
+  std::vector<WrongKernel> out;
+  const fs::path dir = folder;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return out;
+  static const std::regex expect(R"(//\s*mskb-expect:\s*([a-z_]+))");
+  static const std::regex prec(R"(//\s*mskb-precision:\s*([a-z0-9 ,]+))");
+  static const std::regex gate(R"(//\s*mskb-gate:\s*([a-z_]+))");
+  static const std::regex klass(R"(//\s*mskb-class:\s*([0-9]+))");
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".cu") continue;
+    WrongKernel w;
+    w.path = e.path().string();
+    const std::string src = read_text_or_empty(w.path);
+    std::smatch m;
+    if (std::regex_search(src, m, expect)) w.expect = m[1];
+    if (std::regex_search(src, m, prec)) {
+      if (m[1].str().find("fp32") != std::string::npos) w.precisions.push_back(Precision::fp32);
+      if (m[1].str().find("bf16") != std::string::npos) w.precisions.push_back(Precision::bf16);
+    } else {
+      w.precisions = {Precision::fp32};
+    }
+    if (std::regex_search(src, m, gate)) w.gate = m[1];
+    if (std::regex_search(src, m, klass)) w.klass = std::stoi(m[1]);
+    out.push_back(w);
+  }
+  std::sort(out.begin(), out.end(), [](const WrongKernel& a, const WrongKernel& b) { return a.path < b.path; });
+  return out;
+}
+
+std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env) {
+  // Ordinals as this process sees them, mapped to what a child's CUDA_VISIBLE_DEVICES must say when
+  // the parent already runs under a CUDA_VISIBLE_DEVICES list (e.g. a Slurm allocation).
+  std::vector<std::string> visible;
+  if (visible_env && *visible_env) visible = split(visible_env, ',', /*skip_empty=*/true);
+  const int count = visible.empty() ? std::max(1, device_count) : std::min<int>(std::max(1, device_count), static_cast<int>(visible.size()));
+  std::vector<int> ordinals = requested;
+  if (ordinals.empty())
+    for (int i = 0; i < count; ++i) ordinals.push_back(i);
+  std::vector<std::string> lanes;
+  for (int o : ordinals) {
+    if (o < 0 || o >= count)
+      throw std::invalid_argument(fmt::format("--gpus: no GPU {} ({} visible)", o, count));
+    const std::string id = visible.empty() ? std::to_string(o) : visible[static_cast<std::size_t>(o)];
+    if (std::find(lanes.begin(), lanes.end(), id) == lanes.end()) lanes.push_back(id);
+  }
+  return lanes;
+}
+
+std::vector<std::string> sanitizer_wrapper(SanitizerTool tool, const std::string& path) {
+  // API errors a contender handles itself (e.g. a cuDNN engine that fails its trial launch and is
+  // skipped) are not memory errors; launch errors that matter fail the checks. racecheck:
+  // shared-memory hazards (a missing __syncthreads) are errors. --target-processes all: the
+  // runner may start a child process that loads and calls the kernel.
+  return {path, "--tool", to_string(tool), "--report-api-errors", "no", "--error-exitcode", std::to_string(kSanitizerExitCode),
+          "--print-limit", "5", "--target-processes", "all"};
+}
+
+std::string find_sanitizer() {
+  const char* e = std::getenv("MSKB_SANITIZER");
+  return find_cuda_tool("compute-sanitizer", e != nullptr ? e : "");
+}
+
+TaskSpec sanitizer_subset(const TaskSpec& spec) {
+  auto smallest = [&](std::vector<Shape> shapes, std::size_t n) {
+    std::stable_sort(shapes.begin(), shapes.end(), [&](const Shape& a, const Shape& b) { return spec.complexity(a) < spec.complexity(b); });
+    if (shapes.size() > n) shapes.resize(n);
+    return shapes;
+  };
+  TaskSpec s = spec;
+  s.paper = smallest(spec.paper, 2);
+  s.heldout = smallest(spec.heldout, 1);
+  s.large.clear();
+  s.seeds = 2;
+  return s;
+}
+
+}  // namespace mskb

@@ -1,0 +1,47 @@
+#include "mskb/util/text.hpp"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace mskb {
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string trim(std::string_view text, std::string_view chars) {
+  const std::size_t b = text.find_first_not_of(chars);
+  if (b == std::string_view::npos) return "";
+  const std::size_t e = text.find_last_not_of(chars);
+  return std::string(text.substr(b, e - b + 1));
+}
+
+std::vector<std::string> split(std::string_view text, char delimiter, bool skip_empty) {
+  std::vector<std::string> items;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find(delimiter, begin);
+    if (end == std::string_view::npos) end = text.size();
+    if (!skip_empty || end > begin) items.emplace_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return items;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+}  // namespace mskb

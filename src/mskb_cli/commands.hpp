@@ -1,0 +1,33 @@
+// Owns the subcommand registry of the `mskb` CLI: each subcommand is one file in this folder
+// exposing add_<name>_command(CLI::App&); main.cpp calls each one in the order `mskb --help`
+// lists them. A command's callback is a boundary: it may throw CommandExit (after printing its
+// own output) or any std::exception (printed by mskb_main as "mskb: error: ...", exit code 2).
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/util/command_exit.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace mskb::cli {
+
+// Ends the process with `code`; the command has already told the user why.
+using mskb::CommandExit;
+
+void add_list_command(CLI::App& app);
+void add_device_command(CLI::App& app);
+void add_run_and_check_commands(CLI::App& app);  // run.cpp: the two share most options
+void add_build_command(CLI::App& app);
+void add_merge_command(CLI::App& app);
+
+// Atomic: a reader (or a run killed mid-write) sees the old file or the new one, never half.
+void write_text(const std::string& text, const std::string& path);
+// `path` "-" prints the JSON on stdout.
+void write_json(const nlohmann::json& j, const std::string& path);
+
+}  // namespace mskb::cli

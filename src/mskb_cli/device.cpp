@@ -1,0 +1,45 @@
+// `mskb device`: the GPU and its measured ceilings (DRAM bandwidth, FP32/BF16 peaks).
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "mskb/harness/evaluator.hpp"
+
+namespace mskb::cli {
+
+namespace {
+
+struct DeviceOptions {
+  bool json = false;
+  bool refresh = false;
+};
+
+void run_device(const DeviceOptions& o) {
+  const nlohmann::json d = device_info(o.refresh, "");
+  if (o.json) {
+    std::cout << d.dump(2) << "\n";
+    return;
+  }
+  std::cout << fmt::format("{} ({}, sm {}, {} SMs)\n", d.value("name", "?"), d.value("uuid", "?"), d.value("compute_capability", "?"),
+                           d.value("sms", 0));
+  std::cout << fmt::format("  DRAM bandwidth  {:>8.0f} GB/s (copy, read+write)\n", d.value("dram_bandwidth_gbs", 0.0));
+  std::cout << fmt::format("  FP32 peak       {:>8.1f} TFLOP/s (cublasSgemm)\n", d.value("fp32_tflops", 0.0));
+  std::cout << fmt::format("  BF16 peak       {:>8.1f} TFLOP/s (cublasGemmEx)\n", d.value("bf16_tflops", 0.0));
+  std::cout << (d.value("cached", false) ? "  (cached; --refresh re-measures)\n" : "  (measured now)\n");
+}
+
+}  // namespace
+
+void add_device_command(CLI::App& app) {
+  auto o = std::make_shared<DeviceOptions>();
+  auto* device = app.add_subcommand("device", "Show the GPU and its measured ceilings (DRAM bandwidth, FP32/BF16 peaks)");
+  device->add_flag("--json", o->json, "JSON output");
+  device->add_flag("--refresh", o->refresh, "Measure again instead of using the cached ceilings");
+  device->callback([o] { run_device(*o); });
+}
+
+}  // namespace mskb::cli

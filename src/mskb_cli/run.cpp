@@ -1,0 +1,273 @@
+// `mskb run` and `mskb check`: one suite over tasks x precisions x contenders. run checks, then
+// times and scores; check judges correctness only (or runs a compute-sanitizer tool). The two
+// share most options (RunOptions) and the plan they build (SuitePlan).
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/matrix_market.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/suite.hpp"
+#include "mskb/harness/vocabulary.hpp"
+#include "mskb/util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mskb::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct RunOptions {
+  bool check = false;  // mskb check, else mskb run
+  // Both.
+  std::vector<std::string> tasks;
+  std::string category, skip_done_path;
+  std::string precision = "all", contenders = "baseline,vendor", json_path, arch;
+  std::vector<std::string> kernels, flags;
+  bool all = false, allow_libraries = false, quiet = false;
+  int seeds = 3, jobs = 0, checks_per_gpu = 1;
+  std::uint64_t shape_seed = 0;
+  std::vector<int> gpus;
+  double timeout = 0;
+  // run
+  std::string sweep = "paper", md_path, matrix_path;
+  double budget = 0.25;
+  bool sanitize_gate = false;
+  // check
+  std::string check_sweep;
+  bool memcheck = false, racecheck = false;
+};
+
+bool stderr_is_tty() { return ::isatty(2) == 1; }
+
+Progress stderr_progress(bool quiet) {
+  return [quiet](const std::string& line, bool final_line) {
+    if (quiet) return;
+    if (stderr_is_tty()) {
+      std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
+    } else if (final_line) {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+    std::fflush(stderr);
+  };
+}
+
+std::vector<Precision> parse_precisions(const std::string& s) {
+  if (s == "all") return {Precision::fp32, Precision::bf16};
+  return {parse_precision(s)};
+}
+
+void add_common_options(CLI::App* c, RunOptions& o) {
+  c->add_option("--task", o.tasks, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
+  c->add_option("--kernel", o.kernels, "Kernel file(s) exporting the MSKernelBench entry point");
+  c->add_option("--precision", o.precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
+  c->add_option("--seeds", o.seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
+  c->add_option("--shape-seed", o.shape_seed,
+                "Seed of the random shapes checked besides paper + held-out (default: a fresh one per run, recorded in the report)");
+  c->add_option("--arch", o.arch, "CUDA arch for kernel builds, e.g. 90 or 90a");
+  c->add_option("--flag", o.flags, "Extra nvcc flag for kernel builds (whitelisted)");
+  c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
+  c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)");
+  c->add_option("--json", o.json_path, "Write the JSON report to FILE (- for stdout)");
+  c->add_option("-j,--jobs", o.jobs, "Parallel nvcc builds (default: all cores)");
+  c->add_flag("-q,--quiet", o.quiet, "No progress on stderr");
+  c->add_option("--gpus", o.gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
+  c->add_flag("--all", o.all, "Every task");
+  c->add_option("--category", o.category, "Every task of one category: algebra | llm | sparse | scientific")
+      ->check(CLI::IsMember({"algebra", "llm", "sparse", "scientific"}));
+  c->add_option("--checks-per-gpu", o.checks_per_gpu,
+                "Correctness checks of this many contenders at once per GPU (checking needs no exclusive GPU); "
+                "run: then the timing, one contender per GPU (default 1: check and time each in one pass)")
+      ->check(CLI::Range(1, 64));
+  c->add_option("--skip-done", o.skip_done_path,
+                "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
+                "join the two with mskb merge")
+      ->check(CLI::ExistingFile);
+  c->add_option("--contenders", o.contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition); "
+                "adversarial: the tests/adversarial/<task> corpus, judged like wrong/ kernels (run too: the timing-gated ones)");
+}
+
+// --task / --category / --all (exactly one) -> the plan's task names.
+std::vector<std::string> selected_tasks(const RunOptions& o) {
+  if (static_cast<int>(o.all) + static_cast<int>(!o.tasks.empty()) + static_cast<int>(!o.category.empty()) != 1)
+    throw std::invalid_argument(std::string("mskb ") + (o.check ? "check" : "run") +
+                                " needs exactly one of --task T[,T...], --category C or --all");
+  if (!o.kernels.empty() && o.tasks.size() != 1) throw std::invalid_argument("--kernel needs a single --task");
+  std::vector<std::string> tasks;
+  if (o.all || !o.category.empty()) {
+    for (const auto& t : all_tasks())
+      if (o.all || t.category == o.category) tasks.push_back(t.name);
+  } else
+    for (const auto& t : o.tasks) tasks.push_back(get_task(t).name);
+  return tasks;
+}
+
+// `mskb check --kernel F` judges F alone; without --kernel it judges the shipped contenders.
+std::vector<ContenderKind> selected_contenders(const RunOptions& o) {
+  std::vector<ContenderKind> contenders;
+  if (o.contenders == "none" || (o.check && !o.kernels.empty())) return contenders;
+  for (const std::string& c : split(o.contenders, ',')) {
+    if (c == "wrong" && !o.check) throw std::invalid_argument("--contenders wrong is for mskb check (wrong/ kernels are judged, not timed)");
+    if (c != "baseline" && c != "vendor" && c != "wrong" && c != "adversarial")
+      throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor, wrong, adversarial or none)");
+    contenders.push_back(parse_enum<ContenderKind>(c));
+  }
+  return contenders;
+}
+
+std::vector<Sweep> parse_sweeps(const std::string& list) {
+  std::vector<Sweep> sweeps;
+  for (const std::string& w : split(list, ',')) {
+    if (w != "paper" && w != "large" && w != "heldout" && w != "all")
+      throw std::invalid_argument("unknown sweep '" + w + "' (paper, large, heldout, all, or a list such as paper,large)");
+    for (Sweep s : sweeps_named(w)) sweeps.push_back(s);
+  }
+  return sweeps;
+}
+
+json read_skip_done(const RunOptions& o) {
+  std::ifstream in(o.skip_done_path);
+  json done = json::parse(in, nullptr, false);
+  if (done.is_discarded() || !done.is_object() || !done.contains("contenders"))
+    throw std::invalid_argument("--skip-done: " + o.skip_done_path + " is not an mskb --json report");
+  if (!o.json_path.empty() && fs::exists(o.json_path) && fs::equivalent(o.json_path, o.skip_done_path))
+    throw std::invalid_argument("--skip-done: write the new report to another file (--json), then mskb merge the two");
+  return done;
+}
+
+// run --matrix: the sparse task's shape comes from the user's Matrix Market file.
+void apply_matrix(const std::string& matrix_path, SuitePlan& plan) {
+  if (plan.tasks.size() != 1) throw std::invalid_argument("--matrix needs a single --task");
+  const TaskSpec& spec = get_task(plan.tasks.front());
+  if (!spec.from_matrix) throw std::invalid_argument(spec.name + " does not take a user matrix (--matrix is for sparse tasks)");
+  const SparseMatrix m = read_matrix_market(matrix_path);  // line-numbered errors before any GPU work
+  plan.eval.matrix_path = fs::absolute(matrix_path).string();
+  plan.eval.matrix_shape = matrix_shape(spec, m);
+  std::fprintf(stderr, "%s: %lld x %lld, %lld entries (longest row %lld)\n", matrix_path.c_str(), static_cast<long long>(m.rows),
+               static_cast<long long>(m.cols), static_cast<long long>(m.nnz()), static_cast<long long>(m.max_row_nnz()));
+}
+
+// The options as a suite plan; throws std::invalid_argument with a one-line message.
+SuitePlan make_plan(const RunOptions& o) {
+  SuitePlan plan;
+  plan.precisions = parse_precisions(o.precision);
+  plan.skip_missing_precisions = o.precision == "all";
+  plan.kernels = o.kernels;
+  plan.build_jobs = o.jobs;
+  plan.compile.arch = o.arch;
+  plan.compile.flags = o.flags;
+  plan.compile.allow_libraries = o.allow_libraries;
+  plan.eval.seeds = o.seeds;
+  plan.shape_seed = o.shape_seed;
+  if (o.timeout > 0) plan.eval.call_timeout_s = o.timeout;
+  for (const auto& k : o.kernels)
+    if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
+  plan.tasks = selected_tasks(o);
+  plan.contenders = selected_contenders(o);
+  plan.gpus = o.gpus;
+  plan.checks_per_gpu = o.checks_per_gpu;
+  plan.sanitize_gate = o.sanitize_gate;
+  if (!o.skip_done_path.empty()) plan.skip_done = read_skip_done(o);
+  if (o.check) {
+    plan.eval.check_only = true;
+    plan.eval.checked_sweeps = parse_sweeps(o.check_sweep);
+    if (o.memcheck) plan.sanitizer = SanitizerTool::memcheck;
+    if (o.racecheck) plan.sanitizer = SanitizerTool::racecheck;
+  } else {
+    plan.eval.timed_sweeps = parse_sweeps(o.sweep);
+    if (!o.matrix_path.empty()) apply_matrix(o.matrix_path, plan);
+    plan.eval.timing.max_time_s = o.budget;
+  }
+  return plan;
+}
+
+// mskb check: one PASS / FAIL line per contender evaluation.
+void print_check_lines(const SuiteReport& report) {
+  for (const auto& r : report.runs) {
+    const auto& c = r.result;
+    if (!r.expect.empty())
+      std::cout << fmt::format("{} {} {} {}: {}{}\n", r.as_expected() ? "PASS" : "FAIL", c.task, c.precision, c.contender,
+                               r.as_expected() ? "rejected as declared: " + to_string(c.disposition) : "declared " + r.expect + ", got " + to_string(c.disposition),
+                               c.message.empty() ? "" : " - " + c.message);
+    else if (is_correct(c.disposition))
+      std::cout << fmt::format("PASS {} {} {}: {}/{} checks (paper + held-out, every element)\n", c.task, c.precision,
+                               fs::path(c.kernel).filename().string(), c.checks_passed, c.checks_total);
+    else
+      std::cout << fmt::format("FAIL {} {} {}: {}\n", c.task, c.precision, fs::path(c.kernel).filename().string(), c.message);
+  }
+}
+
+void run_suite_command(const RunOptions& o) {
+  const SuitePlan plan = make_plan(o);
+  // A user kernel that exports only one precision is judged on that precision alone.
+  // --json/--markdown files are rewritten after every contender ("partial": true until the end),
+  // so a run that is killed or runs out of time leaves what it measured.
+  PartialReport partial;
+  if ((!o.json_path.empty() && o.json_path != "-") || !o.md_path.empty())
+    partial = [&o](const SuiteReport& so_far) {
+      if (!o.json_path.empty() && o.json_path != "-") write_json(so_far.to_json(), o.json_path);
+      if (!o.md_path.empty()) write_text(so_far.markdown(), o.md_path);
+    };
+  const SuiteReport report = run_suite(plan, stderr_progress(o.quiet), partial);
+  int failures = 0;
+  for (const auto& r : report.runs)
+    if (!r.as_expected()) ++failures;
+  if (o.check)
+    print_check_lines(report);
+  else
+    std::cout << report.table();
+  if (!o.json_path.empty()) write_json(report.to_json(), o.json_path);
+  if (!o.md_path.empty()) write_text(report.markdown(), o.md_path);
+  if (failures) throw CommandExit(1);
+}
+
+void add_run_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
+  add_common_options(run, *o);
+  run->add_option("--sweep", o->sweep, "Sizes to time: paper | large | heldout | all, or a list such as paper,large");
+  run->add_option("--budget", o->budget, "Timing budget per shape in seconds");
+  run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
+  run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
+  run->add_flag("--sanitize", o->sanitize_gate,
+                "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "
+                "a report makes it sanitizer_error");
+  run->callback([o] { run_suite_command(*o); });
+}
+
+void add_check_command(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  o->check = true;
+  auto* check = app.add_subcommand("check", "Correctness only: every shape (paper + held-out), several seeds, every element");
+  add_common_options(check, *o);
+  check->add_option("--sweep", o->check_sweep, "Sizes to check besides paper + held-out + random: large | all (the sweeps mskb run times)");
+  check->add_flag("--memcheck", o->memcheck, "Run under compute-sanitizer memcheck instead (1 seed per shape, no guard zones)");
+  check->add_flag("--racecheck", o->racecheck, "Run under compute-sanitizer racecheck instead (shared-memory hazards; 1 seed per shape)")
+      ->excludes("--memcheck");
+  check->callback([o] { run_suite_command(*o); });
+}
+
+}  // namespace
+
+void add_run_and_check_commands(CLI::App& app) {
+  add_run_command(app);
+  add_check_command(app);
+}
+
+}  // namespace mskb::cli
