@@ -1,4 +1,4 @@
-# The include rules of ARCHITECTURE.md, checked on the sources (run by the test `layers_check`):
+# The include rules of ARCHITECTURE.md, checked on the sources (run by the test `mskb_layers_test`):
 #   cmake -DROOT=<source dir> -P cmake/CheckLayers.cmake
 # Each folder may include the project headers of the layers listed for it and nothing else
 # (a lower layer never includes a higher one); host-only code never includes CUDA headers.

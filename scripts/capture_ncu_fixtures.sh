@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Captures Nsight Compute exports used as CPU test fixtures (tests/profile/fixtures/): each
+# Captures Nsight Compute exports used as CPU test fixtures (tests/cudamaster/profile/fixtures/): each
 # slice task's fp32 baseline and vendor kernel, plus three kernels whose bound is known by
 # construction. Runs mskb-runner in profile mode (one call between cudaProfilerStart/Stop).
 #   OUT=dir scripts/capture_ncu_fixtures.sh BUILD_DIR
@@ -21,9 +21,9 @@ JSON
   ncu --import "$OUT/$name.ncu-rep" --csv --page raw --print-units base > "$OUT/$name.csv" 2>> "$OUT/$name.ncu.log"
   echo "$name: ncu rc=$rc, $(python3 -c "print(round($t1-$t0,1))") s, $(($(wc -l < "$OUT/$name.csv") - 2)) kernel rows"
 }
-capture stream_copy vector_add tests/profile/kernels/stream_copy.cu '{"N":268435456}'
-capture pointer_chase vector_add tests/profile/kernels/pointer_chase.cu '{"N":1048576}'
-capture fma_loop vector_add tests/profile/kernels/fma_loop.cu '{"N":16777216}'
+capture stream_copy vector_add tests/cudamaster/profile/kernels/stream_copy.cu '{"N":268435456}'
+capture pointer_chase vector_add tests/cudamaster/profile/kernels/pointer_chase.cu '{"N":1048576}'
+capture fma_loop vector_add tests/cudamaster/profile/kernels/fma_loop.cu '{"N":16777216}'
 for t in vector_add dot_product matrix_mul softmax spmv_csr stencil_2d; do
   dir=$(ls -d tasks/*/$t 2>/dev/null) || continue
   shape=$($mskb list --json | python3 -c "import json,sys; print(json.dumps(next(x for x in json.load(sys.stdin) if x['name']=='$t')['paper_shapes'][-1]))")

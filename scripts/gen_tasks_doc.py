@@ -172,10 +172,10 @@ def fmt_int(v):
     return "{:,}".format(v).replace(",", "'") if v >= 100000 else str(v)
 
 
-def ranges(shapes):
+def ranges(shapes, order=()):
     if not shapes:
         return ""
-    names = []
+    names = [n for n in order if any(n in s for s in shapes)]
     for s in shapes:
         for n in s:
             if n not in names:
@@ -219,8 +219,10 @@ def render(tasks):
             folder = "tasks/%s/%s" % (cat, t["name"])
             src = open(os.path.join(ROOT, folder, "spec.cpp")).read()
             sem, cut = semantics(src)
-            held = parse_shapes(src, "spec.heldout")
-            large = parse_shapes(src, "spec.large")
+            # The shapes as the registry has them (mskb list --json); the spec's text where an older
+            # mskb does not list them.
+            held = t.get("heldout_shapes") or parse_shapes(src, "spec.heldout")
+            large = t.get("large_shapes") or parse_shapes(src, "spec.large")
             sw = t["sweeps"]
             if t["name"] not in TOLERANCE:
                 sys.exit("gen_tasks_doc.py: no TOLERANCE entry for task %s" % t["name"])
@@ -230,9 +232,9 @@ def render(tasks):
             for p in ("fp32", "bf16"):
                 if p in t["signature"]:
                     lines.append("  `%s`" % t["signature"][p] + ("  " if p == "fp32" else ""))
-            lines.append("- **Paper** (%d, timed): %s" % (sw["paper"], ranges(t.get("paper_shapes", []))))
-            lines.append("- **Held-out** (%d, checked only): %s" % (sw["heldout"], ranges(held) if held and len(held) == sw["heldout"] else "see `spec.heldout`"))
-            lines.append("- **Large** (%d, timed with `--sweep large`): %s" % (sw["large"], ranges(large) if large and len(large) == sw["large"] else "see `spec.large`"))
+            lines.append("- **Paper** (%d, timed): %s" % (sw["paper"], ranges(t.get("paper_shapes", []), t.get("dims", ()))))
+            lines.append("- **Held-out** (%d, checked only): %s" % (sw["heldout"], ranges(held, t.get("dims", ())) if held and len(held) == sw["heldout"] else "see `spec.heldout`"))
+            lines.append("- **Large** (%d, timed with `--sweep large`): %s" % (sw["large"], ranges(large, t.get("dims", ())) if large and len(large) == sw["large"] else "see `spec.large`"))
             lines.append("- **Vendor**: %s" % (t["vendor"] or "none (the baseline is the only shipped contender)"))
             lines.append("- **Tolerance**: %s" % TOLERANCE[t["name"]])
             lines.append("")

@@ -2,7 +2,7 @@
 # GPU validation on any GPU machine (the committed H200 results were made with it).
 #   scripts/gpu_validate.sh PHASES        PHASES: a comma list of
 #     tests     mskb device, every shipped kernel built, the harness and FP64-reference gpu tests,
-#               and the per-task gtest shipped_kernels_gpu_test for $SHIPPED_TASKS (default the six
+#               and the per-task gtest mskb_gpu_shipped_kernels_test for $SHIPPED_TASKS (default the six
 #               slice tasks; `all` = every task, as long as `check`, which is the faster report)
 #     agents    the replay demo of `cudamaster optimize` (store + summary), the same script over a
 #               loopback HTTP server, and `cudamaster profile` on the slice tasks, each timed
@@ -79,7 +79,7 @@ if [ -z "${SKIP_BUILD:-}" ]; then
 fi
 B=build/gpu/apps
 mskb=$B/mskb
-export MSKB_RUNNER=$PWD/$B/mskb-runner MSKB_TEST_KERNELS=$PWD/tests/gpu/kernels
+export MSKB_RUNNER=$PWD/$B/mskb-runner MSKB_TEST_KERNELS=$PWD/tests/mskb/gpu/kernels
 since() { echo "$(( $(date +%s) - $1 )) s"; }
 sel=(--all); [ -n "${TASKS:-}" ] && sel=(--task "$TASKS")
 
@@ -89,21 +89,21 @@ if [[ $phases == *,tests,* ]]; then
   $mskb build --all > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
   grep FAIL -A1 "$OUT/kernels-build.log" | head -20
   # The timing test alone on GPU 0; the FP64 reference test beside it on the last GPU.
-  CUDA_VISIBLE_DEVICES=${gpus[0]} build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1 &
+  CUDA_VISIBLE_DEVICES=${gpus[0]} build/gpu/tests/mskb/gpu/mskb_gpu_harness_test > "$OUT/mskb_gpu_harness_test.log" 2>&1 &
   hp=$!
   [ "$ngpu" -gt 1 ] || wait $hp
-  CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/gpu/gpu_reference_gpu_test > "$OUT/gpu_reference_gpu_test.log" 2>&1
-  echo "gpu_reference_gpu_test rc=$?"
-  wait $hp; echo "harness_gpu_test rc=$?"
-  grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" "$OUT/gpu_reference_gpu_test.log" | head -30
+  CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/mskb/gpu/mskb_gpu_reference_test > "$OUT/mskb_gpu_reference_test.log" 2>&1
+  echo "mskb_gpu_reference_test rc=$?"
+  wait $hp; echo "mskb_gpu_harness_test rc=$?"
+  grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/mskb_gpu_harness_test.log" "$OUT/mskb_gpu_reference_test.log" | head -30
   # The per-task gtest of shipped kernels for $SHIPPED_TASKS (default: the six slice tasks; `all`
   # for every task, which takes as long as `check`).
   t1=$(date +%s)
   filter=""; for t in ${SHIPPED_TASKS:-vector_add dot_product matrix_mul softmax spmv_csr stencil_2d}; do filter+="*/$t:"; done
   [ "${SHIPPED_TASKS:-}" = all ] && filter="*"
-  MSKB_TEST_CHECKS_PER_GPU=${CHECKS_PER_GPU:-6} build/gpu/tests/gpu/shipped_kernels_gpu_test --gtest_filter="${filter%:}" \
-    > "$OUT/shipped_kernels_gpu_test.log" 2>&1
-  echo "shipped_kernels_gpu_test rc=$? ($(since $t1)): $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/shipped_kernels_gpu_test.log" | tr '\n' ' ')"
+  MSKB_TEST_CHECKS_PER_GPU=${CHECKS_PER_GPU:-6} build/gpu/tests/mskb/gpu/mskb_gpu_shipped_kernels_test --gtest_filter="${filter%:}" \
+    > "$OUT/mskb_gpu_shipped_kernels_test.log" 2>&1
+  echo "mskb_gpu_shipped_kernels_test rc=$? ($(since $t1)): $(grep -E '^\[  (PASSED|FAILED) ' "$OUT/mskb_gpu_shipped_kernels_test.log" | tr '\n' ' ')"
 fi
 
 if [[ $phases == *,agents,* ]]; then
@@ -142,9 +142,9 @@ if [[ $phases == *,agents,* ]]; then
 fi
 
 if [[ $phases == *,harness,* ]]; then
-  build/gpu/tests/gpu/harness_gpu_test > "$OUT/harness_gpu_test.log" 2>&1
-  echo "harness_gpu_test rc=$?"
-  grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/harness_gpu_test.log" | head -30
+  build/gpu/tests/mskb/gpu/mskb_gpu_harness_test > "$OUT/mskb_gpu_harness_test.log" 2>&1
+  echo "mskb_gpu_harness_test rc=$?"
+  grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/mskb_gpu_harness_test.log" | head -30
 fi
 
 if [[ $phases == *,integrity,* ]]; then

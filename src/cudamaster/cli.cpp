@@ -7,13 +7,15 @@
 #include <fmt/format.h>
 
 #include "commands/commands.hpp"
+#include "mskb/harness/build_info.hpp"
+#include "mskb/util/command_line.hpp"
 
 namespace cudamaster {
 
 int cudamaster_main(int argc, char** argv) {
   CLI::App app{"CUDAMaster: multi-agent CUDA kernel optimizer over MSKernelBench", "cudamaster"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "cudamaster 0.1.0");
+  app.set_version_flag("--version", mskb::version_text("cudamaster"));
 
   // One line per subcommand.
   cli::add_llm_check_command(app);
@@ -23,17 +25,7 @@ int cudamaster_main(int argc, char** argv) {
   cli::add_show_command(app);
   cli::add_report_command(app);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const cli::CommandExit& e) {
-    return e.code();
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "cudamaster: error: {}\n", e.what());
-    return 1;
-  }
-  return 0;
+  return mskb::run_command_line(app, argc, argv, 1);
 }
 
 }  // namespace cudamaster

@@ -15,6 +15,7 @@
 
 #include "commands.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/harness/build_info.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"
@@ -97,8 +98,9 @@ int print_json(const BuildList& list, const std::vector<CompileResult>& results)
 
 // Prints one line per file (and its error and policy notes) and the count; returns the number of
 // failed builds.
-int print_table(const BuildList& list, const std::vector<CompileResult>& results) {
+int print_table(const BuildList& list, const std::vector<CompileResult>& results, const std::string& arch) {
   int failed = 0;
+  std::cout << "kernels for " << (arch.empty() ? default_arch() + " (the default of this build; --arch to change)" : arch) << "\n";
   for (std::size_t i = 0; i < list.files.size(); ++i) {
     const auto& r = results[i];
     const std::string rel = fs::relative(list.files[i].path, source_root()).string();
@@ -116,12 +118,13 @@ int print_table(const BuildList& list, const std::vector<CompileResult>& results
 // The binary policy screens every file but vendor contenders (compile_all applies it): a refusal
 // fails the build unless the file declares `mskb-expect: rejected_static`.
 void run_build(const BuildOptions& o) {
+  if (!o.all && o.task.empty() && o.kernels.empty()) throw CLI::ValidationError("nothing to build: give --task, --all or --kernel");
   const BuildList list = build_list(o);
   CompileOptions co;
   co.arch = o.arch;
   co.allow_libraries = o.allow_libraries;  // shipped and wrong/ kernels are trusted with libraries (compile_all)
   const std::vector<CompileResult> results = compile_all(list.files, co, o.jobs);
-  const int failed = o.json ? print_json(list, results) : print_table(list, results);
+  const int failed = o.json ? print_json(list, results) : print_table(list, results, o.arch);
   if (failed) throw CommandExit(1);
 }
 
@@ -133,8 +136,8 @@ void add_build_command(CLI::App& app) {
   build->add_option("--task", o->task, "Task name");
   build->add_flag("--all", o->all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
   build->add_option("--kernel", o->kernels, "Kernel file(s)");
-  build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds");
-  build->add_option("--arch", o->arch, "CUDA arch");
+  build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds")->check(CLI::Range(1, 4096));
+  build->add_option("--arch", o->arch, "GPU architecture to compile for, e.g. sm_80 (default: " + default_arch() + ", the build's)");
   build->add_flag("--json", o->json, "JSON output: [{kernel, ok, so, cache_hit, seconds, error, diagnostics, policy, expect}]");
   build->add_flag("--allow-libraries", o->allow_libraries, "Let --kernel files link vendor libraries (// mskb-link:)");
   build->callback([o] { run_build(*o); });

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "mskb/harness/build_info.hpp"
 #include "mskb/harness/evaluator.hpp"
 
 namespace mskb::cli {
@@ -30,6 +31,7 @@ void run_device(const DeviceOptions& o) {
   std::cout << fmt::format("  FP32 peak       {:>8.1f} TFLOP/s (cublasSgemm)\n", d.value("fp32_tflops", 0.0));
   std::cout << fmt::format("  BF16 peak       {:>8.1f} TFLOP/s (cublasGemmEx)\n", d.value("bf16_tflops", 0.0));
   std::cout << (d.value("cached", false) ? "  (cached; --refresh re-measures)\n" : "  (measured now)\n");
+  std::cout << fmt::format("  kernels are compiled for {} (this build's default; mskb build --arch to change)\n", default_arch());
 }
 
 }  // namespace

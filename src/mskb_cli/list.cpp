@@ -1,4 +1,5 @@
 // `mskb list`: the tasks, their sweeps and vendor contenders (table or JSON).
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -14,6 +15,16 @@
 namespace mskb::cli {
 
 namespace {
+
+// The shape dimensions in the order the task declares them (JSON objects are sorted by name).
+std::vector<std::string> dim_names(const TaskSpec& t) {
+  std::vector<std::string> names;
+  for (const auto* sweep : {&t.paper, &t.heldout, &t.large})
+    for (const Shape& s : *sweep)
+      for (const auto& d : s.dims)
+        if (std::find(names.begin(), names.end(), d.first) == names.end()) names.push_back(d.first);
+  return names;
+}
 
 using json = nlohmann::json;
 
@@ -32,7 +43,10 @@ json task_entries(const std::string& category) {
                    {"vendor", t.vendor.empty() ? json(nullptr) : json(t.vendor)},
                    {"sweeps", {{"paper", t.paper.size()}, {"heldout", t.heldout.size()}, {"large", t.large.size()}}},
                    {"signature", {{"fp32", t.signature(Precision::fp32)}, {"bf16", t.signature(Precision::bf16)}}},
-                   {"paper_shapes", t.paper}});
+                   {"dims", dim_names(t)},
+                   {"paper_shapes", t.paper},
+                   {"heldout_shapes", t.heldout},
+                   {"large_shapes", t.large}});
   }
   return out;
 }
@@ -56,7 +70,8 @@ void run_list(const ListOptions& o) {
 void add_list_command(CLI::App& app) {
   auto o = std::make_shared<ListOptions>();
   auto* list = app.add_subcommand("list", "List the tasks");
-  list->add_option("--category", o->category, "algebra | llm | sparse | scientific");
+  list->add_option("--category", o->category, "algebra | llm | sparse | scientific")
+      ->check(CLI::IsMember({"algebra", "llm", "sparse", "scientific"}));
   list->add_flag("--json", o->json, "JSON output");
   list->callback([o] { run_list(*o); });
 }

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "commands.hpp"
+#include "mskb/harness/build_info.hpp"
+#include "mskb/util/command_line.hpp"
 #include "mskb/util/files.hpp"
 
 namespace mskb {
@@ -27,8 +29,9 @@ void write_json(const nlohmann::json& j, const std::string& path) {
 }  // namespace cli
 
 int mskb_main(int argc, char** argv) {
-  CLI::App app{"mskb - MSKernelBench: a multi-scenario CUDA kernel benchmark with a harness that cannot be fooled"};
+  CLI::App app{"mskb - MSKernelBench: a multi-scenario CUDA kernel benchmark with a harness that cannot be fooled", "mskb"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text("mskb"));
 
   // One line per subcommand, in the order `mskb --help` lists them.
   cli::add_list_command(app);
@@ -37,17 +40,7 @@ int mskb_main(int argc, char** argv) {
   cli::add_build_command(app);
   cli::add_merge_command(app);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  } catch (const cli::CommandExit& e) {
-    return e.code();
-  } catch (const std::exception& e) {
-    std::cerr << "mskb: error: " << e.what() << "\n";
-    return 2;
-  }
-  return 0;
+  return run_command_line(app, argc, argv, 2);
 }
 
 }  // namespace mskb

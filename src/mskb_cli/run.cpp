@@ -24,6 +24,7 @@
 #include "mskb/harness/suite.hpp"
 #include "mskb/harness/vocabulary.hpp"
 #include "mskb/util/text.hpp"
+#include "mskb/util/command_line.hpp"
 
 namespace fs = std::filesystem;
 
@@ -83,9 +84,9 @@ void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--arch", o.arch, "CUDA arch for kernel builds, e.g. 90 or 90a");
   c->add_option("--flag", o.flags, "Extra nvcc flag for kernel builds (whitelisted)");
   c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
-  c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)");
+  c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)")->check(mskb::positive());
   c->add_option("--json", o.json_path, "Write the JSON report to FILE (- for stdout)");
-  c->add_option("-j,--jobs", o.jobs, "Parallel nvcc builds (default: all cores)");
+  c->add_option("-j,--jobs", o.jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
   c->add_flag("-q,--quiet", o.quiet, "No progress on stderr");
   c->add_option("--gpus", o.gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
   c->add_flag("--all", o.all, "Every task");
@@ -242,7 +243,7 @@ void add_run_command(CLI::App& app) {
   auto* run = app.add_subcommand("run", "Check, then time baseline, vendor and your kernels in one run, and score them");
   add_common_options(run, *o);
   run->add_option("--sweep", o->sweep, "Sizes to time: paper | large | heldout | all, or a list such as paper,large");
-  run->add_option("--budget", o->budget, "Timing budget per shape in seconds");
+  run->add_option("--budget", o->budget, "Timing budget per shape in seconds")->check(mskb::positive());
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   run->add_flag("--sanitize", o->sanitize_gate,

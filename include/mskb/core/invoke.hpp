@@ -5,7 +5,7 @@
 // order, and integer values beyond the registers to 8-byte stack slots in order. So a call through
 // one fixed wide prototype, with the integer-class values packed into the integer positions and
 // the floats into the float positions, is exactly the call the entry point expects. Extra trailing
-// arguments are harmless because the caller owns the stack. tests/unit/invoke_test.cpp checks
+// arguments are harmless because the caller owns the stack. tests/mskb/harness/invoke_test.cpp checks
 // this against real functions of every shape the tasks use.
 #pragma once
 

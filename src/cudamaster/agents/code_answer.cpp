@@ -172,81 +172,77 @@ void check_entry(const std::string& code, const EntryPoint& entry, CodeAnswer& a
   }
 }
 
-}  // namespace
-
-std::string CodeAnswer::describe() const { return join(problems, "; "); }
-
-CodeAnswer parse_code_answer(const std::string& answer, const EntryPoint& entry, bool finish_truncated) {
-  CodeAnswer a;
-  const std::vector<std::string> lines = split_lines(answer);
-  const std::vector<Block> all = fenced_blocks(lines);
-  a.blocks = static_cast<int>(all.size());
-  std::vector<const Block*> code_blocks;
-  for (const Block& b : all)
-    if (code_language(b.lang) && b.code.find_first_not_of(" \t\n") != std::string::npos) code_blocks.push_back(&b);
-
-  bool block_unclosed = false;
-  if (code_blocks.empty()) {
-    if (!all.empty()) {
-      std::vector<std::string> langs;
-      for (const Block& b : all) langs.push_back(b.lang.empty() ? "untagged" : b.lang);
-      a.problems.push_back(fmt::format("no CUDA code block in the answer ({} block{} tagged {}); put the whole .cu file in one ```cuda block",
-                                       all.size(), all.size() == 1 ? "" : "s", join(langs, ", ")));
-      return a;
-    }
-    // No fences at all: take the text from the first line that looks like code.
-    std::size_t first = lines.size();
-    for (std::size_t i = 0; i < lines.size(); ++i)
-      if (looks_like_code_line(lines[i])) {
-        first = i;
-        break;
-      }
-    if (first == lines.size() || answer.find("__global__") == std::string::npos) {
-      a.problems.push_back("no code in the answer: expected the whole .cu file in one ```cuda block");
-      return a;
-    }
-    for (std::size_t i = first; i < lines.size(); ++i) a.code += lines[i] + "\n";
-    a.notes.push_back(fmt::format("the answer had no code fence; took lines {}-{} as the file", first + 1, lines.size()));
-  } else {
-    std::vector<const Block*> defining;
-    for (const Block* b : code_blocks)
-      if (defines(b->code, entry.symbol)) defining.push_back(b);
-    std::string joined;
-    for (const Block* b : code_blocks) joined += b->code;
-    if (!defining.empty() && code_blocks.size() > 1 && !undefined_launches(defining.back()->code).empty() &&
-        undefined_launches(joined).empty()) {
-      // The entry point launches kernels written in other blocks: the file was split up.
-      a.code = joined;
-      block_unclosed = !code_blocks.back()->closed;
-      a.notes.push_back(fmt::format("joined {} code blocks into one file (the entry point launches kernels defined in other blocks)",
-                                    code_blocks.size()));
-    } else if (!defining.empty()) {
-      const Block* b = defining.back();
-      a.code = b->code;
-      block_unclosed = !b->closed;
-      if (code_blocks.size() > 1)
-        a.notes.push_back(fmt::format("{} code blocks; used the one at line {}{}", code_blocks.size(), b->first_line,
-                                      defining.size() > 1 ? " (the last of several that define " + entry.symbol + ")"
-                                                          : " (the one that defines " + entry.symbol + ")"));
-    } else if (code_blocks.size() > 1) {
-      if (defines(joined, entry.symbol)) {
-        a.code = joined;
-        block_unclosed = !code_blocks.back()->closed;
-        a.notes.push_back(fmt::format("joined {} code blocks into one file", code_blocks.size()));
-      } else {
-        const Block* largest = *std::max_element(code_blocks.begin(), code_blocks.end(),
-                                                 [](const Block* x, const Block* y) { return x->code.size() < y->code.size(); });
-        a.code = largest->code;
-        block_unclosed = !largest->closed;
-        a.notes.push_back(fmt::format("{} code blocks and none defines {}; used the largest (line {})", code_blocks.size(),
-                                      entry.symbol, largest->first_line));
-      }
-    } else {
-      a.code = code_blocks.front()->code;
-      block_unclosed = !code_blocks.front()->closed;
-    }
+// No code block: a problem when there are other blocks, else the text from the first line that
+// looks like code. False (with a problem) when there is no code to take.
+bool take_unfenced_code(const std::vector<std::string>& lines, const std::string& answer, const std::vector<Block>& all,
+                        CodeAnswer& a) {
+  if (!all.empty()) {
+    std::vector<std::string> langs;
+    for (const Block& b : all) langs.push_back(b.lang.empty() ? "untagged" : b.lang);
+    a.problems.push_back(fmt::format("no CUDA code block in the answer ({} block{} tagged {}); put the whole .cu file in one ```cuda block",
+                                     all.size(), all.size() == 1 ? "" : "s", join(langs, ", ")));
+    return false;
   }
+  // No fences at all: take the text from the first line that looks like code.
+  std::size_t first = lines.size();
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    if (looks_like_code_line(lines[i])) {
+      first = i;
+      break;
+    }
+  if (first == lines.size() || answer.find("__global__") == std::string::npos) {
+    a.problems.push_back("no code in the answer: expected the whole .cu file in one ```cuda block");
+    return false;
+  }
+  for (std::size_t i = first; i < lines.size(); ++i) a.code += lines[i] + "\n";
+  a.notes.push_back(fmt::format("the answer had no code fence; took lines {}-{} as the file", first + 1, lines.size()));
+  return true;
+}
 
+// The file from the code blocks: the one defining the entry point, all of them joined when the
+// file was split up, else the largest. Returns whether the block used is never closed.
+bool take_block_code(const std::vector<const Block*>& code_blocks, const EntryPoint& entry, CodeAnswer& a) {
+  std::vector<const Block*> defining;
+  for (const Block* b : code_blocks)
+    if (defines(b->code, entry.symbol)) defining.push_back(b);
+  std::string joined;
+  for (const Block* b : code_blocks) joined += b->code;
+  if (!defining.empty() && code_blocks.size() > 1 && !undefined_launches(defining.back()->code).empty() &&
+      undefined_launches(joined).empty()) {
+    // The entry point launches kernels written in other blocks: the file was split up.
+    a.code = joined;
+    a.notes.push_back(fmt::format("joined {} code blocks into one file (the entry point launches kernels defined in other blocks)",
+                                  code_blocks.size()));
+    return !code_blocks.back()->closed;
+  }
+  if (!defining.empty()) {
+    const Block* b = defining.back();
+    a.code = b->code;
+    if (code_blocks.size() > 1)
+      a.notes.push_back(fmt::format("{} code blocks; used the one at line {}{}", code_blocks.size(), b->first_line,
+                                    defining.size() > 1 ? " (the last of several that define " + entry.symbol + ")"
+                                                        : " (the one that defines " + entry.symbol + ")"));
+    return !b->closed;
+  }
+  if (code_blocks.size() > 1) {
+    if (defines(joined, entry.symbol)) {
+      a.code = joined;
+      a.notes.push_back(fmt::format("joined {} code blocks into one file", code_blocks.size()));
+      return !code_blocks.back()->closed;
+    }
+    const Block* largest = *std::max_element(code_blocks.begin(), code_blocks.end(),
+                                             [](const Block* x, const Block* y) { return x->code.size() < y->code.size(); });
+    a.code = largest->code;
+    a.notes.push_back(fmt::format("{} code blocks and none defines {}; used the largest (line {})", code_blocks.size(),
+                                  entry.symbol, largest->first_line));
+    return !largest->closed;
+  }
+  a.code = code_blocks.front()->code;
+  return !code_blocks.front()->closed;
+}
+
+// Cut-off code (open braces, comment or literal; an unclosed block at the token limit) is a problem.
+void check_complete(CodeAnswer& a, bool finish_truncated, bool block_unclosed) {
   const int open_braces = unclosed_braces(a.code);
   const bool open_comment = ends_inside_comment_or_literal(a.code);
   if (open_braces > 0 || open_comment || (finish_truncated && block_unclosed)) {
@@ -264,6 +260,28 @@ CodeAnswer parse_code_answer(const std::string& answer, const EntryPoint& entry,
   } else if (finish_truncated) {
     a.notes.push_back("the model stopped at its token limit after a complete code block");
   }
+}
+
+}  // namespace
+
+std::string CodeAnswer::describe() const { return join(problems, "; "); }
+
+CodeAnswer parse_code_answer(const std::string& answer, const EntryPoint& entry, bool finish_truncated) {
+  CodeAnswer a;
+  const std::vector<std::string> lines = split_lines(answer);
+  const std::vector<Block> all = fenced_blocks(lines);
+  a.blocks = static_cast<int>(all.size());
+  std::vector<const Block*> code_blocks;
+  for (const Block& b : all)
+    if (code_language(b.lang) && b.code.find_first_not_of(" \t\n") != std::string::npos) code_blocks.push_back(&b);
+
+  bool block_unclosed = false;
+  if (code_blocks.empty()) {
+    if (!take_unfenced_code(lines, answer, all, a)) return a;
+  } else {
+    block_unclosed = take_block_code(code_blocks, entry, a);
+  }
+  check_complete(a, finish_truncated, block_unclosed);
 
   for (const FunctionDecl& f : host_functions(a.code))
     if (f.name == "main" && f.definition)

@@ -12,6 +12,7 @@
 
 #include "commands/commands.hpp"
 #include "cudamaster/llm/llm.hpp"
+#include "mskb/util/command_line.hpp"
 
 namespace cudamaster::cli {
 namespace {
@@ -102,14 +103,14 @@ void add_llm_check_command(CLI::App& app) {
       ->envname("CUDAMASTER_LLM");
   cmd->add_option("--record", o->record, "Write the exchange to this cassette (JSON lines) for replay:FILE");
   cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, same format as data/pricing.json)");
-  cmd->add_option("--budget-usd", o->budget_usd, "Refuse to call once this many USD are spent");
+  cmd->add_option("--budget-usd", o->budget_usd, "Refuse to call once this many USD are spent")->check(mskb::non_negative());
   cmd->add_option("--prompt", o->prompt, "The user message to send");
-  cmd->add_option("--max-tokens", o->max_tokens, "Token limit (default 64; 2048 for reasoning models)");
-  cmd->add_option("--timeout", o->timeout_s, "Read timeout in seconds (default 120)");
-  cmd->add_option("--attempts", o->attempts, "HTTP attempts including retries (default 3)");
+  cmd->add_option("--max-tokens", o->max_tokens, "Token limit (default 64; 2048 for reasoning models)")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--timeout", o->timeout_s, "Read timeout in seconds (default 120)")->check(mskb::positive());
+  cmd->add_option("--attempts", o->attempts, "HTTP attempts including retries (default 3)")->check(CLI::Range(1, 100));
   cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
       ->envname("CUDAMASTER_MAX_REPLY_BYTES")
-      ->check(CLI::PositiveNumber);
+      ->check(mskb::positive());
   cmd->add_flag("--json", o->json, "Print one JSON object on stdout");
   cmd->callback([o] { run_llm_check(*o); });
 }

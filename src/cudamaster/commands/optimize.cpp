@@ -28,6 +28,7 @@
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/text.hpp"
+#include "mskb/util/command_line.hpp"
 #endif
 
 namespace cudamaster::cli {
@@ -104,9 +105,8 @@ std::optional<exec::Executor> executor_from(const OptimizeOptions& o, const CLI:
   return e;
 }
 
-void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
-  const std::optional<exec::Executor> executor = executor_from(o, cmd);
-  const bool slurm = executor && executor->launcher.slurm();
+// What every optimize asks, new run or resume: where, how many at once, and how the LLM is reached.
+loop::OptimizeRequest base_request(const OptimizeOptions& o, const std::optional<exec::Executor>& executor) {
   loop::OptimizeRequest req;
   req.executor = executor;
   req.db_path = o.db;
@@ -123,83 +123,120 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
   req.provider.replay_allow_reorder = o.replay_reorder;
   if (o.budget_usd >= 0) req.config.budget_usd = o.budget_usd;
   if (o.max_minutes > 0) req.config.max_minutes = o.max_minutes;
+  return req;
+}
 
-  if (o.resume >= 0) {
-    req.resume = o.resume;
+// A new run's tasks and precisions (usage errors for unknown ones).
+void pick_tasks(const OptimizeOptions& o, loop::OptimizeRequest& req) {
+  if (o.all) {
+    for (const mskb::TaskSpec& t : mskb::all_tasks()) req.tasks.push_back(t.name);
   } else {
-    if (o.llm.empty()) usage("--llm PROVIDER:MODEL is required (or CUDAMASTER_LLM); replay:FILE needs no key");
-    req.llm = o.llm;
-    if (o.all) {
-      for (const mskb::TaskSpec& t : mskb::all_tasks()) req.tasks.push_back(t.name);
-    } else {
-      req.tasks = split_list(o.tasks);
-    }
-    if (req.tasks.empty()) usage("name a task (--task T[,T...]) or --all");
+    req.tasks = split_list(o.tasks);
+  }
+  if (req.tasks.empty()) usage("name a task (--task T[,T...]) or --all");
+  try {
+    for (const std::string& t : req.tasks) (void)mskb::get_task(t);
+  } catch (const std::invalid_argument& e) {
+    usage(e.what());
+  }
+  if (o.precision == "all") req.precisions = {mskb::Precision::fp32, mskb::Precision::bf16};
+  else {
     try {
-      for (const std::string& t : req.tasks) (void)mskb::get_task(t);
+      req.precisions = {mskb::parse_precision(o.precision)};
     } catch (const std::invalid_argument& e) {
       usage(e.what());
     }
-    if (o.precision == "all") req.precisions = {mskb::Precision::fp32, mskb::Precision::bf16};
-    else {
-      try {
-        req.precisions = {mskb::parse_precision(o.precision)};
-      } catch (const std::invalid_argument& e) {
-        usage(e.what());
-      }
-    }
-    const std::optional<profile::RenderMode> profile_mode = mskb::from_string<profile::RenderMode>(o.profile);
-    if (!profile_mode) usage("--profile must be filtered, full or none");
-    loop::LoopConfig& c = req.config;
-    c.rounds = o.rounds;
-    c.debug_loops = o.debug_loops;
-    c.patience = o.patience;
-    c.profile = *profile_mode;
-    c.planner = !o.no_planner;
-    c.min_gain = o.min_gain;
-    c.allow_libraries = o.allow_libraries;
-    c.sanitize = !o.no_sanitize;
-    if (o.no_sanitize && !o.quiet)
-      fmt::print(stderr, "cudamaster optimize: --no-sanitize: candidates are accepted without compute-sanitizer memcheck and "
-                         "racecheck (memory errors that restore the guard zones, and races, go unseen)\n");
-    c.recipe.arch = o.arch;
-    c.recipe.flags = o.flags;
-    for (const std::string& f : o.flags) {
-      try {
-        mskb::check_flag(f);
-      } catch (const std::invalid_argument& e) {
-        usage(e.what());
-      }
-    }
-    c.allowed_archs = split_list(o.archs);
-    c.coder_settings.max_tokens = c.debug_settings.max_tokens = o.max_tokens;
-    for (agents::AgentSettings* s : {&c.planner_settings, &c.coder_settings, &c.debug_settings, &c.compiler_settings}) {
-      if (o.temperature >= 0) s->temperature = o.temperature;
-      if (!o.reasoning_effort.empty()) s->reasoning_effort = o.reasoning_effort;
-    }
-    // The GPU the run measures on (recorded with the run; prompts name it): with Slurm, the
-    // GPU of a job step (this machine may have none).
-    try {
-      req.device = mskb::device_info(false, "", executor ? executor->launcher : mskb::Launcher{});
-    } catch (const std::exception& e) {
-      req.device = {{"name", "unknown GPU"}, {"error", e.what()}};
-      if (!o.quiet) fmt::print(stderr, "cudamaster optimize: warning: {}\n", e.what());
-    }
   }
+}
 
-  // GPU lanes: every visible GPU unless --gpus picks some; a job keeps to one of them. (Slurm:
-  // --slurm-jobs lanes, no device.)
-  if (!slurm) {
+// A new run's loop settings: rounds, gates, build recipe and agent settings.
+void fill_loop_config(const OptimizeOptions& o, loop::LoopConfig& c) {
+  const std::optional<profile::RenderMode> profile_mode = mskb::from_string<profile::RenderMode>(o.profile);
+  if (!profile_mode) usage("--profile must be filtered, full or none");
+  c.rounds = o.rounds;
+  c.debug_loops = o.debug_loops;
+  c.patience = o.patience;
+  c.profile = *profile_mode;
+  c.planner = !o.no_planner;
+  c.min_gain = o.min_gain;
+  c.allow_libraries = o.allow_libraries;
+  c.sanitize = !o.no_sanitize;
+  if (o.no_sanitize && !o.quiet)
+    fmt::print(stderr, "cudamaster optimize: --no-sanitize: candidates are accepted without compute-sanitizer memcheck and "
+                       "racecheck (memory errors that restore the guard zones, and races, go unseen)\n");
+  c.recipe.arch = o.arch;
+  c.recipe.flags = o.flags;
+  for (const std::string& f : o.flags) {
     try {
-      const json id = mskb::query_device(mskb::RunMode::identify);
-      req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
-      if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
-    } catch (const std::invalid_argument&) {
-      throw;
-    } catch (const std::exception& e) {
-      if (!o.gpus.empty()) throw std::invalid_argument(std::string("--gpus: ") + e.what());
+      mskb::check_flag(f);
+    } catch (const std::invalid_argument& e) {
+      usage(e.what());
     }
   }
+  c.allowed_archs = split_list(o.archs);
+  c.coder_settings.max_tokens = c.debug_settings.max_tokens = o.max_tokens;
+  for (agents::AgentSettings* s : {&c.planner_settings, &c.coder_settings, &c.debug_settings, &c.compiler_settings}) {
+    if (o.temperature >= 0) s->temperature = o.temperature;
+    if (!o.reasoning_effort.empty()) s->reasoning_effort = o.reasoning_effort;
+  }
+}
+
+// A new run: its LLM, tasks, loop settings and the GPU it measures on.
+void fill_new_run(const OptimizeOptions& o, const std::optional<exec::Executor>& executor, loop::OptimizeRequest& req) {
+  if (o.llm.empty()) usage("--llm PROVIDER:MODEL is required (or CUDAMASTER_LLM); replay:FILE needs no key");
+  req.llm = o.llm;
+  pick_tasks(o, req);
+  fill_loop_config(o, req.config);
+  // The GPU the run measures on (recorded with the run; prompts name it): with Slurm, the
+  // GPU of a job step (this machine may have none).
+  try {
+    req.device = mskb::device_info(false, "", executor ? executor->launcher : mskb::Launcher{});
+  } catch (const std::exception& e) {
+    req.device = {{"name", "unknown GPU"}, {"error", e.what()}};
+    if (!o.quiet) fmt::print(stderr, "cudamaster optimize: warning: {}\n", e.what());
+  }
+}
+
+// GPU lanes: every visible GPU unless --gpus picks some; a job keeps to one of them. (Slurm:
+// --slurm-jobs lanes, no device.)
+void pick_gpu_lanes(const OptimizeOptions& o, loop::OptimizeRequest& req) {
+  try {
+    const json id = mskb::query_device(mskb::RunMode::identify);
+    req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
+    if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (!o.gpus.empty()) throw std::invalid_argument(std::string("--gpus: ") + e.what());
+  }
+}
+
+// The outcome: summary on stderr (and stdout with --json), exit 3 when stopped early, 1 when failed.
+void report_result(const OptimizeOptions& o, const loop::OptimizeResult& res) {
+  if (!o.quiet) {
+    fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
+    fmt::print(stderr, "best kernels and summary.json in {}; details: cudamaster show {} --db {}\n",
+               res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
+  }
+  if (o.json) fmt::print("{}\n", res.summary.dump(2, ' ', false, json::error_handler_t::replace));
+  if (res.status == store::Status::stopped) {
+    if (!o.quiet)
+      fmt::print(stderr, "run {} stopped early; continue it with: cudamaster optimize --resume {} --db {}\n", res.run_id, res.run_id, o.db);
+    throw CommandExit(3);
+  }
+  if (res.status == store::Status::failed) throw CommandExit(1);
+}
+
+void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
+  const std::optional<exec::Executor> executor = executor_from(o, cmd);
+  const bool slurm = executor && executor->launcher.slurm();
+  loop::OptimizeRequest req = base_request(o, executor);
+  if (o.resume >= 0) {
+    req.resume = o.resume;
+  } else {
+    fill_new_run(o, executor, req);
+  }
+  if (!slurm) pick_gpu_lanes(o, req);
 
   g_interrupted.store(false);
   std::signal(SIGINT, on_sigint);
@@ -216,18 +253,7 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
     throw CommandExit(1);
   }
   std::signal(SIGINT, SIG_DFL);
-  if (!o.quiet) {
-    fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
-    fmt::print(stderr, "best kernels and summary.json in {}; details: cudamaster show {} --db {}\n",
-               res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
-  }
-  if (o.json) fmt::print("{}\n", res.summary.dump(2, ' ', false, json::error_handler_t::replace));
-  if (res.status == store::Status::stopped) {
-    if (!o.quiet)
-      fmt::print(stderr, "run {} stopped early; continue it with: cudamaster optimize --resume {} --db {}\n", res.run_id, res.run_id, o.db);
-    throw CommandExit(3);
-  }
-  if (res.status == store::Status::failed) throw CommandExit(1);
+  report_result(o, res);
 }
 
 }  // namespace
@@ -240,15 +266,15 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "fp32 | bf16 | all (default fp32)");
   cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE")
       ->envname("CUDAMASTER_LLM");
-  cmd->add_option("--rounds", o->rounds, "R: optimization rounds per task (default 5)");
-  cmd->add_option("--debug-loops", o->debug_loops, "D: fix attempts (Debug or Compiler agent) per round (default 3)");
+  cmd->add_option("--rounds", o->rounds, "R: optimization rounds per task (default 5; 0: only measure the baseline and vendor)")->check(CLI::Range(0, 1000));
+  cmd->add_option("--debug-loops", o->debug_loops, "D: fix attempts (Debug or Compiler agent) per round (default 3)")->check(CLI::Range(0, 100));
   cmd->add_option("--patience", o->patience, "K: stop a task after K rounds without gain (default 3; 0 = never)");
   cmd->add_option("--profile", o->profile, "What the Planner sees of the profile: filtered | full | none (default filtered)");
   cmd->add_flag("--no-planner", o->no_planner, "Ablation: no Planner; the Coder alone sees the measurements");
-  cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent)");
-  cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run (over all its sessions)");
+  cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent)")->check(mskb::non_negative());
+  cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run (over all its sessions)")->check(mskb::positive());
   cmd->add_option("--min-gain", o->min_gain, "Smallest relative gain in P a candidate must show beyond the noise (default 0.02)");
-  cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; one GPU evaluation at a time per GPU)");
+  cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; one GPU evaluation at a time per GPU)")->check(CLI::Range(1, 1024));
   cmd->add_option("--gpus", o->gpus, "GPU ordinals to evaluate on, e.g. 0,1 (default: every visible GPU; a task keeps to one)")->delimiter(',');
   cmd->add_option("--db", o->db, "Run store (SQLite); default ./cudamaster.db");
   cmd->add_option("--resume", o->resume, "Continue run RUN where it stopped (its recorded configuration is used)");
@@ -267,14 +293,14 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--replay-match", o->replay_match,
                   "replay: what must equal the cassette: system (system prompts, roles, parameters; default) or full");
   cmd->add_flag("--replay-reorder", o->replay_reorder, "replay: accept recorded exchanges out of order (with --replay-match full)");
-  cmd->add_option("--max-tokens", o->max_tokens, "Token limit of Coder and Debug answers (default 16384)");
-  cmd->add_option("--temperature", o->temperature, "Sampling temperature for every agent (default: the provider's)");
-  cmd->add_option("--reasoning-effort", o->reasoning_effort, "Reasoning models: minimal | low | medium | high");
-  cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds (default 600)");
-  cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included (default 6)");
+  cmd->add_option("--max-tokens", o->max_tokens, "Token limit of Coder and Debug answers (default 16384)")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--temperature", o->temperature, "Sampling temperature for every agent (default: the provider's)")->check(CLI::Range(0.0, 2.0));
+  cmd->add_option("--reasoning-effort", o->reasoning_effort, "Reasoning models: minimal | low | medium | high")->check(CLI::IsMember({"minimal", "low", "medium", "high"}));
+  cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds (default 600)")->check(mskb::positive());
+  cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included (default 6)")->check(CLI::Range(1, 100));
   cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
       ->envname("CUDAMASTER_MAX_REPLY_BYTES")
-      ->check(CLI::PositiveNumber);
+      ->check(mskb::positive());
   add_executor_options(*cmd, o->executor, true);
   cmd->callback([o, cmd] { run_optimize_command(*o, *cmd); });
 }

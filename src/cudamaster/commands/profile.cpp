@@ -17,6 +17,7 @@
 #include "commands/commands.hpp"
 #include "commands/executor_options.hpp"
 #include "cudamaster/profile/profiler.hpp"
+#include "mskb/util/command_line.hpp"
 
 namespace cudamaster::cli {
 namespace {
@@ -175,7 +176,7 @@ void add_profile_command(CLI::App& app) {
   cmd->add_flag("--json", o->json, "Print JSON on stdout");
   cmd->add_flag("--token-report", o->token_report, "For each --import file, tokens of the filtered vs the full rendering");
   cmd->add_option("--min-reduction", o->min_reduction, "--token-report fails below this reduction (default 0.30)");
-  cmd->add_option("--timeout", o->timeout_s, "Limit for the ncu run in seconds (default 300)");
+  cmd->add_option("--timeout", o->timeout_s, "Limit for the ncu run in seconds (default 300)")->check(mskb::positive());
   cmd->add_option("--report-dir", o->report_dir, "Keep the .ncu-rep, CSV and logs in this folder");
   cmd->add_option("--runner", o->runner, "mskb-runner to use (default: $MSKB_RUNNER or next to cudamaster)");
   cmd->add_flag("--allow-libraries", o->allow_libraries, "Let a user kernel link vendor libraries (// mskb-link:)");

@@ -64,6 +64,95 @@ json call_brief(const json& c) {
           {"error", c["error"]}};
 }
 
+// --call ID or --candidate ID: that one row (the call's prompt and answer, the candidate's source).
+void show_one_row(const ShowOptions& o, store::RunStore& store, const std::vector<store::JobInfo>& jobs) {
+  const std::string table = o.call >= 0 ? "llm_calls" : "candidates";
+  const std::int64_t id = o.call >= 0 ? o.call : o.candidate;
+  for (const store::JobInfo& j : jobs)
+    for (const json& row : store.rows(table, j.id)) {
+      if (row["id"].get<std::int64_t>() != id) continue;
+      if (o.json) {
+        fmt::print("{}\n", dump(row));
+      } else if (o.call >= 0) {
+        fmt::print("call {}: {} {}{} round {} ({} {}), {} in / {} out tokens, {}\n", id, j.task, row["agent"].get<std::string>(),
+                   row["attempt"].get<int>() > 0 ? " " + std::to_string(row["attempt"].get<int>()) : "", row["round"].get<int>(),
+                   row["provider"].get<std::string>(), row["model"].get<std::string>(), row["input_tokens"].get<std::int64_t>(),
+                   row["output_tokens"].get<std::int64_t>(), row["error"].get<std::string>().empty() ? "ok" : row["error"].get<std::string>());
+        for (const json& m : row["request"].value("messages", json::array()))
+          fmt::print("\n===== {} =====\n{}\n", m.value("role", ""), m.value("content", ""));
+        fmt::print("\n===== answer ({}) =====\n{}\n", row["finish_reason"].get<std::string>(), row["response"].get<std::string>());
+      } else {
+        fmt::print("{}", row["source"].get<std::string>());
+      }
+      return;
+    }
+  fail(fmt::format("run {} has no {} {}", o.run, o.call >= 0 ? "agent call" : "candidate", id), 2);
+}
+
+// One job as `show --json` gives it: rounds, evaluations, record counts (and calls with --calls or --json).
+json job_json(const ShowOptions& o, store::RunStore& store, const store::JobInfo& j) {
+  json jj = {{"id", j.id},        {"task", j.task},   {"precision", j.precision},
+             {"status", j.status}, {"stop_reason", j.stop_reason}, {"result", j.result},
+             {"rounds", json::array()}, {"evaluations", json::array()}};
+  for (const json& r : store.rows("rounds", j.id)) jj["rounds"].push_back(r["payload"]);
+  for (const json& e : store.rows("evaluations", j.id)) {
+    json b = e;
+    b.erase("payload");
+    jj["evaluations"].push_back(b);
+  }
+  jj["counts"] = {{"llm_calls", store.rows("llm_calls", j.id).size()},
+                  {"candidates", store.rows("candidates", j.id).size()},
+                  {"builds", store.rows("builds", j.id).size()},
+                  {"evaluations", jj["evaluations"].size()},
+                  {"profiles", store.rows("profiles", j.id).size()}};
+  if (o.calls || o.json) {
+    jj["calls"] = json::array();
+    for (const json& c : store.rows("llm_calls", j.id)) jj["calls"].push_back(call_brief(c));
+  }
+  return jj;
+}
+
+void print_run_header(const ShowOptions& o, const store::RunInfo& run) {
+  const json& cfg = run.config;
+  const json loop = cfg.value("loop", json::object());
+  fmt::print("run {}: {} (created {}, {} session{}, {:.1f} min)\n", o.run, to_string(run.status), run.created_at, run.sessions,
+             run.sessions == 1 ? "" : "s", run.active_seconds / 60.0);
+  fmt::print("  llm {}; rounds {}, debug loops {}, patience {}, profile {}, planner {}, min gain {}, libraries {}\n", run.llm,
+             loop.value("rounds", 0), loop.value("debug_loops", 0), loop.value("patience", 0), loop.value("profile", ""),
+             loop.value("planner", true) ? "on" : "off", loop.value("min_gain", 0.0), loop.value("allow_libraries", false) ? "allowed" : "no");
+  fmt::print("  device {}; output {}\n", cfg.value("device", json::object()).value("name", std::string("?")), cfg.value("out_dir", ""));
+  fmt::print("  GPU work: {}\n\n", exec::Executor::from_json(cfg.value("executor", json::object())).describe());
+}
+
+void print_calls(const json& calls) {
+  fmt::print("  {:>5} {:>5} {:<8} {:>3} {:>9} {:>9} {:>9} {:>8}  {}\n", "call", "round", "agent", "try", "in tok", "out tok", "cost",
+             "latency", "finish / error");
+  for (const json& c : calls)
+    fmt::print("  {:>5} {:>5} {:<8} {:>3} {:>9} {:>9} {:>9} {:>7.1f}s  {}\n", c["id"].get<std::int64_t>(), c["round"].get<int>(),
+               c["agent"].get<std::string>(), c["attempt"].get<int>(), c["input_tokens"].get<std::int64_t>(),
+               c["output_tokens"].get<std::int64_t>(), c["cost_usd"].is_number() ? fmt::format("${:.4f}", c["cost_usd"].get<double>()) : "-",
+               c["latency_ms"].get<double>() / 1000.0,
+               c["error"].get<std::string>().empty() ? c["finish_reason"].get<std::string>() : c["error"].get<std::string>());
+}
+
+// One job in text: its outcome, rounds with plans and steps, record counts (and calls with --calls).
+void print_job(const ShowOptions& o, const json& j) {
+  const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();
+  fmt::print("\n{} {}: {} ({}); best: {} P {} (vs vendor {})\n", j["task"].get<std::string>(), j["precision"].get<std::string>(),
+             j["status"].get<std::string>(), j["stop_reason"].get<std::string>(),
+             best.is_object() ? best.value("origin", "") : "-", best.is_object() ? num(best.value("p", json())) : "-",
+             best.is_object() ? num(best.value("vs_vendor", json())) : "-");
+  for (const json& r : j["rounds"]) {
+    fmt::print("  round {}: {}\n", r.value("round", 0), r.value("outcome", ""));
+    if (!r.value("plan", "").empty()) fmt::print("    plan: {}\n", r.value("plan", ""));
+    for (const json& s : r.value("steps", json::array())) fmt::print("    - {}\n", s.get<std::string>());
+  }
+  const json& n = j["counts"];
+  fmt::print("  recorded: {} agent calls, {} candidates, {} builds, {} evaluations, {} profiles\n", n["llm_calls"].get<int>(),
+             n["candidates"].get<int>(), n["builds"].get<int>(), n["evaluations"].get<int>(), n["profiles"].get<int>());
+  if (o.calls) print_calls(j["calls"]);
+}
+
 void run_show(const ShowOptions& o) {
   std::error_code ec;
   if (!std::filesystem::exists(o.db, ec)) fail("no run store at " + o.db + " (see --db)", 2);
@@ -73,91 +162,20 @@ void run_show(const ShowOptions& o) {
   const auto jobs = store->jobs(o.run);
 
   if (o.call >= 0 || o.candidate >= 0) {
-    const std::string table = o.call >= 0 ? "llm_calls" : "candidates";
-    const std::int64_t id = o.call >= 0 ? o.call : o.candidate;
-    for (const store::JobInfo& j : jobs)
-      for (const json& row : store->rows(table, j.id)) {
-        if (row["id"].get<std::int64_t>() != id) continue;
-        if (o.json) {
-          fmt::print("{}\n", dump(row));
-        } else if (o.call >= 0) {
-          fmt::print("call {}: {} {}{} round {} ({} {}), {} in / {} out tokens, {}\n", id, j.task, row["agent"].get<std::string>(),
-                     row["attempt"].get<int>() > 0 ? " " + std::to_string(row["attempt"].get<int>()) : "", row["round"].get<int>(),
-                     row["provider"].get<std::string>(), row["model"].get<std::string>(), row["input_tokens"].get<std::int64_t>(),
-                     row["output_tokens"].get<std::int64_t>(), row["error"].get<std::string>().empty() ? "ok" : row["error"].get<std::string>());
-          for (const json& m : row["request"].value("messages", json::array()))
-            fmt::print("\n===== {} =====\n{}\n", m.value("role", ""), m.value("content", ""));
-          fmt::print("\n===== answer ({}) =====\n{}\n", row["finish_reason"].get<std::string>(), row["response"].get<std::string>());
-        } else {
-          fmt::print("{}", row["source"].get<std::string>());
-        }
-        return;
-      }
-    fail(fmt::format("run {} has no {} {}", o.run, o.call >= 0 ? "agent call" : "candidate", id), 2);
+    show_one_row(o, *store, jobs);
+    return;
   }
 
   const json summary = run->summary.is_object() ? run->summary : loop::build_summary(*store, o.run);
   json out = {{"run", o.run}, {"summary", summary}, {"jobs", json::array()}};
-  for (const store::JobInfo& j : jobs) {
-    json jj = {{"id", j.id},        {"task", j.task},   {"precision", j.precision},
-               {"status", j.status}, {"stop_reason", j.stop_reason}, {"result", j.result},
-               {"rounds", json::array()}, {"evaluations", json::array()}};
-    for (const json& r : store->rows("rounds", j.id)) jj["rounds"].push_back(r["payload"]);
-    for (const json& e : store->rows("evaluations", j.id)) {
-      json b = e;
-      b.erase("payload");
-      jj["evaluations"].push_back(b);
-    }
-    jj["counts"] = {{"llm_calls", store->rows("llm_calls", j.id).size()},
-                    {"candidates", store->rows("candidates", j.id).size()},
-                    {"builds", store->rows("builds", j.id).size()},
-                    {"evaluations", jj["evaluations"].size()},
-                    {"profiles", store->rows("profiles", j.id).size()}};
-    if (o.calls || o.json) {
-      jj["calls"] = json::array();
-      for (const json& c : store->rows("llm_calls", j.id)) jj["calls"].push_back(call_brief(c));
-    }
-    out["jobs"].push_back(jj);
-  }
+  for (const store::JobInfo& j : jobs) out["jobs"].push_back(job_json(o, *store, j));
   if (o.json) {
     fmt::print("{}\n", dump(out));
     return;
   }
-  const json& cfg = run->config;
-  const json loop = cfg.value("loop", json::object());
-  fmt::print("run {}: {} (created {}, {} session{}, {:.1f} min)\n", o.run, to_string(run->status), run->created_at, run->sessions,
-             run->sessions == 1 ? "" : "s", run->active_seconds / 60.0);
-  fmt::print("  llm {}; rounds {}, debug loops {}, patience {}, profile {}, planner {}, min gain {}, libraries {}\n", run->llm,
-             loop.value("rounds", 0), loop.value("debug_loops", 0), loop.value("patience", 0), loop.value("profile", ""),
-             loop.value("planner", true) ? "on" : "off", loop.value("min_gain", 0.0), loop.value("allow_libraries", false) ? "allowed" : "no");
-  fmt::print("  device {}; output {}\n", cfg.value("device", json::object()).value("name", std::string("?")), cfg.value("out_dir", ""));
-  fmt::print("  GPU work: {}\n\n", exec::Executor::from_json(cfg.value("executor", json::object())).describe());
+  print_run_header(o, *run);
   fmt::print("{}\n", loop::render_summary(summary));
-  for (const json& j : out["jobs"]) {
-    const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();
-    fmt::print("\n{} {}: {} ({}); best: {} P {} (vs vendor {})\n", j["task"].get<std::string>(), j["precision"].get<std::string>(),
-               j["status"].get<std::string>(), j["stop_reason"].get<std::string>(),
-               best.is_object() ? best.value("origin", "") : "-", best.is_object() ? num(best.value("p", json())) : "-",
-               best.is_object() ? num(best.value("vs_vendor", json())) : "-");
-    for (const json& r : j["rounds"]) {
-      fmt::print("  round {}: {}\n", r.value("round", 0), r.value("outcome", ""));
-      if (!r.value("plan", "").empty()) fmt::print("    plan: {}\n", r.value("plan", ""));
-      for (const json& s : r.value("steps", json::array())) fmt::print("    - {}\n", s.get<std::string>());
-    }
-    const json& n = j["counts"];
-    fmt::print("  recorded: {} agent calls, {} candidates, {} builds, {} evaluations, {} profiles\n", n["llm_calls"].get<int>(),
-               n["candidates"].get<int>(), n["builds"].get<int>(), n["evaluations"].get<int>(), n["profiles"].get<int>());
-    if (o.calls) {
-      fmt::print("  {:>5} {:>5} {:<8} {:>3} {:>9} {:>9} {:>9} {:>8}  {}\n", "call", "round", "agent", "try", "in tok", "out tok", "cost",
-                 "latency", "finish / error");
-      for (const json& c : j["calls"])
-        fmt::print("  {:>5} {:>5} {:<8} {:>3} {:>9} {:>9} {:>9} {:>7.1f}s  {}\n", c["id"].get<std::int64_t>(), c["round"].get<int>(),
-                   c["agent"].get<std::string>(), c["attempt"].get<int>(), c["input_tokens"].get<std::int64_t>(),
-                   c["output_tokens"].get<std::int64_t>(), c["cost_usd"].is_number() ? fmt::format("${:.4f}", c["cost_usd"].get<double>()) : "-",
-                   c["latency_ms"].get<double>() / 1000.0,
-                   c["error"].get<std::string>().empty() ? c["finish_reason"].get<std::string>() : c["error"].get<std::string>());
-    }
-  }
+  for (const json& j : out["jobs"]) print_job(o, j);
 }
 
 }  // namespace

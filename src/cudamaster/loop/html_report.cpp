@@ -143,9 +143,10 @@ details{margin:6px 0}summary{cursor:pointer;color:#234a9a}
 
 }  // namespace
 
-std::string render_html(const json& doc) {
-  const json& s = doc["summary"];
-  const json& u = s.value("suite", json::object());
+namespace {
+
+// The title and the run's setting: LLM, time, device, loop settings.
+std::string html_head(const json& doc) {
   const json& cfg = doc.value("config", json::object());
   const json loop_cfg = cfg.value("loop", json::object());
   std::string h = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
@@ -161,12 +162,16 @@ std::string render_html(const json& doc) {
                    loop_cfg.value("rounds", 0), loop_cfg.value("debug_loops", 0), loop_cfg.value("patience", 0),
                    esc(loop_cfg.value("profile", std::string())), loop_cfg.value("planner", true) ? "on" : "off",
                    loop_cfg.value("min_gain", 0.0), loop_cfg.value("allow_libraries", false) ? "allowed" : "no");
+  return h;
+}
 
-  // Suite metrics.
+// Suite metrics.
+std::string suite_cards(const json& s) {
+  const json& u = s.value("suite", json::object());
   auto card = [](const std::string& v, const std::string& label) {
     return fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", v, label);
   };
-  h += "<div class=\"cards\">";
+  std::string h = "<div class=\"cards\">";
   h += card(fmt::format("{}", u.value("tasks", 0)), "tasks");
   h += card(fmt::format("{}", u.value("correct", 0)), "with a correct generated kernel");
   h += card(pct(u.value("success_rate", json())), "success rate (correct, P &gt; 1)");
@@ -181,9 +186,12 @@ std::string render_html(const json& doc) {
   h += "</div>\n";
   h += "<p class=\"small\">P: complexity-weighted speedup over the naive baseline on the paper sweep, measured in the same run as the "
        "baseline and the vendor library (vs vendor: vendor time / kernel time, &gt; 1 is faster than the vendor).</p>\n";
+  return h;
+}
 
-  h += "<h2>Tasks</h2>\n<table><tr><th>task</th><th>prec</th><th>status</th><th>stop</th><th>best</th><th>P</th><th>vs vendor</th>"
-       "<th>vendor P</th><th>rounds</th><th>note</th></tr>\n";
+std::string tasks_table(const json& s) {
+  std::string h = "<h2>Tasks</h2>\n<table><tr><th>task</th><th>prec</th><th>status</th><th>stop</th><th>best</th><th>P</th><th>vs vendor</th>"
+                  "<th>vendor P</th><th>rounds</th><th>note</th></tr>\n";
   for (const json& t : s.value("tasks", json::array())) {
     h += fmt::format("<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}{}<td>{}</td><td>{}</td></tr>\n",
                      anchor(t), esc(str(t, "task")), esc(str(t, "precision")), esc(str(t, "status")), esc(str(t, "stop_reason")),
@@ -191,64 +199,90 @@ std::string render_html(const json& doc) {
                      ratio_cell(t.value("vendor_p", json())), t.value("rounds", 0), esc(str(t, "message")));
   }
   h += "</table>\n";
+  return h;
+}
 
-  h += "<h2>Agents</h2>\n<table><tr><th>agent</th><th>calls</th><th>input tokens</th><th>output tokens</th><th>cost</th>"
-       "<th>latency</th></tr>\n";
+std::string agents_table(const json& s) {
+  std::string h = "<h2>Agents</h2>\n<table><tr><th>agent</th><th>calls</th><th>input tokens</th><th>output tokens</th><th>cost</th>"
+                  "<th>latency</th></tr>\n";
   for (const json& a : s.value("agents", json::array()))
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>${:.4f}</td><td>{:.1f} s</td></tr>\n", esc(str(a, "agent")),
                      a.value("calls", 0), a.value("input_tokens", 0), a.value("output_tokens", 0), a.value("cost_usd", 0.0),
                      a.value("latency_ms", 0.0) / 1000.0);
   h += "</table>\n";
+  return h;
+}
 
-  for (const json& j : doc.value("jobs", json::array())) {
-    const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();
-    h += fmt::format("<h2 id=\"{}\">{} {}</h2>\n", anchor(j), esc(str(j, "task")), esc(str(j, "precision")));
-    h += fmt::format("<p class=\"meta\">{} ({}); best: {} P {} (vs vendor {}){}</p>\n", esc(str(j, "status")), esc(str(j, "stop_reason")),
-                     best.is_object() ? esc(str(best, "origin")) : "-", best.is_object() ? num(best.value("p", json())) : "-",
-                     best.is_object() ? num(best.value("vs_vendor", json())) : "-",
-                     j["result"].is_object() && !str(j["result"], "message").empty() ? "; " + esc(str(j["result"], "message")) : "");
-    h += rounds_chart(j.value("rounds", json::array()));
-    if (!j["rounds"].empty()) {
-      h += "<h3>Rounds</h3><table><tr><th>round</th><th>outcome</th><th>class</th><th>P</th><th>best before</th><th>best after</th>"
-           "<th>attempts</th><th>plan and steps</th></tr>\n";
-      for (const json& r : j["rounds"]) {
-        std::string detail;
-        if (!str(r, "plan").empty()) detail += "<details><summary>plan</summary><pre>" + esc(str(r, "plan")) + "</pre></details>";
-        if (r.contains("steps") && r["steps"].is_array() && !r["steps"].empty()) {
-          detail += "<details><summary>steps</summary><ul>";
-          for (const json& st : r["steps"]) detail += "<li>" + esc(st.is_string() ? st.get<std::string>() : st.dump()) + "</li>";
-          detail += "</ul></details>";
-        }
-        h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", r.value("round", 0),
-                         esc(str(r, "outcome")), esc(str(r, "class")), ratio_cell(r.value("p", json())),
-                         num(r.value("best_p_before", json())), num(r.value("best_p_after", json())), str(r, "attempts"), detail);
-      }
-      h += "</table>\n";
+std::string rounds_table(const json& rounds) {
+  std::string h = "<h3>Rounds</h3><table><tr><th>round</th><th>outcome</th><th>class</th><th>P</th><th>best before</th><th>best after</th>"
+                  "<th>attempts</th><th>plan and steps</th></tr>\n";
+  for (const json& r : rounds) {
+    std::string detail;
+    if (!str(r, "plan").empty()) detail += "<details><summary>plan</summary><pre>" + esc(str(r, "plan")) + "</pre></details>";
+    if (r.contains("steps") && r["steps"].is_array() && !r["steps"].empty()) {
+      detail += "<details><summary>steps</summary><ul>";
+      for (const json& st : r["steps"]) detail += "<li>" + esc(st.is_string() ? st.get<std::string>() : st.dump()) + "</li>";
+      detail += "</ul></details>";
     }
-    if (!j["evaluations"].empty()) {
-      h += "<h3>Evaluations</h3><table><tr><th>#</th><th>contender</th><th>candidate</th><th>disposition</th><th>checks</th><th>P</th>"
-           "<th>geomean</th><th>vs vendor</th><th>message</th></tr>\n";
-      for (const json& e : j["evaluations"])
-        h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td>{}{}{}<td>{}</td></tr>\n", str(e, "seq"),
-                         esc(str(e, "contender")), str(e, "candidate_id"), esc(str(e, "disposition")), e.value("checks_passed", 0),
-                         e.value("checks_total", 0), ratio_cell(e.value("p", json())), ratio_cell(e.value("geomean", json())),
-                         ratio_cell(e.value("vs_vendor", json())), esc(str(e, "message")));
-      h += "</table>\n";
-    }
-    if (!j["profiles"].empty()) {
-      h += "<h3>Profiles</h3><table><tr><th>round</th><th>candidate</th><th>mode</th><th>bottleneck class</th><th>confidence</th>"
-           "<th>source</th></tr>\n";
-      for (const json& p : j["profiles"])
-        h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", str(p, "round"),
-                         str(p, "candidate_id"), esc(str(p, "mode")), esc(str(p, "class")), num(p.value("confidence", json())),
-                         esc(str(p, "source")));
-      h += "</table>\n";
-    }
-    if (!str(j, "best_source").empty())
-      h += fmt::format("<details><summary>best kernel source{}</summary><pre>{}</pre></details>\n",
-                       best.is_object() && !str(best, "sha256").empty() ? " (sha256 " + esc(str(best, "sha256").substr(0, 12)) + ")" : "",
-                       esc(str(j, "best_source")));
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", r.value("round", 0),
+                     esc(str(r, "outcome")), esc(str(r, "class")), ratio_cell(r.value("p", json())),
+                     num(r.value("best_p_before", json())), num(r.value("best_p_after", json())), str(r, "attempts"), detail);
   }
+  h += "</table>\n";
+  return h;
+}
+
+std::string evaluations_table(const json& evaluations) {
+  std::string h = "<h3>Evaluations</h3><table><tr><th>#</th><th>contender</th><th>candidate</th><th>disposition</th><th>checks</th><th>P</th>"
+                  "<th>geomean</th><th>vs vendor</th><th>message</th></tr>\n";
+  for (const json& e : evaluations)
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}/{}</td>{}{}{}<td>{}</td></tr>\n", str(e, "seq"),
+                     esc(str(e, "contender")), str(e, "candidate_id"), esc(str(e, "disposition")), e.value("checks_passed", 0),
+                     e.value("checks_total", 0), ratio_cell(e.value("p", json())), ratio_cell(e.value("geomean", json())),
+                     ratio_cell(e.value("vs_vendor", json())), esc(str(e, "message")));
+  h += "</table>\n";
+  return h;
+}
+
+std::string profiles_table(const json& profiles) {
+  std::string h = "<h3>Profiles</h3><table><tr><th>round</th><th>candidate</th><th>mode</th><th>bottleneck class</th><th>confidence</th>"
+                  "<th>source</th></tr>\n";
+  for (const json& p : profiles)
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", str(p, "round"),
+                     str(p, "candidate_id"), esc(str(p, "mode")), esc(str(p, "class")), num(p.value("confidence", json())),
+                     esc(str(p, "source")));
+  h += "</table>\n";
+  return h;
+}
+
+// One job: its outcome, chart, rounds, evaluations, profiles and best source.
+std::string job_section(const json& j) {
+  const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();
+  std::string h = fmt::format("<h2 id=\"{}\">{} {}</h2>\n", anchor(j), esc(str(j, "task")), esc(str(j, "precision")));
+  h += fmt::format("<p class=\"meta\">{} ({}); best: {} P {} (vs vendor {}){}</p>\n", esc(str(j, "status")), esc(str(j, "stop_reason")),
+                   best.is_object() ? esc(str(best, "origin")) : "-", best.is_object() ? num(best.value("p", json())) : "-",
+                   best.is_object() ? num(best.value("vs_vendor", json())) : "-",
+                   j["result"].is_object() && !str(j["result"], "message").empty() ? "; " + esc(str(j["result"], "message")) : "");
+  h += rounds_chart(j.value("rounds", json::array()));
+  if (!j["rounds"].empty()) h += rounds_table(j["rounds"]);
+  if (!j["evaluations"].empty()) h += evaluations_table(j["evaluations"]);
+  if (!j["profiles"].empty()) h += profiles_table(j["profiles"]);
+  if (!str(j, "best_source").empty())
+    h += fmt::format("<details><summary>best kernel source{}</summary><pre>{}</pre></details>\n",
+                     best.is_object() && !str(best, "sha256").empty() ? " (sha256 " + esc(str(best, "sha256").substr(0, 12)) + ")" : "",
+                     esc(str(j, "best_source")));
+  return h;
+}
+
+}  // namespace
+
+std::string render_html(const json& doc) {
+  const json& s = doc["summary"];
+  std::string h = html_head(doc);
+  h += suite_cards(s);
+  h += tasks_table(s);
+  h += agents_table(s);
+  for (const json& j : doc.value("jobs", json::array())) h += job_section(j);
   h += "<p class=\"small\">Generated by <code>cudamaster report</code> from the run store; every number comes from the run's own "
        "measurements.</p>\n</body></html>\n";
   return h;

@@ -50,6 +50,238 @@ std::string hostname() {
   return gethostname(buf, sizeof buf - 1) == 0 ? std::string(buf) : std::string();
 }
 
+using Say = std::function<void(const std::string&)>;
+
+// The run's configuration: given now, or recorded by the run being resumed.
+struct RunPlan {
+  std::int64_t run_id = 0;
+  json config;
+  double prior_active = 0;
+  LoopConfig loop;
+  std::vector<std::string> tasks;
+  std::vector<std::string> precisions;
+  std::string llm_text;
+  std::string prompts_dir;
+  json device;
+  exec::Executor executor;
+};
+
+// A resume claims the run (refused while another live process on this host runs it).
+RunPlan plan_run(const OptimizeRequest& request, store::RunStore& store) {
+  RunPlan plan;
+  json& config = plan.config;
+  if (request.resume) {
+    const auto run = store.run(*request.resume);
+    if (!run) throw std::runtime_error(fmt::format("no run {} in {}", *request.resume, request.db_path));
+    if (run->status == store::Status::running && run->host == hostname() && process_alive(run->pid) && run->pid != ::getpid())
+      throw std::runtime_error(fmt::format("run {} is still running (pid {}); stop it before resuming", run->id, run->pid));
+    plan.run_id = run->id;
+    config = run->config;
+    plan.prior_active = run->active_seconds;
+    store.claim_run(plan.run_id);
+  }
+  plan.loop = request.resume ? LoopConfig::from_json(config.value("loop", json::object())) : request.config;
+  if (request.resume) {
+    // What a resume may change: budget, wall clock (the rest is the run's identity).
+    if (request.config.budget_usd) plan.loop.budget_usd = request.config.budget_usd;
+    if (request.config.max_minutes) plan.loop.max_minutes = request.config.max_minutes;
+  }
+  plan.tasks = request.resume ? config.value("tasks", std::vector<std::string>{}) : request.tasks;
+  if (request.resume) {
+    plan.precisions = config.value("precisions", std::vector<std::string>{});
+  } else {
+    for (mskb::Precision p : request.precisions) plan.precisions.push_back(mskb::to_string(p));
+  }
+  plan.llm_text = request.resume ? config.value("llm", "") : request.llm;
+  plan.prompts_dir = !request.prompts_dir.empty() ? request.prompts_dir
+                     : request.resume             ? config.value("prompts_dir", agents::default_prompts_dir())
+                                                  : agents::default_prompts_dir();
+  plan.device = request.resume ? config.value("device", json::object()) : request.device;
+  // Where GPU work runs: as asked, else as the run recorded (a run from before executors: local).
+  plan.executor = request.executor ? *request.executor
+                  : request.resume ? exec::Executor::from_json(config.value("executor", json::object()))
+                                   : exec::Executor{};
+  return plan;
+}
+
+// Checks the plan before any work; returns the compute-sanitizer to gate with ("" = none needed).
+std::string check_plan(const RunPlan& plan, const Backends& backends) {
+  try {
+    mskb::validate(plan.executor.launcher);
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error(e.what());
+  }
+  for (const std::string& t : plan.tasks) (void)mskb::get_task(t);  // throws "unknown task 'x' (did you mean ...)"
+  if (plan.tasks.empty()) throw std::runtime_error("no tasks to optimize");
+  // The acceptance gate needs compute-sanitizer (the real evaluator; test doubles bring their own).
+  std::string sanitizer;
+  if (plan.loop.sanitize && backends.evaluator == nullptr) {
+    sanitizer = mskb::find_sanitizer();
+    if (sanitizer.empty())
+      throw std::runtime_error("compute-sanitizer not found (PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin; set "
+                               "MSKB_SANITIZER): candidates must pass memcheck and racecheck to be accepted; --no-sanitize "
+                               "turns the gate off (weaker)");
+  }
+  return sanitizer;
+}
+
+void check_prompts(agents::PromptLibrary& prompts) {
+  for (const char* name : {"rules", "planner.system", "planner.user", "coder.system", "coder.user", "debug.system", "debug.user",
+                           "compiler.system", "compiler.user"})
+    (void)prompts.get(name);  // a missing or malformed template fails now, not mid-run
+}
+
+// The LLM client with the run-wide budget (restored from the store on resume); a test's gateway as given.
+LlmGateway* open_gateway(const OptimizeRequest& request, const Backends& backends, const RunPlan& plan,
+                         std::unique_ptr<LlmGateway>& own_gateway) {
+  if (backends.gateway != nullptr) return backends.gateway;
+  llm::ClientOptions co;
+  co.llm = plan.llm_text;
+  co.record_path = request.record_path;
+  co.pricing_path = request.pricing_path;
+  co.budget = plan.loop.budget_usd ? std::make_shared<llm::Budget>(*plan.loop.budget_usd) : std::make_shared<llm::Budget>();
+  co.provider = request.provider;
+  auto g = LlmGateway::create(co);
+  if (!g) throw std::runtime_error(g.error().describe());
+  own_gateway = std::move(g).value();
+  return own_gateway.get();
+}
+
+std::string default_out_dir(std::int64_t run_id) {
+  return (fs::path("cudamaster-out") / ("run-" + std::to_string(run_id))).string();
+}
+
+// A new run is created in the store; a resumed one records this session's executor and its spend so far.
+void record_session(store::RunStore& store, const OptimizeRequest& request, RunPlan& plan, agents::PromptLibrary& prompts,
+                    LlmGateway& gateway, const Say& say) {
+  json& config = plan.config;
+  if (!request.resume) {
+    config = {{"tasks", plan.tasks},
+              {"precisions", plan.precisions},
+              {"llm", plan.llm_text},
+              {"loop", plan.loop.to_json()},
+              {"prompts_dir", plan.prompts_dir},
+              {"prompts_fingerprint", prompts.fingerprint()},
+              {"device", plan.device},
+              {"executor", plan.executor.to_json()},
+              {"jobs", request.jobs},
+              {"replay_match", request.provider.replay_match == llm::ReplayMatch::SystemOnly ? "system" : "full"},
+              // The random shapes every candidate is also checked on (mskb/random_shapes.hpp):
+              // drawn once per run, the same in a resumed session.
+              {"shape_seed", mskb::fresh_shape_seed()},
+              {"cudamaster", "0.1.0"}};
+    plan.run_id = store.create_run(plan.llm_text, config);
+    // The default output folder names the run, so it is recorded once the id is known.
+    config["out_dir"] = request.out_dir.empty() ? default_out_dir(plan.run_id) : request.out_dir;
+    store.set_run_config(plan.run_id, config);
+    return;
+  }
+  // The executor a session ran on is part of the record (`cudamaster show` says where it ran).
+  if (config.value("executor", exec::Executor{}.to_json()) != plan.executor.to_json()) {
+    say(fmt::format("run {}: this session runs GPU work on {} (was {})", plan.run_id, plan.executor.describe(),
+                    exec::Executor::from_json(config.value("executor", json::object())).describe()));
+    config["executor"] = plan.executor.to_json();
+    store.set_run_config(plan.run_id, config);
+  }
+  const std::string fp = prompts.fingerprint();
+  if (config.value("prompts_fingerprint", fp) != fp)
+    say(fmt::format("warning: the prompt templates changed since run {} started; recorded steps are replayed as they were", plan.run_id));
+  const double spent = store.run_cost(plan.run_id);
+  if (spent > 0 && gateway.budget()) gateway.budget()->charge(spent);
+}
+
+std::string make_out_dir(const OptimizeRequest& request, const RunPlan& plan) {
+  const std::string out_dir = !request.out_dir.empty()       ? request.out_dir
+                              : plan.config.contains("out_dir") ? plan.config["out_dir"].get<std::string>()
+                                                                : default_out_dir(plan.run_id);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw std::runtime_error("cannot create the output folder " + out_dir + ": " + ec.message());
+  return out_dir;
+}
+
+// The backends a test did not inject: the real builder, evaluator and profiler.
+struct RealBackends {
+  std::unique_ptr<KernelBuilder> own_builder;
+  std::unique_ptr<CandidateEvaluator> own_evaluator;
+  std::unique_ptr<ProfileProvider> own_profiler;
+  KernelBuilder* builder = nullptr;
+  CandidateEvaluator* evaluator = nullptr;
+  ProfileProvider* profiler = nullptr;
+};
+
+RealBackends open_backends(const Backends& backends, const RunPlan& plan, const std::string& sanitizer) {
+  RealBackends b;
+  b.builder = backends.builder;
+  if (b.builder == nullptr) {
+    b.own_builder = std::make_unique<MskbBuilder>();
+    b.builder = b.own_builder.get();
+  }
+  b.evaluator = backends.evaluator;
+  if (b.evaluator == nullptr) {
+    mskb::EvalOptions eo;
+    eo.ceilings = mskb::ceilings_from(plan.device);
+    eo.launcher = plan.executor.launcher;
+    // Runs from before random shapes (no seed recorded) keep their plan when resumed.
+    eo.shape_seed = plan.config.value("shape_seed", uint64_t{0});
+    eo.random_shapes = eo.shape_seed != 0 ? 2 : 0;
+    b.own_evaluator = std::make_unique<MskbEvaluator>(eo, sanitizer);
+    b.evaluator = b.own_evaluator.get();
+  }
+  b.profiler = backends.profiler;
+  if (b.profiler == nullptr && plan.loop.profile != profile::RenderMode::none) {
+    b.own_profiler = make_cm_profile_provider("", plan.executor.launcher);
+    b.profiler = b.own_profiler.get();
+  }
+  return b;
+}
+
+// Slurm: `jobs` unpinned lanes without a device (each step gets its GPU from the scheduler).
+exec::GpuLanes make_lanes(const OptimizeRequest& request, const exec::Executor& executor) {
+  if (executor.launcher.slurm()) return exec::GpuLanes(executor.jobs, false);
+  if (request.gpus.empty()) return exec::GpuLanes(1);
+  return exec::GpuLanes(request.gpus);
+}
+
+void say_lanes(const OptimizeRequest& request, const exec::Executor& executor, const Say& say) {
+  if (executor.launcher.slurm()) say("GPU work: " + executor.describe());
+  else if (request.gpus.size() > 1) say(fmt::format("GPU lanes: {} (CUDA_VISIBLE_DEVICES {})", request.gpus.size(), fmt::join(request.gpus, ",")));
+}
+
+// Jobs: task x precision, created once; finished and failed ones are not run again.
+void run_jobs(store::RunStore& store, const Services& sv, const RunPlan& plan, const JobEnv& env, const OptimizeRequest& request,
+              const Say& say) {
+  std::vector<store::JobInfo> todo;
+  for (const std::string& t : plan.tasks)
+    for (const std::string& p : plan.precisions) store.ensure_job(plan.run_id, t, p);
+  for (const store::JobInfo& j : store.jobs(plan.run_id))
+    if (j.status != store::Status::finished && j.status != store::Status::failed) todo.push_back(j);
+  say(fmt::format("run {}: {} job{} to run ({} already done), {} at a time; db {}; output {}", plan.run_id, todo.size(),
+                  todo.size() == 1 ? "" : "s", store.jobs(plan.run_id).size() - todo.size(), request.jobs, request.db_path,
+                  env.out_dir));
+  exec::run_pool(todo.size(), request.jobs, [&](std::size_t i) {
+    JobResult r = run_job(sv, plan.loop, env, todo[i]);
+    (void)r;
+  });
+}
+
+// The run's status from its jobs, its summary in the store and in <out_dir>/summary.json.
+OptimizeResult finish_run(store::RunStore& store, std::int64_t run_id, const std::string& out_dir) {
+  OptimizeResult res;
+  res.run_id = run_id;
+  bool stopped = false, all_failed = true;
+  for (const store::JobInfo& j : store.jobs(run_id)) {
+    stopped |= j.status == store::Status::stopped || j.status == store::Status::running || j.status == store::Status::pending;
+    all_failed &= j.status == store::Status::failed;
+  }
+  res.status = stopped ? store::Status::stopped : all_failed ? store::Status::failed : store::Status::finished;
+  store.set_run_status(run_id, res.status, nullptr);
+  res.summary = build_summary(store, run_id);
+  store.set_run_status(run_id, res.status, res.summary);
+  std::ofstream(fs::path(out_dir) / "summary.json") << res.summary.dump(2) << "\n";
+  return res;
+}
+
 }  // namespace
 
 json LoopConfig::to_json() const {
@@ -103,180 +335,45 @@ LoopConfig LoopConfig::from_json(const json& j) {
 OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& backends,
                             const std::function<void(const std::string&)>& progress, const std::atomic<bool>* interrupted) {
   std::mutex say_mutex;
-  auto say = [&](const std::string& s) {
+  const Say say = [&](const std::string& s) {
     if (!progress) return;
     std::lock_guard<std::mutex> lock(say_mutex);
     progress(s);
   };
   auto store = store::RunStore::open(request.db_path);
-
-  // The run's configuration: given now, or recorded by the run being resumed.
-  std::int64_t run_id = 0;
-  json config;
-  double prior_active = 0;
-  if (request.resume) {
-    const auto run = store->run(*request.resume);
-    if (!run) throw std::runtime_error(fmt::format("no run {} in {}", *request.resume, request.db_path));
-    if (run->status == store::Status::running && run->host == hostname() && process_alive(run->pid) && run->pid != ::getpid())
-      throw std::runtime_error(fmt::format("run {} is still running (pid {}); stop it before resuming", run->id, run->pid));
-    run_id = run->id;
-    config = run->config;
-    prior_active = run->active_seconds;
-    store->claim_run(run_id);
-  }
-  LoopConfig loop = request.resume ? LoopConfig::from_json(config.value("loop", json::object())) : request.config;
-  if (request.resume) {
-    // What a resume may change: budget, wall clock (the rest is the run's identity).
-    if (request.config.budget_usd) loop.budget_usd = request.config.budget_usd;
-    if (request.config.max_minutes) loop.max_minutes = request.config.max_minutes;
-  }
-  std::vector<std::string> tasks = request.resume ? config.value("tasks", std::vector<std::string>{}) : request.tasks;
-  std::vector<std::string> precisions;
-  if (request.resume) {
-    precisions = config.value("precisions", std::vector<std::string>{});
-  } else {
-    for (mskb::Precision p : request.precisions) precisions.push_back(mskb::to_string(p));
-  }
-  const std::string llm_text = request.resume ? config.value("llm", "") : request.llm;
-  const std::string prompts_dir = !request.prompts_dir.empty() ? request.prompts_dir
-                                  : request.resume             ? config.value("prompts_dir", agents::default_prompts_dir())
-                                                               : agents::default_prompts_dir();
-  const json device = request.resume ? config.value("device", json::object()) : request.device;
-  // Where GPU work runs: as asked, else as the run recorded (a run from before executors: local).
-  const exec::Executor executor = request.executor ? *request.executor
-                                  : request.resume ? exec::Executor::from_json(config.value("executor", json::object()))
-                                                   : exec::Executor{};
-  try {
-    mskb::validate(executor.launcher);
-  } catch (const std::invalid_argument& e) {
-    throw std::runtime_error(e.what());
-  }
-  for (const std::string& t : tasks) (void)mskb::get_task(t);  // throws "unknown task 'x' (did you mean ...)"
-  if (tasks.empty()) throw std::runtime_error("no tasks to optimize");
-  // The acceptance gate needs compute-sanitizer (the real evaluator; test doubles bring their own).
-  std::string sanitizer;
-  if (loop.sanitize && backends.evaluator == nullptr) {
-    sanitizer = mskb::find_sanitizer();
-    if (sanitizer.empty())
-      throw std::runtime_error("compute-sanitizer not found (PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin; set "
-                               "MSKB_SANITIZER): candidates must pass memcheck and racecheck to be accepted; --no-sanitize "
-                               "turns the gate off (weaker)");
-  }
-  agents::PromptLibrary prompts(prompts_dir);
-  for (const char* name : {"rules", "planner.system", "planner.user", "coder.system", "coder.user", "debug.system", "debug.user",
-                           "compiler.system", "compiler.user"})
-    (void)prompts.get(name);  // a missing or malformed template fails now, not mid-run
-
-  // The LLM client with the run-wide budget (restored from the store on resume).
-  auto budget = loop.budget_usd ? std::make_shared<llm::Budget>(*loop.budget_usd) : std::make_shared<llm::Budget>();
+  RunPlan plan = plan_run(request, *store);
+  const std::string sanitizer = check_plan(plan, backends);
+  agents::PromptLibrary prompts(plan.prompts_dir);
+  check_prompts(prompts);
   std::unique_ptr<LlmGateway> own_gateway;
-  LlmGateway* gateway = backends.gateway;
-  if (gateway == nullptr) {
-    llm::ClientOptions co;
-    co.llm = llm_text;
-    co.record_path = request.record_path;
-    co.pricing_path = request.pricing_path;
-    co.budget = budget;
-    co.provider = request.provider;
-    auto g = LlmGateway::create(co);
-    if (!g) throw std::runtime_error(g.error().describe());
-    own_gateway = std::move(g).value();
-    gateway = own_gateway.get();
-  }
+  LlmGateway* gateway = open_gateway(request, backends, plan, own_gateway);
+  record_session(*store, request, plan, prompts, *gateway, say);
+  const std::string out_dir = make_out_dir(request, plan);
+  const std::int64_t run_id = plan.run_id;
 
-  if (!request.resume) {
-    config = {{"tasks", tasks},
-              {"precisions", precisions},
-              {"llm", llm_text},
-              {"loop", loop.to_json()},
-              {"prompts_dir", prompts_dir},
-              {"prompts_fingerprint", prompts.fingerprint()},
-              {"device", device},
-              {"executor", executor.to_json()},
-              {"jobs", request.jobs},
-              {"replay_match", request.provider.replay_match == llm::ReplayMatch::SystemOnly ? "system" : "full"},
-              // The random shapes every candidate is also checked on (mskb/random_shapes.hpp):
-              // drawn once per run, the same in a resumed session.
-              {"shape_seed", mskb::fresh_shape_seed()},
-              {"cudamaster", "0.1.0"}};
-    run_id = store->create_run(llm_text, config);
-    // The default output folder names the run, so it is recorded once the id is known.
-    config["out_dir"] = request.out_dir.empty() ? (fs::path("cudamaster-out") / ("run-" + std::to_string(run_id))).string() : request.out_dir;
-    store->set_run_config(run_id, config);
-  } else {
-    // The executor a session ran on is part of the record (`cudamaster show` says where it ran).
-    if (config.value("executor", exec::Executor{}.to_json()) != executor.to_json()) {
-      say(fmt::format("run {}: this session runs GPU work on {} (was {})", run_id, executor.describe(),
-                      exec::Executor::from_json(config.value("executor", json::object())).describe()));
-      config["executor"] = executor.to_json();
-      store->set_run_config(run_id, config);
-    }
-    const std::string fp = prompts.fingerprint();
-    if (config.value("prompts_fingerprint", fp) != fp)
-      say(fmt::format("warning: the prompt templates changed since run {} started; recorded steps are replayed as they were", run_id));
-    const double spent = store->run_cost(run_id);
-    if (spent > 0 && gateway->budget()) gateway->budget()->charge(spent);
-  }
-  const std::string out_dir = !request.out_dir.empty() ? request.out_dir
-                              : config.contains("out_dir") ? config["out_dir"].get<std::string>()
-                                                           : (fs::path("cudamaster-out") / ("run-" + std::to_string(run_id))).string();
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw std::runtime_error("cannot create the output folder " + out_dir + ": " + ec.message());
-
-  // Backends.
-  std::unique_ptr<KernelBuilder> own_builder;
-  KernelBuilder* builder = backends.builder;
-  if (builder == nullptr) {
-    own_builder = std::make_unique<MskbBuilder>();
-    builder = own_builder.get();
-  }
-  std::unique_ptr<CandidateEvaluator> own_evaluator;
-  CandidateEvaluator* evaluator = backends.evaluator;
-  if (evaluator == nullptr) {
-    mskb::EvalOptions eo;
-    eo.ceilings = mskb::ceilings_from(device);
-    eo.launcher = executor.launcher;
-    // Runs from before random shapes (no seed recorded) keep their plan when resumed.
-    eo.shape_seed = config.value("shape_seed", uint64_t{0});
-    eo.random_shapes = eo.shape_seed != 0 ? 2 : 0;
-    own_evaluator = std::make_unique<MskbEvaluator>(eo, sanitizer);
-    evaluator = own_evaluator.get();
-  }
-  std::unique_ptr<ProfileProvider> own_profiler;
-  ProfileProvider* profiler = backends.profiler;
-  if (profiler == nullptr && loop.profile != profile::RenderMode::none) {
-    own_profiler = make_cm_profile_provider("", executor.launcher);
-    profiler = own_profiler.get();
-  }
-  // Slurm: `jobs` unpinned lanes without a device (each step gets its GPU from the scheduler).
-  exec::GpuLanes lanes = [&]() -> exec::GpuLanes {
-    if (executor.launcher.slurm()) return exec::GpuLanes(executor.jobs, false);
-    if (request.gpus.empty()) return exec::GpuLanes(1);
-    return exec::GpuLanes(request.gpus);
-  }();
-  if (executor.launcher.slurm()) say("GPU work: " + executor.describe());
-  else if (request.gpus.size() > 1) say(fmt::format("GPU lanes: {} (CUDA_VISIBLE_DEVICES {})", request.gpus.size(), fmt::join(request.gpus, ",")));
-
+  RealBackends real = open_backends(backends, plan, sanitizer);
+  exec::GpuLanes lanes = make_lanes(request, plan.executor);
+  say_lanes(request, plan.executor, say);
   Services sv;
   sv.store = store.get();
   sv.llm = gateway;
   sv.prompts = &prompts;
-  sv.builder = builder;
-  sv.evaluator = evaluator;
-  sv.profiler = loop.profile == profile::RenderMode::none ? nullptr : profiler;
+  sv.builder = real.builder;
+  sv.evaluator = real.evaluator;
+  sv.profiler = plan.loop.profile == profile::RenderMode::none ? nullptr : real.profiler;
   sv.gpu = &lanes;
 
   const auto session_start = std::chrono::steady_clock::now();
+  const double prior_active = plan.prior_active;
   std::mutex beat_mutex;
   JobEnv env;
   env.run_id = run_id;
   env.out_dir = out_dir;
   env.work_dir = (fs::path(out_dir) / "candidates").string();
-  env.gpu_name = device.value("name", std::string("NVIDIA GPU"));
-  if (loop.max_minutes)
+  env.gpu_name = plan.device.value("name", std::string("NVIDIA GPU"));
+  if (plan.loop.max_minutes)
     env.deadline = session_start + std::chrono::milliseconds(static_cast<std::int64_t>(
-                                       std::max(0.0, *loop.max_minutes * 60.0 - prior_active) * 1000.0));
+                                       std::max(0.0, *plan.loop.max_minutes * 60.0 - prior_active) * 1000.0));
   env.interrupted = interrupted;
   env.progress = say;
   env.heartbeat = [&] {
@@ -284,34 +381,9 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
     const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start).count();
     store->set_active_seconds(run_id, prior_active + now);
   };
-
-  // Jobs: task x precision, created once; finished and failed ones are not run again.
-  std::vector<store::JobInfo> todo;
-  for (const std::string& t : tasks)
-    for (const std::string& p : precisions) store->ensure_job(run_id, t, p);
-  for (const store::JobInfo& j : store->jobs(run_id))
-    if (j.status != store::Status::finished && j.status != store::Status::failed) todo.push_back(j);
-  say(fmt::format("run {}: {} job{} to run ({} already done), {} at a time; db {}; output {}", run_id, todo.size(),
-                  todo.size() == 1 ? "" : "s", store->jobs(run_id).size() - todo.size(), request.jobs, request.db_path, out_dir));
-  exec::run_pool(todo.size(), request.jobs, [&](std::size_t i) {
-    JobResult r = run_job(sv, loop, env, todo[i]);
-    (void)r;
-  });
+  run_jobs(*store, sv, plan, env, request, say);
   env.heartbeat();
-
-  OptimizeResult res;
-  res.run_id = run_id;
-  bool stopped = false, all_failed = true;
-  for (const store::JobInfo& j : store->jobs(run_id)) {
-    stopped |= j.status == store::Status::stopped || j.status == store::Status::running || j.status == store::Status::pending;
-    all_failed &= j.status == store::Status::failed;
-  }
-  res.status = stopped ? store::Status::stopped : all_failed ? store::Status::failed : store::Status::finished;
-  store->set_run_status(run_id, res.status, nullptr);
-  res.summary = build_summary(*store, run_id);
-  store->set_run_status(run_id, res.status, res.summary);
-  std::ofstream(fs::path(out_dir) / "summary.json") << res.summary.dump(2) << "\n";
-  return res;
+  return finish_run(*store, run_id, out_dir);
 }
 
 }  // namespace cudamaster::loop

@@ -163,91 +163,105 @@ nlohmann::json policy_to_json(const CompileResult& r) {
   return {{"ok", !r.refused_policy}, {"violations", v}, {"notes", r.policy_notes}};
 }
 
-CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt) {
-  const auto t0 = std::chrono::steady_clock::now();
-  CompileResult r;
-  auto finish = [&]() -> CompileResult {
-    if (r.ok && opt.binary_policy) {  // on every successful build, cache hits included
-      PolicyOptions po;
-      if (opt.allow_libraries) po.libraries = r.libraries;
-      const PolicyVerdict v = check_binary_policy(r.so_path, po);
-      r.policy_checked = true;
-      r.policy_violations = v.violations;
-      r.policy_notes = v.notes;
-      if (!v.ok) {
-        r.ok = false;
-        r.refused_policy = true;
-        r.error = "rejected_static: " + v.describe();
-      }
+namespace {
+
+// Every successful build (cache hits included) passes the binary policy; then the time is recorded.
+CompileResult finish_compile(CompileResult& r, const CompileOptions& opt, std::chrono::steady_clock::time_point t0) {
+  if (r.ok && opt.binary_policy) {
+    PolicyOptions po;
+    if (opt.allow_libraries) po.libraries = r.libraries;
+    const PolicyVerdict v = check_binary_policy(r.so_path, po);
+    r.policy_checked = true;
+    r.policy_violations = v.violations;
+    r.policy_notes = v.notes;
+    if (!v.ok) {
+      r.ok = false;
+      r.refused_policy = true;
+      r.error = "rejected_static: " + v.describe();
     }
-    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return r;
-  };
-  std::error_code ec;
-  if (!fs::is_regular_file(cu_path, ec)) {
-    r.error = "kernel file not found: " + cu_path;
-    return finish();
   }
-  const std::string source = read_text(cu_path);
-  const fs::path shared_inc = fs::path(source_root()) / "kernels" / "include";
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+// The source's libraries and the flags, checked; false (with r.error) when the build may not run.
+bool check_request(const std::string& source, const CompileOptions& opt, CompileResult& r) {
   try {
     r.libraries = requested_libraries(source);
     for (const auto& f : opt.flags) check_flag(f);
   } catch (const std::invalid_argument& e) {
     r.error = e.what();
-    return finish();
+    return false;
   }
   if (!r.libraries.empty() && !opt.allow_libraries) {
     r.error = "kernel asks to link " + r.libraries.front() + " but vendor libraries are not allowed (--allow-libraries)";
-    return finish();
+    return false;
   }
+  return true;
+}
 
-  // NVTX_DISABLE: no NVTX ranges (CUB emits them), whose injection loader reads the environment
-  // and dlopens a library: the binary policy refuses both, and a benchmark wants neither.
+// NVTX_DISABLE: no NVTX ranges (CUB emits them), whose injection loader reads the environment
+// and dlopens a library: the binary policy refuses both, and a benchmark wants neither.
+std::vector<std::string> nvcc_command(const CompileOptions& opt, const std::vector<std::string>& libraries,
+                                      const fs::path& shared_inc) {
   std::vector<std::string> cmd = {nvcc_path(), "-std=c++17", "-O3", "-shared", "-Xcompiler=-fPIC", "-cudart=shared",
                                   arch_flag(opt.arch.empty() ? std::string(MSKB_DEFAULT_ARCH) : opt.arch),
                                   "-I" + shared_inc.string(), "-DNVTX_DISABLE"};
   if (opt.lineinfo) cmd.push_back("-lineinfo");
   for (const auto& f : opt.flags) cmd.push_back(f);
-  for (const auto& lib : r.libraries) {
+  for (const auto& lib : libraries) {
     if (lib == "cudnn") {
       if (std::string(MSKB_CUDNN_INCLUDE_DIR).find("NOTFOUND") == std::string::npos) cmd.push_back("-I" MSKB_CUDNN_INCLUDE_DIR);
       const std::string libdir = fs::path(MSKB_CUDNN_LIBRARY).parent_path().string();
       if (!libdir.empty() && libdir.find("NOTFOUND") == std::string::npos) cmd.push_back("-L" + libdir);
     }
   }
+  return cmd;
+}
 
+std::string cache_key(const std::string& source, const std::string& cu_path, const fs::path& shared_inc,
+                      const std::vector<std::string>& cmd, const std::vector<std::string>& libraries) {
   Sha256 key;
   key.update("mskb-kernel-v1\n").update(source).update("\n--includes--\n");
   key.update(local_includes(source, fs::path(cu_path).parent_path(), shared_inc));
   for (const auto& c : cmd) key.update(c + "\n");
-  for (const auto& l : r.libraries) key.update("lib:" + l + "\n");
+  for (const auto& l : libraries) key.update("lib:" + l + "\n");
   key.update(nvcc_version());
-  r.key = key.hex().substr(0, 32);
+  return key.hex().substr(0, 32);
+}
 
-  const fs::path dir = fs::path(opt.cache_dir.empty() ? default_cache_dir() : opt.cache_dir) / "kernels";
-  fs::create_directories(dir, ec);
-  const fs::path so = dir / (r.key + ".so");
-  const fs::path fail = dir / (r.key + ".fail.json");
-  r.so_path = so.string();
-  if (fs::is_regular_file(so, ec)) {
-    r.ok = r.cache_hit = true;
-    return finish();
-  }
-  if (fs::is_regular_file(fail, ec)) {  // the same source failed with the same compiler before
-    const auto j = nlohmann::json::parse(read_text(fail.string()), nullptr, false);
-    if (!j.is_discarded()) {
-      r.cache_hit = true;
-      r.log = j.value("log", "");
-      r.diagnostics = parse_nvcc_diagnostics(r.log);
-      r.error = j.value("error", "compile error");
-      return finish();
+// A recorded failure of the same source with the same compiler: true (r filled) when there is one.
+bool load_cached_failure(const fs::path& fail, CompileResult& r) {
+  const auto j = nlohmann::json::parse(read_text(fail.string()), nullptr, false);
+  if (j.is_discarded()) return false;
+  r.cache_hit = true;
+  r.log = j.value("log", "");
+  r.diagnostics = parse_nvcc_diagnostics(r.log);
+  r.error = j.value("error", "compile error");
+  return true;
+}
+
+// The one-line reason of a failed build: its first error, else the timeout or the log's last line.
+std::string first_error(const CompileResult& r, int rc) {
+  std::string first;
+  for (const auto& d : r.diagnostics)
+    if (d.severity == "error") {
+      first = d.file == "(link)" || d.line == 0 ? d.message
+                                                : fs::path(d.file).filename().string() + ":" + std::to_string(d.line) + ": " + d.message;
+      break;
     }
-  }
+  if (first.empty()) first = rc == 124 ? "nvcc timed out" : tail_lines(r.log, 1);
+  while (!first.empty() && (first.back() == '\n' || first.back() == '\r')) first.pop_back();
+  return first;
+}
 
+// Runs nvcc into a temporary file and moves it into the cache as `so` (a failure is recorded in `fail`).
+void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, const CompileOptions& opt, const fs::path& dir,
+                      const fs::path& so, const fs::path& fail, CompileResult& r) {
   // Unique per build, not only per process: threads of one process (a build pool, cudamaster's
   // jobs) can build the same key at once (a task's vendor.cu serves both precisions).
   static std::atomic<unsigned> builds{0};
+  std::error_code ec;
   const fs::path tmp = dir / (r.key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++builds) + ".so");
   cmd.push_back("-o");
   cmd.push_back(tmp.string());
@@ -259,28 +273,50 @@ CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& o
   r.diagnostics = parse_nvcc_diagnostics(r.log);
   if (rc != 0) {
     fs::remove(tmp, ec);
-    std::string first;
-    for (const auto& d : r.diagnostics)
-      if (d.severity == "error") {
-        first = d.file == "(link)" || d.line == 0 ? d.message
-                                                  : fs::path(d.file).filename().string() + ":" + std::to_string(d.line) + ": " + d.message;
-        break;
-      }
-    if (first.empty()) first = rc == 124 ? "nvcc timed out" : tail_lines(r.log, 1);
-    while (!first.empty() && (first.back() == '\n' || first.back() == '\r')) first.pop_back();
-    r.error = "compile error: " + first;
+    r.error = "compile error: " + first_error(r, rc);
     if (rc != 124) {
       std::ofstream(fail) << nlohmann::json{{"error", r.error}, {"log", r.log}}.dump();
     }
-    return finish();
+    return;
   }
   fs::rename(tmp, so, ec);  // atomic: concurrent builders of the same key both succeed
   if (ec) {
     r.error = "cannot store " + so.string() + ": " + ec.message();
-    return finish();
+    return;
   }
   r.ok = true;
-  return finish();
+}
+
+}  // namespace
+
+CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CompileResult r;
+  std::error_code ec;
+  if (!fs::is_regular_file(cu_path, ec)) {
+    r.error = "kernel file not found: " + cu_path;
+    return finish_compile(r, opt, t0);
+  }
+  const std::string source = read_text(cu_path);
+  const fs::path shared_inc = fs::path(source_root()) / "kernels" / "include";
+  if (!check_request(source, opt, r)) return finish_compile(r, opt, t0);
+
+  const std::vector<std::string> cmd = nvcc_command(opt, r.libraries, shared_inc);
+  r.key = cache_key(source, cu_path, shared_inc, cmd, r.libraries);
+
+  const fs::path dir = fs::path(opt.cache_dir.empty() ? default_cache_dir() : opt.cache_dir) / "kernels";
+  fs::create_directories(dir, ec);
+  const fs::path so = dir / (r.key + ".so");
+  const fs::path fail = dir / (r.key + ".fail.json");
+  r.so_path = so.string();
+  if (fs::is_regular_file(so, ec)) {
+    r.ok = r.cache_hit = true;
+    return finish_compile(r, opt, t0);
+  }
+  // The same source failed with the same compiler before.
+  if (fs::is_regular_file(fail, ec) && load_cached_failure(fail, r)) return finish_compile(r, opt, t0);
+  build_into_cache(cmd, cu_path, opt, dir, so, fail, r);
+  return finish_compile(r, opt, t0);
 }
 
 }  // namespace mskb

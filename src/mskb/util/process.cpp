@@ -97,6 +97,85 @@ std::string tail_lines(const std::string& text, std::size_t max_lines) {
   return text;
 }
 
+namespace {
+
+// The child of run_process: own process group, stdin from /dev/null, stdout/stderr to the log
+// (stdout stays the report pipe with report_on_stdout), the report pipe on report_fd, then exec.
+[[noreturn]] void exec_child(const SpawnOptions& opt, int logfd, const int pipefd[2], std::vector<char*>& argv) {
+  ::setpgid(0, 0);  // own process group: the watchdog kills everything the candidate started
+  const int null_in = ::open("/dev/null", O_RDONLY);
+  if (null_in > 0) {
+    ::dup2(null_in, 0);
+    ::close(null_in);
+  }
+  const int report_fd = opt.report_on_stdout ? 1 : opt.report_fd;
+  if (!opt.report_on_stdout) ::dup2(logfd, 1);
+  ::dup2(logfd, 2);
+  if (pipefd[0] != report_fd) ::close(pipefd[0]);  // before dup2: it may already be report_fd
+  if (pipefd[1] != report_fd) {
+    ::dup2(pipefd[1], report_fd);  // dup2 clears FD_CLOEXEC on the copy
+    ::close(pipefd[1]);
+  } else {
+    ::fcntl(report_fd, F_SETFD, 0);
+  }
+  for (const auto& [k, v] : opt.env) ::setenv(k.c_str(), v.c_str(), 1);
+  ::execv(argv[0], argv.data());
+  std::fprintf(stderr, "cannot execute %s: %s\n", argv[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+// Reads report lines until the pipe closes; each line restarts the deadline (on_line may set a
+// new timeout). Past the deadline the group is stopped (res.timed_out). Returns the deadline.
+Clock::time_point read_reports(int fd, pid_t pid, const SpawnOptions& opt, const std::function<double(const std::string&)>& on_line,
+                               ProcessResult& res) {
+  double timeout = opt.initial_timeout_s;
+  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+  std::string buf;
+  while (true) {
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      res.timed_out = true;
+      stop_group(pid, opt.term_grace_s);
+      break;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+    if (r < 0 && errno != EINTR) break;
+    if (r <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = ::read(fd, chunk, sizeof chunk);
+    if (n <= 0) break;
+    buf.append(chunk, static_cast<std::size_t>(n));
+    std::size_t nl;
+    while ((nl = buf.find('\n')) != std::string::npos) {
+      const std::string line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      const double t = on_line(line);
+      if (t > 0) timeout = t;
+      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+    }
+  }
+  return deadline;
+}
+
+// The report pipe closed: the child is exiting (or closed fd 3). Give it the rest of its
+// deadline to exit, then kill it.
+Wait reap(pid_t pid, Clock::time_point deadline, const SpawnOptions& opt, ProcessResult& res) {
+  Wait w;
+  while (!(w = try_wait(pid, false)).done) {
+    if (Clock::now() > deadline) {
+      res.timed_out = true;
+      stop_group(pid, opt.term_grace_s);
+      w = try_wait(pid, true);
+      break;
+    }
+    ::usleep(2000);
+  }
+  return w;
+}
+
+}  // namespace
+
 ProcessResult run_process(const SpawnOptions& opt, const std::function<double(const std::string&)>& on_line) {
   ProcessResult res;
   int pipefd[2];
@@ -108,76 +187,14 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
   const auto t0 = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::setpgid(0, 0);  // own process group: the watchdog kills everything the candidate started
-    const int null_in = ::open("/dev/null", O_RDONLY);
-    if (null_in > 0) {
-      ::dup2(null_in, 0);
-      ::close(null_in);
-    }
-    const int report_fd = opt.report_on_stdout ? 1 : opt.report_fd;
-    if (!opt.report_on_stdout) ::dup2(logfd, 1);
-    ::dup2(logfd, 2);
-    if (pipefd[0] != report_fd) ::close(pipefd[0]);  // before dup2: it may already be report_fd
-    if (pipefd[1] != report_fd) {
-      ::dup2(pipefd[1], report_fd);  // dup2 clears FD_CLOEXEC on the copy
-      ::close(pipefd[1]);
-    } else {
-      ::fcntl(report_fd, F_SETFD, 0);
-    }
-    for (const auto& [k, v] : opt.env) ::setenv(k.c_str(), v.c_str(), 1);
-    ::execv(argv[0], argv.data());
-    std::fprintf(stderr, "cannot execute %s: %s\n", argv[0], std::strerror(errno));
-    ::_exit(127);
-  }
+  if (pid == 0) exec_child(opt, logfd, pipefd, argv);
   ::setpgid(pid, pid);
   ::close(pipefd[1]);
   ::close(logfd);
 
-  double timeout = opt.initial_timeout_s;
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
-  std::string buf;
-  bool eof = false;
-  while (!eof) {
-    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      res.timed_out = true;
-      stop_group(pid, opt.term_grace_s);
-      break;
-    }
-    pollfd p{pipefd[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
-    if (r < 0 && errno != EINTR) break;
-    if (r <= 0) continue;
-    char chunk[65536];
-    const ssize_t n = ::read(pipefd[0], chunk, sizeof chunk);
-    if (n <= 0) {
-      eof = true;
-      break;
-    }
-    buf.append(chunk, static_cast<std::size_t>(n));
-    std::size_t nl;
-    while ((nl = buf.find('\n')) != std::string::npos) {
-      const std::string line = buf.substr(0, nl);
-      buf.erase(0, nl + 1);
-      const double t = on_line(line);
-      if (t > 0) timeout = t;
-      deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
-    }
-  }
+  const Clock::time_point deadline = read_reports(pipefd[0], pid, opt, on_line, res);
   ::close(pipefd[0]);
-  // The report pipe closed: the child is exiting (or closed fd 3). Give it the rest of its
-  // deadline to exit, then kill it.
-  Wait w;
-  while (!(w = try_wait(pid, false)).done) {
-    if (Clock::now() > deadline) {
-      res.timed_out = true;
-      stop_group(pid, opt.term_grace_s);
-      w = try_wait(pid, true);
-      break;
-    }
-    ::usleep(2000);
-  }
+  const Wait w = reap(pid, deadline, opt, res);
   kill_group(pid);  // anything the candidate left behind in the group
   res.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (WIFSIGNALED(w.status)) {

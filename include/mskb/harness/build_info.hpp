@@ -1,0 +1,17 @@
+// What a build of the tools is: version, commit, CUDA toolkit, the default GPU architecture of
+// kernels, and where the tools read their data (`mskb --version`, `cudamaster --version`).
+#pragma once
+
+#include <string>
+
+namespace mskb {
+
+extern const char* const kGitCommit;  // generated at build time (cmake/GitCommit.cmake)
+
+std::string default_arch();  // e.g. "sm_90": what kernels are compiled for without --arch
+
+// Several lines: "<tool> 0.1.0 (commit abc123)", the CUDA toolkit and default architecture, the
+// data folder.
+std::string version_text(const std::string& tool);
+
+}  // namespace mskb

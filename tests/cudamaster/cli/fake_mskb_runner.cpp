@@ -1,0 +1,149 @@
+// Fake mskb-runner for the agent-loop tests (set through MSKB_RUNNER): speaks the runner's
+// protocol (mskb/protocol.hpp: a request file, JSON-lines events on a report fd) without a GPU.
+// The "library" it is given is the kernel source (the fake nvcc copies it), and the source's
+// markers (support/fake_markers.hpp) decide the verdict and the timings. FAKE_RUNNER_LOG, when set, gets
+// one line per evaluation (the library path, " timings=<timed shapes>", then " gpu=N" when
+// CUDA_VISIBLE_DEVICES is set), so
+// tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "support/fake_markers.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+int g_fd = 3;
+std::string g_token;  // the request's token: the parent accepts only lines that carry it
+
+void emit(json j) {
+  if (!g_token.empty()) j["token"] = g_token;
+  const std::string line = j.dump() + "\n";
+  std::size_t off = 0;
+  while (off < line.size()) {
+    const ssize_t n = ::write(g_fd, line.data() + off, line.size() - off);
+    if (n <= 0) return;
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+std::string shape_str(const json& shape) {
+  std::string s;
+  if (shape.contains("_order")) {
+    for (const json& k : shape["_order"]) s += (s.empty() ? "" : ",") + k.get<std::string>() + "=" + shape[k.get<std::string>()].dump();
+  } else {
+    for (auto it = shape.begin(); it != shape.end(); ++it) s += (s.empty() ? "" : ",") + it.key() + "=" + it.value().dump();
+  }
+  return s;
+}
+
+double dims_product(const json& shape) {
+  double p = 1;
+  for (auto it = shape.begin(); it != shape.end(); ++it)
+    if (it.key() != "_order" && it.value().is_number()) p *= it.value().get<double>();
+  return p;
+}
+
+json failed_detail() {
+  return {{"checked", 1024},  {"mismatches", 1000}, {"nans", 0},    {"unwritten", 0},   {"max_abs_err", 3.25},
+          {"max_err_over_tol", 25000.0}, {"atol", 1e-5}, {"rtol", 1e-5}, {"param", "y"},
+          {"first_mismatches", {{{"index", 0}, {"got", 0.5}, {"want", 3.75}}, {{"index", 1}, {"got", -0.25}, {"want", 1.0}}}},
+          {"message", "1000 of 1024 elements outside tolerance (0 NaN) in 'y'"}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return 2;
+  g_fd = std::atoi(argv[2]);
+  std::ifstream f(argv[1]);
+  const json req = json::parse(f, nullptr, false);
+  if (req.is_discarded()) return 2;
+  g_token = req.value("token", "");
+  const std::string mode = req.value("mode", "evaluate");
+  // FAKE_GPUS: how many GPUs the fake machine has (identify's device_count; default 1).
+  const char* gpus = std::getenv("FAKE_GPUS");
+  const int device_count = gpus != nullptr ? std::atoi(gpus) : 1;
+  if (mode == "identify") {
+    emit({{"event", "device"}, {"name", "Fake H200"}, {"uuid", "GPU-fake-agents-0001"}, {"sms", 132}, {"device_count", device_count}});
+    emit({{"event", "done"}});
+    return 0;
+  }
+  if (mode == "device") {
+    emit({{"event", "device"}, {"name", "Fake H200"}, {"uuid", "GPU-fake-agents-0001"}, {"sms", 132},
+          {"dram_bandwidth_gbs", 4300.0}, {"fp32_tflops", 60.0}, {"bf16_tflops", 790.0}});
+    emit({{"event", "done"}});
+    return 0;
+  }
+  const std::string library = req.value("library", "");
+  const cmtest::Markers m = cmtest::read_markers(cmtest::slurp(library));
+  if (const char* log = std::getenv("FAKE_RUNNER_LOG"); log != nullptr && *log != '\0') {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    std::size_t checks = 0, large = 0;
+    for (const json& c : req.value("checks", json::array())) {
+      checks += c.value("seeds", json::array()).size();
+      large += c.value("sweep", "") == "large" ? 1 : 0;
+    }
+    std::ofstream(log, std::ios::app) << library << " timings=" << req.value("timings", json::array()).size() << " checks=" << checks
+                                      << " large=" << large << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
+  }
+  int sleep_ms = m.sleep_ms;
+  if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
+  if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  emit({{"event", "phase"}, {"phase", "call"}, {"shape", ""}, {"seed", 0}, {"timeout_s", 10}});
+  // FAKE_RUNNER_GAP_US: the device stays busy this long after each checked call returned.
+  const char* gap_env = std::getenv("FAKE_RUNNER_GAP_US");
+  const double gap_us = gap_env != nullptr ? std::atof(gap_env) : 0.0;
+  if (m.eval == "crash") {
+    std::fprintf(stderr, "Segmentation fault in the candidate\n");
+    ::raise(SIGSEGV);
+  }
+  // The real runner's walk (mskb/protocol.hpp, check_event_sequence): a failed check ends its
+  // shape, three end the run, a timed shape's timing follows its last seed while nothing failed.
+  const json timings = req.value("timings", json::array());
+  auto timing_of = [&](const json& c) -> const json* {
+    for (const json& t : timings)
+      if (t["shape"] == c["shape"] && t.value("sweep", "") == c.value("sweep", "")) return &t;
+    return nullptr;
+  };
+  int failures = 0;
+  for (const json& c : req.value("checks", json::array())) {
+    const std::string sweep = c.value("sweep", "");
+    const json seeds = c.value("seeds", json::array());
+    for (std::size_t k = 0; k < seeds.size(); ++k) {
+      const bool fail = (m.eval == "wrong_result" && sweep == "paper") || (m.eval == "heldout_wrong" && sweep == "heldout");
+      json ev = {{"event", "check"},    {"shape", c["shape"]}, {"shape_str", shape_str(c["shape"])}, {"sweep", sweep},
+                 {"seed", seeds[k]},    {"disposition", fail ? "wrong_result" : "passed"}, {"reference", "cpu"},
+                 {"gap_us", gap_us},    {"call_us", 10.0}};
+      ev["detail"] = fail ? failed_detail() : json{{"checked", 1024}, {"mismatches", 0}};
+      ev["seconds"] = {{"generate", 0.25}, {"reference", 0.125}, {"check", 0.5}};
+      emit(ev);
+      if (fail) {
+        if (++failures >= 3) {
+          emit({{"event", "done"}});
+          return 0;
+        }
+        break;
+      }
+      const json* t = timing_of(c);
+      if (t == nullptr || k + 1 != seeds.size() || failures > 0) continue;
+      const double median = cmtest::fake_base_us(dims_product((*t)["shape"])) / m.speed;
+      json time = {{"median", median}, {"min", median * 0.99}, {"max", median * 1.02}, {"mean", median},
+                   {"stddev", median * 0.01}, {"n", 50}, {"noise", 0.002}, {"wall_gap_max_us", 0.0}, {"wall_gap_p90_us", 0.0},
+                   {"wall_median_us", median + 4.0}, {"sm_clock_mhz", 1980.0}};
+      emit({{"event", "timing"}, {"shape", (*t)["shape"]}, {"shape_str", shape_str((*t)["shape"])}, {"sweep", t->value("sweep", "")},
+            {"seed", seeds[k]}, {"time_us", time}, {"after_timing", "passed"}, {"after_detail", json::object()}, {"seconds", 2.0}});
+    }
+  }
+  emit({{"event", "done"}});
+  return 0;
+}

@@ -1,0 +1,674 @@
+// The real `cudamaster` binary, faked only at the process boundary: MSKB_NVCC is the fake nvcc
+// script, MSKB_RUNNER the fake mskb-runner, the LLM a replay cassette or a loopback HTTP server.
+// A run is killed with SIGKILL at several points and resumed; the store must end up exactly as
+// an uninterrupted run leaves it.
+#include <algorithm>
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <set>
+
+#include "support/agent_doubles.hpp"
+#include "support/child_process.hpp"
+#if CM_HAVE_HTTPLIB
+#include "support/fake_llm_server.hpp"
+#endif
+
+using namespace cmtest;
+using agents::Agent;
+
+namespace {
+
+struct Cli : FakeCliDir {
+  Proc run(const std::vector<std::string>& args, const std::string& program = CM_CUDAMASTER_BIN) { return run_program(args, program); }
+};
+
+std::vector<std::string> optimize_args(const std::string& cassette, const std::string& db, const std::string& out) {
+  return {"optimize", "--task", "spmv_csr", "--llm", "replay:" + cassette, "--rounds", "2", "--profile", "none",
+          "--db", db, "--out", out};
+}
+
+std::size_t lines_in(const std::string& path) { return read_lines(path).size(); }
+
+}  // namespace
+
+TEST(Cli, ReplayRunThroughTheBinaryWithEvaluationsInChildProcesses) {
+  Cli c;
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));
+  auto args = optimize_args(cassette, c.db(), c.dir.file("out"));
+  args.push_back("--json");
+  const Proc p = c.run(args);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json summary = json::parse(p.out);
+  EXPECT_EQ(summary["status"], "finished");
+  EXPECT_NEAR(summary["suite"]["mean_p"].get<double>(), 2.5, 1e-9);
+  EXPECT_DOUBLE_EQ(summary["suite"]["success_rate"].get<double>(), 1.0);
+  EXPECT_EQ(summary["config"]["device"]["name"], "Fake H200");
+  EXPECT_NE(p.err.find("[spmv_csr fp32] round 1: coder: compile_error"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("round  outcome"), std::string::npos);
+  EXPECT_NE(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu").find("fake-eval: speed=2.5"), std::string::npos);
+  // Baseline, vendor and three candidates, each judged by its own runner process, and for the
+  // accepted candidate memcheck, racecheck and the re-measurement of baseline and candidate.
+  EXPECT_EQ(lines_in(c.dir.file("runner.log")), 9u);
+
+  const Proc runs = c.run({"runs", "--db", c.db()});
+  ASSERT_EQ(runs.code, 0) << runs.err;
+  EXPECT_NE(runs.out.find("finished"), std::string::npos) << runs.out;
+  EXPECT_NE(runs.out.find("replay:"), std::string::npos);
+  const Proc runs_json = c.run({"runs", "--db", c.db(), "--json"});
+  EXPECT_EQ(json::parse(runs_json.out)[0]["jobs_done"], 1);
+
+  const Proc show = c.run({"show", "1", "--db", c.db(), "--calls"});
+  ASSERT_EQ(show.code, 0) << show.err;
+  EXPECT_NE(show.out.find("round 1: rejected"), std::string::npos) << show.out;
+  EXPECT_NE(show.out.find("round 2: accepted"), std::string::npos);
+  EXPECT_NE(show.out.find("- debug 1: wrong_result"), std::string::npos);
+  EXPECT_NE(show.out.find("recorded: 6 agent calls"), std::string::npos);
+  const Proc call = c.run({"show", "1", "--db", c.db(), "--call", "1"});
+  EXPECT_NE(call.out.find("===== system =====\nYou are the Planner"), std::string::npos) << call.out;
+  EXPECT_NE(call.out.find("===== answer (stop) ====="), std::string::npos);
+  const Proc cand = c.run({"show", "1", "--db", c.db(), "--candidate", "6"});
+  EXPECT_NE(cand.out.find("extern \"C\" void spmv_csr"), std::string::npos) << cand.out;
+  const Proc sj = c.run({"show", "1", "--db", c.db(), "--json"});
+  EXPECT_EQ(json::parse(sj.out)["jobs"][0]["rounds"].size(), 2u);
+
+  // The HTML report of the newest run: self-contained, every number from the store, sources escaped.
+  const Proc rep = c.run({"report", "--db", c.db(), "--html", c.dir.file("run.html")});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  const std::string html = read_file(c.dir.file("run.html"));
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(html.find("<h1>CUDAMaster run 1: finished</h1>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"win\">2.50</td>"), std::string::npos) << "the task's best P";
+  EXPECT_NE(html.find("<td>rejected</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td>accepted</td>"), std::string::npos);
+  EXPECT_NE(html.find("best kernel source"), std::string::npos);
+  EXPECT_NE(html.find("extern &quot;C&quot; void spmv_csr"), std::string::npos) << "the best source, escaped";
+  EXPECT_EQ(html.find("extern \"C\""), std::string::npos) << "unescaped source in the page";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos) << "no external resources";
+  EXPECT_EQ(html.find("https://"), std::string::npos) << "no external resources";
+  const Proc none = c.run({"report", "--db", c.db(), "--run", "7", "--html", c.dir.file("x.html")});
+  EXPECT_EQ(none.code, 2);
+  EXPECT_NE(none.err.find("cudamaster report: no run 7 in"), std::string::npos) << none.err;
+}
+
+TEST(Cli, UsageErrors) {
+  Cli c;
+  Proc p = c.run({"optimize", "--task", "spmv_csrr", "--llm", "replay:x", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("unknown task 'spmv_csrr'"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("--llm"), std::string::npos);
+  p = c.run({"optimize", "--resume", "7", "--db", c.db()});
+  EXPECT_EQ(p.code, 1);
+  EXPECT_NE(p.err.find("no run 7"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--llm", "replay:/no/such/file.jsonl", "--db", c.db(), "--profile", "none"});
+  EXPECT_EQ(p.code, 1);
+  EXPECT_NE(p.err.find("cannot read cassette"), std::string::npos) << p.err;
+  p = c.run({"runs", "--db", c.dir.file("missing.db")});
+  EXPECT_EQ(p.code, 2);
+  p = c.run({"show", "3", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+}
+
+TEST(Cli, KilledWithSigkillAndResumedLeavesTheStoreAsAnUninterruptedRun) {
+  Cli ref;
+  const std::string cassette = record_story(ref.dir.file("story.jsonl"));
+  ASSERT_EQ(ref.run(optimize_args(cassette, ref.db(), ref.dir.file("out"))).code, 0);
+  auto rs = store::RunStore::open(ref.db());
+  const auto ref_trace = call_trace(*rs, 1);
+  const auto ref_job = rs->jobs(1)[0];
+  const auto ref_steps = rs->journal(ref_job.id);
+  std::vector<std::string> ref_shas;
+  for (const json& c : rs->rows("candidates", ref_job.id)) ref_shas.push_back(c["sha256"]);
+
+  // Kill points: after the n-th agent call is recorded, or while the n-th evaluation runs.
+  struct Kill {
+    const char* table;
+    int count;
+  };
+  for (const Kill k : {Kill{"llm_calls", 1}, Kill{"evaluations", 3}, Kill{"llm_calls", 4}, Kill{"candidates", 5}}) {
+    SCOPED_TRACE(std::string(k.table) + " >= " + std::to_string(k.count));
+    Cli c;
+    c.env["FAKE_RUNNER_SLEEP_MS"] = "250";  // evaluations take a while: the kill lands mid-run
+    const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "killed", CM_CUDAMASTER_BIN);
+    bool killed = false;
+    for (int i = 0; i < 3000 && !killed; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      if (!std::filesystem::exists(c.db())) continue;
+      try {
+        auto s = store::RunStore::open(c.db());
+        if (s->runs().empty()) continue;
+        if (s->count(k.table, 1) >= k.count) {
+          ::kill(pid, SIGKILL);
+          killed = true;
+        }
+      } catch (const store::StoreError&) {
+        // the writer holds the lock while creating the schema: try again
+      }
+    }
+    const Proc first = finish(pid, c.dir.file(""), "killed");
+    ASSERT_TRUE(killed);
+    ASSERT_EQ(first.code, 128 + SIGKILL);
+    {
+      auto s = store::RunStore::open(c.db());
+      EXPECT_EQ(s->integrity_check(), "ok");
+      EXPECT_EQ(s->run(1)->status, cudamaster::store::Status::running);
+      EXPECT_LT(call_trace(*s, 1).size() + s->rows("rounds", s->jobs(1)[0].id).size(), ref_trace.size() + 2);
+    }
+    const Proc listed = c.run({"runs", "--db", c.db()});
+    EXPECT_NE(listed.out.find("interrupted"), std::string::npos) << listed.out;
+    const std::size_t evaluations_before = lines_in(c.dir.file("runner.log"));
+
+    c.env.erase("FAKE_RUNNER_SLEEP_MS");
+    const Proc resumed = c.run({"optimize", "--resume", "1", "--db", c.db()});
+    ASSERT_EQ(resumed.code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("resuming:"), std::string::npos) << resumed.err;
+
+    auto s = store::RunStore::open(c.db());
+    EXPECT_EQ(s->integrity_check(), "ok");
+    EXPECT_EQ(s->run(1)->status, cudamaster::store::Status::finished);
+    EXPECT_EQ(s->run(1)->sessions, 2);
+    EXPECT_EQ(call_trace(*s, 1), ref_trace);
+    const auto job = s->jobs(1)[0];
+    const auto steps = s->journal(job.id);
+    ASSERT_EQ(steps.size(), ref_steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i].kind, ref_steps[i].kind) << "step " << i;
+    std::vector<std::string> shas;
+    for (const json& cand : s->rows("candidates", job.id)) shas.push_back(cand["sha256"]);
+    EXPECT_EQ(shas, ref_shas);
+    EXPECT_EQ(s->rows("rounds", job.id).size(), 2u);
+    // At most the evaluation in flight at the kill ran twice.
+    const std::size_t evaluations = lines_in(c.dir.file("runner.log"));
+    EXPECT_LE(evaluations, 10u) << evaluations_before << " before the resume";
+    EXPECT_GE(evaluations, 9u);
+    EXPECT_EQ(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(ref.dir.file("out") + "/spmv_csr_fp32.cu"));
+  }
+}
+
+TEST(Cli, ResumingARunningRunIsRefused) {
+  Cli c;
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "2000";
+  const pid_t pid = spawn(optimize_args(cassette, c.db(), c.dir.file("out")), c.env, c.dir.file(""), "slow", CM_CUDAMASTER_BIN);
+  bool started = false;
+  for (int i = 0; i < 2000 && !started; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    try {
+      started = std::filesystem::exists(c.db()) && !store::RunStore::open(c.db())->runs().empty();
+    } catch (const store::StoreError&) {
+    }
+  }
+  ASSERT_TRUE(started);
+  const Proc second = c.run({"optimize", "--resume", "1", "--db", c.db()});
+  EXPECT_EQ(second.code, 1);
+  EXPECT_NE(second.err.find("is still running"), std::string::npos) << second.err;
+  ::kill(pid, SIGINT);  // the first Ctrl-C stops at the next step boundary
+  const Proc first = finish(pid, c.dir.file(""), "slow");
+  EXPECT_EQ(first.code, 3) << first.err;
+  EXPECT_NE(first.err.find("continue it with: cudamaster optimize --resume 1"), std::string::npos) << first.err;
+  auto s = store::RunStore::open(c.db());
+  EXPECT_EQ(s->run(1)->status, cudamaster::store::Status::stopped);
+  EXPECT_EQ(s->jobs(1)[0].stop_reason, "interrupted");
+}
+
+#if CM_HAVE_HTTPLIB
+TEST(Cli, LiveRoundAgainstALoopbackOpenAICompatibleServer) {
+  Cli c;
+  FakeLlmServer server;
+  server.enqueue(ScriptedReply(200, openai_reply(plan_answer("warp per row"), 900, 120)));
+  server.enqueue(ScriptedReply(200, openai_reply(code_answer(spmv_kernel("// fake-eval: speed=2\n")), 1500, 400)));
+  const Proc p = c.run({"optimize", "--task", "spmv_csr", "--llm", "openai-compatible:" + server.url() + "/v1:test-model", "--rounds",
+                        "1", "--profile", "none", "--db", c.db(), "--out", c.dir.file("out"), "--json"});
+  ASSERT_EQ(p.code, 0) << p.err;
+  ASSERT_EQ(server.request_count(), 2u);
+  const auto reqs = server.requests();
+  EXPECT_EQ(reqs[0].path, "/v1/chat/completions");
+  EXPECT_EQ(reqs[0].json["model"], "test-model");
+  EXPECT_EQ(reqs[0].json["messages"][0]["content"].get<std::string>().rfind("You are the Planner", 0), 0u);
+  EXPECT_EQ(reqs[1].json["messages"][0]["content"].get<std::string>().rfind("You are the Coder", 0), 0u);
+  // The round's plan reached the Coder.
+  EXPECT_NE(reqs[1].json["messages"][1]["content"].get<std::string>().find("1. warp per row: do it"), std::string::npos);
+
+  auto s = store::RunStore::open(c.db());
+  const auto job = s->jobs(1)[0];
+  const auto calls = s->rows("llm_calls", job.id);
+  ASSERT_EQ(calls.size(), 2u);
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(calls[i]["provider"], "openai-compatible");
+    EXPECT_EQ(calls[i]["model"], "test-model");
+    EXPECT_EQ(calls[i]["endpoint"].get<std::string>().rfind(server.url(), 0), 0u) << calls[i]["endpoint"];
+    EXPECT_EQ(calls[i]["replayed"], 0);
+    EXPECT_EQ(json::parse(calls[i]["raw_request"].get<std::string>()), reqs[i].json);
+    EXPECT_NE(calls[i]["raw_response"].get<std::string>().find("chatcmpl-test"), std::string::npos);
+  }
+  EXPECT_EQ(calls[0]["input_tokens"], 900);
+  EXPECT_EQ(calls[1]["output_tokens"], 400);
+  EXPECT_EQ(s->rows("rounds", job.id).size(), 1u);
+  const json summary = json::parse(p.out);
+  EXPECT_EQ(summary["tasks"][0]["best_origin"], "candidate");
+  EXPECT_EQ(summary["tokens"]["input"], 2400);
+}
+#endif
+
+// mskb itself over the fake runner: a timed run spreads (task, precision) groups over the GPU
+// lanes and keeps each group on one GPU; wrong/ kernels are judged against their declared
+// disposition (the fake runner passes everything, so each one is a FAIL and the exit code is 1).
+TEST(MskbCli, LanesKeepEachGroupOnOneGpuAndWrongKernelsMustMatchTheirDeclaration) {
+  Cli c;
+  c.env["FAKE_GPUS"] = "2";
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "150";
+  c.env.erase("CUDA_VISIBLE_DEVICES");
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--json", c.dir.file("run.json")}, CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  std::set<std::string> used;
+  for (const std::string& line : read_lines(c.dir.file("runner.log"))) {
+    const auto at = line.find(" gpu=");
+    ASSERT_NE(at, std::string::npos) << "a runner without CUDA_VISIBLE_DEVICES: " << line;
+    used.insert(line.substr(at + 5));
+  }
+  EXPECT_EQ(used, (std::set<std::string>{"0", "1"}));
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  std::map<std::string, std::set<std::string>> by_precision;
+  for (const json& r : report["contenders"]) by_precision[r["precision"].get<std::string>()].insert(r["gpu"].get<std::string>());
+  ASSERT_EQ(by_precision.size(), 2u);
+  for (const auto& [prec, gpus] : by_precision) EXPECT_EQ(gpus.size(), 1u) << prec << ": baseline and vendor on different GPUs";
+  EXPECT_NE(*by_precision["fp32"].begin(), *by_precision["bf16"].begin());
+
+  const Proc bad = c.run({"run", "--task", "spmv_csr", "--gpus", "2"}, CM_MSKB_BIN);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--gpus: no GPU 2 (2 visible)"), std::string::npos) << bad.err;
+
+  const Proc wrong = c.run({"check", "--task", "spmv_csr", "--contenders", "wrong", "--gpus", "1", "--precision", "fp32"}, CM_MSKB_BIN);
+  EXPECT_EQ(wrong.code, 1) << wrong.err;
+  EXPECT_NE(wrong.out.find("FAIL spmv_csr fp32 wrong/"), std::string::npos) << wrong.out;
+  EXPECT_NE(wrong.out.find(", got passed"), std::string::npos) << wrong.out;
+  EXPECT_EQ(wrong.out.find("PASS"), std::string::npos) << wrong.out;
+}
+
+// --category picks every task of one category (and only those); it excludes --all and --task.
+TEST(MskbCli, CategorySelectsEveryTaskOfThatCategory) {
+  Cli c;
+  const Proc p = c.run({"check", "--category", "scientific", "--contenders", "baseline", "--precision", "fp32", "--checks-per-gpu", "4",
+                        "--json", c.dir.file("check.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  std::set<std::string> want, got;
+  for (const auto& t : mskb::all_tasks())
+    if (t.category == "scientific") want.insert(t.name);
+  const json report = json::parse(read_file(c.dir.file("check.json")));
+  for (const json& r : report["contenders"]) got.insert(r["task"].get<std::string>());
+  EXPECT_EQ(got, want);
+  EXPECT_GE(want.size(), 7u);
+  for (const auto& args : std::vector<std::vector<std::string>>{{"check", "--category", "sparse", "--all"},
+                                                                 {"run", "--category", "sparse", "--task", "spmv_csr"}}) {
+    const Proc bad = c.run(args, CM_MSKB_BIN);
+    EXPECT_EQ(bad.code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("needs exactly one of --task T[,T...], --category C or --all"), std::string::npos) << bad.err;
+  }
+  EXPECT_NE(c.run({"check", "--category", "physics"}, CM_MSKB_BIN).code, 0);
+}
+
+// Device-busy gaps after a call are `unsynced` in a plain check, but not judged under the
+// sanitizer (its instrumentation distorts them); memcheck leaves API errors to the harness.
+// mskb run --sanitize: memcheck and racecheck on the smallest shapes before a contender (not a
+// vendor) is timed; a report makes it sanitizer_error and it is not timed.
+TEST(MskbCli, RunSanitizeGatesTheTimingOnComputeSanitizer) {
+  Cli c;
+  c.env["MSKB_SANITIZER"] = std::string(CM_AGENTS_FAKES) + "/compute-sanitizer";
+  c.env["FAKE_SANITIZER_LOG"] = c.dir.file("sanitizer.log");
+  const std::string kernel = c.dir.file("racy.cu");
+  std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/sparse/spmv_csr/baseline_fp32.cu")
+                        << "\n// fake-sanitizer: racecheck Race reported between Write access and Read access\n";
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline", "--kernel", kernel,
+                        "--sanitize", "--budget", "0.01", "--json", c.dir.file("run.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 1) << p.err;  // a contender is not correct
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  ASSERT_EQ(report["contenders"].size(), 2u) << report.dump();
+  for (const json& r : report["contenders"]) {
+    if (r["contender"] == "baseline") {
+      EXPECT_EQ(r["disposition"], "passed") << r.dump();
+      EXPECT_EQ(r["sanitized"]["tools"], json({"memcheck", "racecheck"})) << r.dump();
+      EXPECT_EQ(r["sanitized"]["shapes"], mskb::kSanitizerShapes) << r.dump();
+      EXPECT_GT(r["phase_seconds"].value("sanitizer", 0.0), 0.0) << r.dump();
+    } else {
+      EXPECT_EQ(r["sanitized"]["tools"], json({"memcheck"})) << "memcheck ran clean before racecheck failed: " << r.dump();
+      EXPECT_EQ(r["disposition"], "sanitizer_error") << r.dump();
+      const std::string msg = r["message"];
+      EXPECT_EQ(msg.rfind(std::string("racecheck on ") + mskb::kSanitizerShapes, 0), 0u) << msg;
+      EXPECT_NE(msg.find("Race reported between Write access and Read access"), std::string::npos) << msg;
+    }
+  }
+  for (const json& t : report["results"]) EXPECT_EQ(t["contender"], "baseline") << "only the baseline was timed";
+  // Baseline: memcheck and racecheck; the racy kernel: memcheck (clean) and racecheck (the report).
+  const auto calls = read_lines(c.dir.file("sanitizer.log"));
+  ASSERT_EQ(calls.size(), 4u);
+  for (const std::string& call : calls) EXPECT_NE(call.find("--target-processes all"), std::string::npos) << call;
+}
+
+TEST(MskbCli, MemcheckWrapsTheRunnerAndDoesNotJudgeGaps) {
+  Cli c;
+  c.env["FAKE_RUNNER_GAP_US"] = "5000";
+  c.env["MSKB_SANITIZER"] = std::string(CM_AGENTS_FAKES) + "/compute-sanitizer";
+  c.env["FAKE_SANITIZER_LOG"] = c.dir.file("sanitizer.log");
+  const std::vector<std::string> args = {"check", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline"};
+  const Proc plain = c.run(args, CM_MSKB_BIN);
+  EXPECT_EQ(plain.code, 1) << plain.err;
+  EXPECT_NE(plain.out.find("FAIL spmv_csr fp32 baseline"), std::string::npos) << plain.out;
+  EXPECT_NE(plain.out.find("unsynced"), std::string::npos) << plain.out;
+  EXPECT_TRUE(read_lines(c.dir.file("sanitizer.log")).empty()) << "a plain check ran under the sanitizer";
+
+  std::vector<std::string> mem = args;
+  mem.push_back("--memcheck");
+  const Proc checked = c.run(mem, CM_MSKB_BIN);
+  EXPECT_EQ(checked.code, 0) << checked.out << checked.err;
+  EXPECT_NE(checked.out.find("PASS spmv_csr fp32 baseline"), std::string::npos) << checked.out;
+  const auto calls = read_lines(c.dir.file("sanitizer.log"));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].rfind("--tool memcheck --report-api-errors no --error-exitcode 86", 0), 0u) << calls[0];
+
+  // --racecheck: the same plan under the racecheck tool (shared-memory hazards).
+  std::vector<std::string> race = args;
+  race.push_back("--racecheck");
+  const Proc raced = c.run(race, CM_MSKB_BIN);
+  EXPECT_EQ(raced.code, 0) << raced.out << raced.err;
+  const auto calls2 = read_lines(c.dir.file("sanitizer.log"));
+  ASSERT_EQ(calls2.size(), 2u);
+  EXPECT_EQ(calls2[1].rfind("--tool racecheck --report-api-errors no --error-exitcode 86", 0), 0u) << calls2[1];
+  race.push_back("--memcheck");
+  const Proc both = c.run(race, CM_MSKB_BIN);
+  EXPECT_NE(both.code, 0);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+}
+
+// mskb merge: reports of separate runs (one per category or cluster job) become one; a
+// (task, precision) group comes whole from the last report that has it.
+TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
+  Cli c;
+  const std::vector<std::string> common = {"--precision", "fp32", "--budget", "0.01", "-q"};
+  auto run = [&](const std::vector<std::string>& what, const std::string& out) {
+    std::vector<std::string> args = {"run"};
+    args.insert(args.end(), what.begin(), what.end());
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), {"--json", c.dir.file(out)});
+    const Proc p = c.run(args, CM_MSKB_BIN);
+    EXPECT_EQ(p.code, 0) << p.err;
+  };
+  run({"--task", "vector_add,spmv_csr"}, "a.json");
+  run({"--task", "spmv_csr", "--contenders", "baseline"}, "b.json");
+  const Proc m = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--json", c.dir.file("m.json"), "--markdown", c.dir.file("m.md")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(m.code, 0) << m.err;
+  const json merged = json::parse(read_file(c.dir.file("m.json")));
+  std::multiset<std::string> got;
+  for (const json& x : merged["contenders"]) got.insert(x["task"].get<std::string>() + "/" + x["contender"].get<std::string>());
+  // vector_add from a.json (baseline + vendor); spmv_csr whole from b.json (its baseline only).
+  EXPECT_EQ(got, (std::multiset<std::string>{"vector_add/baseline", "vector_add/vendor", "spmv_csr/baseline"}));
+  for (const json& r : merged["results"]) {
+    if (r["task"] == "spmv_csr") {
+      EXPECT_EQ(r["contender"], "baseline") << r.dump();
+    }
+  }
+  EXPECT_NE(read_file(c.dir.file("m.md")).find("| vector_add | fp32 | vendor | passed |"), std::string::npos);
+  EXPECT_NE(m.err.find("mskb merge: 2 reports, 3 contenders"), std::string::npos) << m.err;
+
+  json other = json::parse(read_file(c.dir.file("b.json")));
+  other["device"]["name"] = "NVIDIA A100";
+  std::ofstream(c.dir.file("other.json")) << other.dump();
+  std::ofstream(c.dir.file("bad.json")) << "{not json";
+  const Proc mixed = c.run({"merge", c.dir.file("a.json"), c.dir.file("other.json")}, CM_MSKB_BIN);
+  EXPECT_EQ(mixed.code, 2);
+  EXPECT_NE(mixed.err.find("reports from different GPU models"), std::string::npos) << mixed.err;
+  const Proc bad = c.run({"merge", c.dir.file("bad.json")}, CM_MSKB_BIN);
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("is not valid JSON"), std::string::npos) << bad.err;
+
+  // --expect: the merge must hold these tasks' groups whole. spmv_csr fp32 comes from b.json,
+  // which lacks its vendor; no bf16 group was run.
+  const Proc e = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--expect", "vector_add,spmv_csr", "--json", c.dir.file("e.json"),
+                        "--markdown", c.dir.file("e.md")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(e.code, 0) << e.err;
+  const json ej = json::parse(read_file(c.dir.file("e.json")));
+  EXPECT_TRUE(ej.value("partial", false));
+  EXPECT_EQ(ej["incomplete_groups"], json({"vector_add|bf16", "spmv_csr|fp32", "spmv_csr|bf16"}));
+  EXPECT_NE(e.err.find("3 expected groups missing or not finished: vector_add|bf16 spmv_csr|fp32 spmv_csr|bf16"), std::string::npos) << e.err;
+  EXPECT_NE(read_file(c.dir.file("e.md")).find("missing or not finished: vector_add|bf16, spmv_csr|fp32"), std::string::npos);
+  // A bf16 run of vector_add completes that task: a.json (fp32) + d.json (bf16) hold it whole,
+  // although a.json alone would not.
+  const Proc d = c.run({"run", "--task", "vector_add", "--precision", "bf16", "--budget", "0.01", "-q", "--json", c.dir.file("d.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(d.code, 0) << d.err;
+  const Proc whole = c.run({"merge", c.dir.file("a.json"), c.dir.file("d.json"), "--expect", "vector_add", "--json", c.dir.file("w.json")},
+                           CM_MSKB_BIN);
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  const json wj = json::parse(read_file(c.dir.file("w.json")));
+  EXPECT_FALSE(wj.value("partial", false)) << wj.dump().substr(0, 400);
+  EXPECT_FALSE(wj.contains("incomplete_groups"));
+  EXPECT_NE(whole.err.find("every expected group whole"), std::string::npos) << whole.err;
+  // A contender still waiting for its timing leaves its group unfinished.
+  json pending = json::parse(read_file(c.dir.file("d.json")));
+  pending["partial"] = true;
+  for (json& x : pending["contenders"])
+    if (x["contender"] == "vendor") x["timing_pending"] = true;
+  std::ofstream(c.dir.file("pending.json")) << pending.dump();
+  const Proc p = c.run({"merge", c.dir.file("a.json"), c.dir.file("pending.json"), "--expect", "vector_add", "--json", c.dir.file("p.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(json::parse(read_file(c.dir.file("p.json")))["incomplete_groups"], json({"vector_add|bf16"}));
+  const Proc unknown = c.run({"merge", c.dir.file("a.json"), "--expect", "no_such_task"}, CM_MSKB_BIN);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("no_such_task"), std::string::npos) << unknown.err;
+}
+
+// --skip-done continues a run from its (partial) report: complete groups are not run again, a
+// group with a contender still waiting for its timing is; merge joins the two reports.
+TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
+  Cli c;
+  const std::vector<std::string> common = {"--precision", "fp32", "--budget", "0.01", "-q"};
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), "run");
+    args.insert(args.end(), common.begin(), common.end());
+    return c.run(args, CM_MSKB_BIN);
+  };
+  ASSERT_EQ(run({"--task", "vector_add,spmv_csr", "--json", c.dir.file("a.json")}).code, 0);
+  // As if the run had been killed while spmv_csr's vendor waited for its timing.
+  json a = json::parse(read_file(c.dir.file("a.json")));
+  for (json& x : a["contenders"])
+    if (x["task"] == "spmv_csr" && x["contender"] == "vendor") x["timing_pending"] = true;
+  a["partial"] = true;
+  std::ofstream(c.dir.file("a.json")) << a.dump();
+  std::remove(c.dir.file("runner.log").c_str());
+  const Proc b = run({"--task", "vector_add,spmv_csr,dot_product", "--skip-done", c.dir.file("a.json"), "--json", c.dir.file("b.json")});
+  ASSERT_EQ(b.code, 0) << b.err;
+  std::set<std::string> ran;
+  const json bj = json::parse(read_file(c.dir.file("b.json")));
+  for (const json& x : bj["contenders"]) ran.insert(x["task"].get<std::string>());
+  EXPECT_EQ(ran, (std::set<std::string>{"spmv_csr", "dot_product"}));
+  EXPECT_EQ(read_file(c.dir.file("runner.log")).find("vector_add"), std::string::npos) << "a complete group ran again";
+  const Proc m = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--json", c.dir.file("m.json")}, CM_MSKB_BIN);
+  ASSERT_EQ(m.code, 0) << m.err;
+  const json merged = json::parse(read_file(c.dir.file("m.json")));
+  EXPECT_EQ(merged["contenders"].size(), 6u);
+  for (const json& x : merged["contenders"]) EXPECT_FALSE(x.contains("timing_pending")) << x.dump();
+  // A report from before `timing_pending`: a passed contender without any timed shape is not done.
+  json old = json::parse(read_file(c.dir.file("m.json")));
+  json kept = json::array();
+  for (const json& r : old["results"])
+    if (!(r["task"] == "dot_product" && r["contender"] == "baseline")) kept.push_back(r);
+  old["results"] = kept;
+  std::ofstream(c.dir.file("old.json")) << old.dump();
+  const Proc again = run({"--task", "vector_add,spmv_csr,dot_product", "--skip-done", c.dir.file("old.json"), "--json", c.dir.file("c.json")});
+  ASSERT_EQ(again.code, 0) << again.err;
+  const json cj = json::parse(read_file(c.dir.file("c.json")));
+  ASSERT_EQ(cj["contenders"].size(), 2u) << cj.dump();
+  EXPECT_EQ(cj["contenders"][0]["task"], "dot_product");
+  // The same file for both is refused (the new report would overwrite what it continues).
+  const Proc same = run({"--task", "vector_add", "--skip-done", c.dir.file("a.json"), "--json", c.dir.file("a.json")});
+  EXPECT_EQ(same.code, 2);
+  EXPECT_NE(same.err.find("write the new report to another file"), std::string::npos) << same.err;
+}
+
+// --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
+// then a timing part per contender that passed; counts add up and the scores are the same kind.
+TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
+  Cli c;
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--checks-per-gpu", "3", "--json",
+                        c.dir.file("run.json")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const mskb::TaskSpec& spec = mskb::get_task("spmv_csr");
+  const std::size_t paper = spec.paper.size(), heldout = spec.heldout.size(), random = 2;
+  int checks_parts = 0, timing_parts = 0;
+  for (const std::string& line : read_lines(c.dir.file("runner.log"))) {
+    if (line.find(" timings=0 ") != std::string::npos) {
+      ++checks_parts;  // every seed but the last two of each paper shape; held-out and random shapes whole
+      EXPECT_NE(line.find(" checks=" + std::to_string(paper + 3 * heldout + 3 * random) + " "), std::string::npos) << line;
+    } else {
+      ++timing_parts;  // the last two seeds of each paper shape (the second in the first's buffers), then timed
+      EXPECT_NE(line.find(" timings=" + std::to_string(paper) + " checks=" + std::to_string(2 * paper) + " "), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(checks_parts, 2);  // baseline and vendor
+  EXPECT_EQ(timing_parts, 2);
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  ASSERT_EQ(report["contenders"].size(), 2u);
+  const int full = 3 * static_cast<int>(spec.paper.size() + spec.heldout.size() + random);
+  for (const json& r : report["contenders"]) {
+    EXPECT_EQ(r["disposition"], "passed") << r.dump();
+    EXPECT_EQ(r["checks_total"].get<int>(), full) << "every check once: the last two seeds of each paper shape in the timing part";
+    // Runner time by phase, summed over both parts (the fake reports 0.25/0.125/0.5 s per check, 2 s per timing).
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["generate"].get<double>(), 0.25 * full) << r.dump();
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["reference"].get<double>(), 0.125 * full);
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["check"].get<double>(), 0.5 * full);
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["timing"].get<double>(), 2.0 * static_cast<double>(paper));
+    EXPECT_EQ(r["checks_passed"], r["checks_total"]);
+  }
+  int timed = 0;
+  for (const json& t : report["results"]) timed += t["sweep"] == "paper" ? 1 : 0;
+  EXPECT_EQ(timed, 2 * static_cast<int>(spec.paper.size()));
+  EXPECT_FALSE(report["scores"].empty());
+
+  // With the large sweep timed, its shapes (one seed each) are generated in the timing part only.
+  std::remove(c.dir.file("runner.log").c_str());
+  const Proc big = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--contenders", "baseline", "--sweep", "paper,large",
+                          "--budget", "0.01", "--checks-per-gpu", "2", "--markdown", c.dir.file("big.md")},
+                         CM_MSKB_BIN);
+  ASSERT_EQ(big.code, 0) << big.err;
+  // The Markdown summary scores each timed sweep and says where the evaluation time went.
+  const std::string md = read_file(c.dir.file("big.md"));
+  EXPECT_NE(md.find("| P paper | geomean paper | P large | geomean large |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| spmv_csr | fp32 | baseline | passed | "), std::string::npos) << md;
+  EXPECT_NE(md.find("## Evaluation time by phase"), std::string::npos) << md;
+  const std::vector<std::string> lines = read_lines(c.dir.file("runner.log"));
+  ASSERT_EQ(lines.size(), 2u);
+  const std::size_t large = spec.large.size();
+  EXPECT_NE(lines[0].find(" timings=0 checks=" + std::to_string(paper + 3 * heldout + 3 * random) + " large=0"), std::string::npos)
+      << lines[0];
+  EXPECT_NE(lines[1].find(" timings=" + std::to_string(paper + large) + " checks=" + std::to_string(2 * (paper + large)) +
+                          " large=" + std::to_string(large)),
+            std::string::npos)
+      << lines[1];
+}
+
+// --json is rewritten after every contender ("partial": true), so a run killed mid-way leaves
+// valid JSON with what it measured; a finished run's JSON has no "partial".
+TEST(MskbCli, KilledRunLeavesAValidPartialReport) {
+  Cli c;
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "400";
+  const std::string out = c.dir.file("run.json"), md = c.dir.file("run.md");
+  const pid_t pid = spawn({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--json", out, "--markdown", md},
+                          c.env, c.dir.file(""), "partial", CM_MSKB_BIN);
+  json seen;
+  for (int i = 0; i < 300 && seen.is_null(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const std::string text = read_file(out);
+    if (text.empty()) continue;
+    json j = json::parse(text, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << "a half-written report: " << text.substr(0, 200);
+    // The Markdown is written right after the JSON: wait for both before the kill.
+    if (!j["contenders"].empty() && read_file(md).find("Partial report") != std::string::npos) seen = j;
+  }
+  ::kill(pid, SIGKILL);
+  finish(pid, c.dir.file(""), "partial");
+  ASSERT_FALSE(seen.is_null()) << "no partial report appeared";
+  EXPECT_EQ(seen.value("partial", false), true);
+  EXPECT_LT(seen["contenders"].size(), 4u);
+  EXPECT_EQ(seen["contenders"][0]["disposition"], "passed");
+  EXPECT_NE(read_file(md).find("Partial report"), std::string::npos);
+  const json after_kill = json::parse(read_file(out));  // still valid after SIGKILL
+  EXPECT_TRUE(after_kill.value("partial", false));
+
+  c.env.erase("FAKE_RUNNER_SLEEP_MS");
+  const Proc done = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--json", out}, CM_MSKB_BIN);
+  ASSERT_EQ(done.code, 0) << done.err;
+  const json final_report = json::parse(read_file(out));
+  EXPECT_FALSE(final_report.contains("partial"));
+  EXPECT_EQ(final_report["contenders"].size(), 2u);
+}
+
+// The command-line contract of both tools: a usage error (unknown command or option, a value out
+// of range or not among the choices, nothing to do) is one line on stderr and exit 2.
+TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
+  Cli c;
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {CM_MSKB_BIN, {"bogus"}},
+      {CM_MSKB_BIN, {}},
+      {CM_MSKB_BIN, {"run", "--task", "vector_add", "--budget", "-1"}},
+      {CM_MSKB_BIN, {"run", "--task", "vector_add", "--budget", "abc"}},
+      {CM_MSKB_BIN, {"run", "--task", "vector_add", "--nope"}},
+      {CM_MSKB_BIN, {"run", "--task", "vector_add", "--jobs", "0"}},
+      {CM_MSKB_BIN, {"check", "--task", "vector_add", "--timeout", "0"}},
+      {CM_MSKB_BIN, {"list", "--category", "nope"}},
+      {CM_MSKB_BIN, {"build"}},
+      {CM_CUDAMASTER_BIN, {"bogus"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--rounds", "-1"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--debug-loops", "-2"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--jobs", "0"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--budget-usd", "-5"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--attempts", "0"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--max-tokens", "-5"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--timeout", "0"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--reasoning-effort", "extreme"}},
+      {CM_CUDAMASTER_BIN, {"llm-check", "--attempts", "0"}},
+  };
+  for (const auto& [program, args] : cases) {
+    const Proc p = c.run(args, program);
+    std::string what = program.substr(program.rfind('/') + 1);
+    for (const std::string& a : args) what += " " + a;
+    EXPECT_EQ(p.code, 2) << what << "\n" << p.err;
+    EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << what << ": " << p.err;
+    EXPECT_EQ(p.err.rfind(program.substr(program.rfind('/') + 1) + ": ", 0), 0u) << what << ": " << p.err;
+    EXPECT_TRUE(p.out.empty()) << what << ": " << p.out;
+  }
+  const Proc unknown = c.run({"bogus"}, CM_MSKB_BIN);
+  EXPECT_NE(unknown.err.find("unknown command 'bogus' (one of: list, device, run, check, build, merge)"), std::string::npos)
+      << unknown.err;
+  const Proc range = c.run({"optimize", "--task", "vector_add", "--rounds", "-1"});
+  EXPECT_NE(range.err.find("--rounds"), std::string::npos) << range.err;
+}
+
+// --version on both tools: version, the commit built from, the CUDA toolkit, the default GPU
+// architecture of kernels and the data folder.
+TEST(CliContract, VersionSaysCommitCudaArchitectureAndData) {
+  Cli c;
+  for (const std::string program : {CM_MSKB_BIN, CM_CUDAMASTER_BIN}) {
+    const Proc p = c.run({"--version"}, program);
+    EXPECT_EQ(p.code, 0) << p.err;
+    const std::string tool = program.substr(program.rfind('/') + 1);
+    EXPECT_EQ(p.out.rfind(tool + " 0.1.0 (commit ", 0), 0u) << p.out;
+    EXPECT_NE(p.out.find("\nCUDA 1"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("kernels compiled for sm_"), std::string::npos) << p.out;
+    EXPECT_NE(p.out.find("\ndata: /"), std::string::npos) << p.out;
+  }
+  const Proc help = c.run({"build", "--help"}, CM_MSKB_BIN);
+  EXPECT_NE(help.out.find("(default: sm_"), std::string::npos) << help.out;
+}

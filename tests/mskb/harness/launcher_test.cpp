@@ -1,0 +1,293 @@
+// The launcher (mskb/launcher.hpp): the srun command line as a pure function, the reading of a
+// failed launch, and the process plumbing it relies on (report lines on stdout, SIGTERM before
+// SIGKILL), end to end through the fake srun (tests/support/fakes/srun).
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/launcher.hpp"
+#include "mskb/util/process.hpp"
+#include "mskb/core/registry.hpp"
+
+using namespace mskb;
+namespace fs = std::filesystem;
+
+namespace {
+
+Launcher slurm(std::vector<std::string> args = {}) {
+  Launcher l;
+  l.kind = "slurm";
+  l.args = std::move(args);
+  l.work_root = "/shared/work";
+  return l;
+}
+
+std::string tmp(const std::string& name) { return (fs::temp_directory_path() / ("mskb-launcher-test-" + name)).string(); }
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// Sets an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (had_) ::setenv(name_, old_.c_str(), 1);
+    else ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+}  // namespace
+
+TEST(Launcher, LocalRunsTheCommandAsItIs) {
+  const std::vector<std::string> inner = {"/x/mskb-runner", "/tmp/r/request.json", "3"};
+  const LaunchCommand c = launch_command(Launcher{}, "", inner, 3, kEvalJobName);
+  EXPECT_EQ(c.argv, inner);
+  EXPECT_FALSE(c.report_on_stdout);
+  EXPECT_EQ(c.term_grace_s, 0);
+  EXPECT_EQ(first_line_timeout(Launcher{}, 120), 120);
+  EXPECT_NO_THROW(validate(Launcher{}));
+}
+
+TEST(Launcher, SlurmStepWithOneGpuReportFdOnStdoutAndTheUsersOptionsLast) {
+  const Launcher l = slurm(split_words("  --partition=gpu   --account=X --time=00:20:00 "));
+  const LaunchCommand c = launch_command(l, "/usr/bin/srun", {"compute-sanitizer", "--tool", "memcheck", "/x/mskb-runner", "/w/request.json", "3"},
+                                         3, kEvalJobName);
+  const std::vector<std::string> want = {"/usr/bin/srun", "--quiet", "--ntasks=1", "--nodes=1", "--gres=gpu:1",
+                                         "--job-name=cudamaster-eval", "--partition=gpu", "--account=X", "--time=00:20:00",
+                                         "/bin/sh", "-c", "exec \"$0\" \"$@\" 3>&1 1>&2",
+                                         "compute-sanitizer", "--tool", "memcheck", "/x/mskb-runner", "/w/request.json", "3"};
+  EXPECT_EQ(c.argv, want);
+  EXPECT_TRUE(c.report_on_stdout);
+  EXPECT_GT(c.term_grace_s, 0);  // srun gets SIGTERM first: it cancels the step
+  // No --unbuffered (a pseudo-terminal for the task), no --time unless the user gives one.
+  const LaunchCommand plain = launch_command(slurm(), "srun", {"r", "q", "5"}, 5, kProfileJobName);
+  for (const std::string& a : plain.argv) {
+    EXPECT_NE(a, "--unbuffered");
+    EXPECT_NE(a.rfind("--time", 0), 0u) << a;
+  }
+  EXPECT_EQ(plain.argv[5], "--job-name=cudamaster-profile");
+  EXPECT_EQ(plain.argv[8], "exec \"$0\" \"$@\" 5>&1 1>&2");
+  EXPECT_DOUBLE_EQ(first_line_timeout(slurm(), 120), 3600 + 120);  // the queue, then the usual start
+}
+
+TEST(Launcher, UserGresForAGpuTypeReplacesTheDefault) {
+  const auto argv = srun_prefix(slurm({"--gres=gpu:h100:1", "-p", "gpu"}), "srun", kEvalJobName);
+  EXPECT_EQ(argv, (std::vector<std::string>{"srun", "--quiet", "--ntasks=1", "--nodes=1", "--job-name=cudamaster-eval",
+                                            "--gres=gpu:h100:1", "-p", "gpu"}));
+  EXPECT_NO_THROW(validate(slurm({"--gres=gpu:h100:1"})));
+  EXPECT_NO_THROW(validate(slurm({"--gres", "gpu:1"})));
+}
+
+TEST(Launcher, OptionsThatBreakTheOneGpuStepAreRefused) {
+  for (const std::string bad : {"--ntasks=2", "-n2", "-N", "--nodes=1-2", "--gpus=2", "-G1", "--gres=gpu:2", "--gres=gpu:a100:4",
+                                "--output=x.log", "-o", "--error=e", "-e", "--input=none", "--pty", "--label", "-l", "--unbuffered", "-u"}) {
+    try {
+      validate(slurm({"--partition=gpu", bad}));
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("is not allowed"), std::string::npos) << e.what();
+    }
+  }
+  for (const std::string good : {"-p", "gpu", "-A", "acct", "--exact", "--mem=16G", "--constraint=h100", "-c8", "--qos=high"})
+    EXPECT_NO_THROW(validate(slurm({good}))) << good;
+  Launcher no_root = slurm();
+  no_root.work_root.clear();
+  EXPECT_THROW(validate(no_root), std::invalid_argument);
+  Launcher odd;
+  odd.kind = "pbs";
+  EXPECT_THROW(validate(odd), std::invalid_argument);
+}
+
+TEST(Launcher, AFailedLaunchIsSrunsFirstErrorNotTheTasksStatus) {
+  const Launcher l = slurm();
+  ProcessResult failed;
+  failed.exit_code = 1;
+  EXPECT_EQ(launch_failure(l, failed, false,
+                           "srun: error: invalid partition specified: nope\n"
+                           "srun: error: Unable to allocate resources: Invalid partition name specified\n"),
+            "srun: error: invalid partition specified: nope");
+  ProcessResult bad_option;
+  bad_option.exit_code = 255;
+  EXPECT_EQ(launch_failure(l, bad_option, false, "srun: unrecognized option '--bogus'\nTry \"srun --help\" for more information\n"),
+            "srun: unrecognized option '--bogus'");
+  // The step ran but the runner is not on a shared filesystem.
+  ProcessResult missing;
+  missing.exit_code = 127;
+  const std::string why = launch_failure(
+      l, missing, false, "/x/mskb-runner: 1: exec: /x/mskb-runner: not found\nsrun: error: node3: task 0: Exited with exit code 127\n");
+  EXPECT_NE(why.find("cannot run the program"), std::string::npos) << why;
+  EXPECT_NE(why.find("/x/mskb-runner: not found"), std::string::npos) << why;
+  // The child's own ends are not launch failures: a crash, an exit code, lines already sent.
+  ProcessResult crash;
+  crash.exit_code = 139;
+  EXPECT_EQ(launch_failure(l, crash, false, "Segmentation fault\nsrun: error: node3: task 0: Segmentation fault\n"), "");
+  EXPECT_EQ(launch_failure(l, failed, true, "srun: error: Unable to allocate resources\n"), "");
+  EXPECT_EQ(launch_failure(Launcher{}, failed, false, "srun: error: Unable to allocate resources\n"), "");
+  ProcessResult queued;
+  queued.timed_out = true;
+  EXPECT_NE(launch_failure(l, queued, false, "").find("did not start within 3600 s"), std::string::npos);
+}
+
+TEST(Launcher, SrunsSignalExitCodesReadAsSignalsAndItsLinesAreNotTheChilds) {
+  ProcessResult r;
+  r.exit_code = 139;
+  const ProcessResult s = as_local_result(slurm(), r);
+  EXPECT_TRUE(s.signaled);
+  EXPECT_EQ(s.signal, SIGSEGV);
+  EXPECT_FALSE(as_local_result(Launcher{}, r).signaled);
+  r.exit_code = 86;  // compute-sanitizer's error exit code stays an exit code
+  EXPECT_FALSE(as_local_result(slurm(), r).signaled);
+  EXPECT_EQ(last_child_line("cudaErrorIllegalAddress at x\nsrun: error: node3: task 0: Segmentation fault\n"), "cudaErrorIllegalAddress at x");
+}
+
+TEST(Launcher, JsonRoundTripAndDescription) {
+  Launcher l = slurm({"--partition=gpu", "--account=X"});
+  l.queue_timeout_s = 90;
+  l.srun = "/opt/slurm/bin/srun";
+  const Launcher b = launcher_from_json(nlohmann::json::parse(to_json(l).dump()));
+  EXPECT_EQ(b.kind, "slurm");
+  EXPECT_EQ(b.args, l.args);
+  EXPECT_EQ(b.work_root, "/shared/work");
+  EXPECT_EQ(b.queue_timeout_s, 90);
+  EXPECT_EQ(b.srun, l.srun);
+  EXPECT_EQ(describe(b), "slurm (srun --partition=gpu --account=X; work dir /shared/work)");
+  EXPECT_EQ(describe(launcher_from_json(nlohmann::json())), "local");
+  EXPECT_EQ(to_json(Launcher{}), (nlohmann::json{{"kind", "local"}}));
+}
+
+TEST(Launcher, SlurmWorkDirsAreUnderTheSharedRoot) {
+  Launcher l = slurm();
+  l.work_root = tmp("root");
+  const std::string dir = launch_work_dir(l, "spmv_csr-fp32-vendor");
+  EXPECT_EQ(dir.rfind(l.work_root + "/", 0), 0u) << dir;
+  EXPECT_TRUE(fs::is_directory(dir));
+  EXPECT_EQ(make_work_dir("x").rfind(fs::temp_directory_path().string(), 0), 0u);
+  fs::remove_all(l.work_root);
+}
+
+TEST(Launcher, SrunProgramFromTheLauncherTheEnvironmentOrPath) {
+  Launcher l = slurm();
+  l.srun = MSKB_FAKE_SRUN;
+  EXPECT_EQ(srun_program(l), MSKB_FAKE_SRUN);
+  l.srun = "/nonexistent/srun";
+  EXPECT_THROW(srun_program(l), std::runtime_error);
+  l.srun.clear();
+  {
+    ScopedEnv env("MSKB_SRUN", MSKB_FAKE_SRUN);
+    EXPECT_EQ(srun_program(l), MSKB_FAKE_SRUN);
+  }
+  ScopedEnv env("MSKB_SRUN", "");
+  ScopedEnv path("PATH", "/nonexistent");
+  try {
+    (void)srun_program(l);
+    ADD_FAILURE() << "found an srun on an empty PATH";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("srun not found on PATH"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Process, ReportOnStdoutLeavesStderrToTheLog) {
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "echo '{\"a\":1}'; echo to-log >&2; read x && echo read-stdin >&2; exit 0"};
+  o.report_on_stdout = true;
+  o.log_path = tmp("stdout-log");
+  std::vector<std::string> lines;
+  const ProcessResult r = run_process(o, [&](const std::string& l) {
+    lines.push_back(l);
+    return 0.0;
+  });
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(lines, (std::vector<std::string>{"{\"a\":1}"}));
+  EXPECT_NE(r.log_tail.find("to-log"), std::string::npos);
+  EXPECT_EQ(r.log_tail.find("read-stdin"), std::string::npos);  // stdin is /dev/null
+}
+
+TEST(Process, WatchdogSendsSigtermFirstWhenGivenAGracePeriod) {
+  // The child (as srun does) handles SIGTERM: cleans up, says so, exits.
+  const std::string marker = tmp("terminated");
+  fs::remove(marker);
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "trap 'echo cancelled > " + marker + "; exit 143' TERM; echo '{}' >&3; while :; do sleep 0.05; done"};
+  o.log_path = tmp("grace-log");
+  o.term_grace_s = 20;
+  const ProcessResult r = run_process(o, [](const std::string&) { return 0.3; });
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_LT(r.seconds, 10.0);  // it left at SIGTERM, long before the grace ran out
+  EXPECT_EQ(slurp(marker), "cancelled\n");
+  // Without a grace period: SIGKILL, no chance to clean up.
+  fs::remove(marker);
+  o.term_grace_s = 0;
+  const ProcessResult k = run_process(o, [](const std::string&) { return 0.3; });
+  EXPECT_TRUE(k.timed_out);
+  EXPECT_FALSE(fs::exists(marker));
+}
+
+// The whole step through the fake srun: the shell wrapper moves the runner's fd 3 onto the
+// step's stdout and its stdout into the log.
+TEST(Process, ThroughTheFakeSrunReportLinesArriveAndTheLogKeepsTheRest) {
+  Launcher l = slurm({"--partition=gpu"});
+  const LaunchCommand c = launch_command(
+      l, MSKB_FAKE_SRUN, {"/bin/sh", "-c", "echo '{\"event\":\"done\"}' >&3; echo runner-stdout; echo runner-stderr >&2"}, 3, kEvalJobName);
+  SpawnOptions o;
+  o.argv = c.argv;
+  o.report_on_stdout = c.report_on_stdout;
+  o.log_path = tmp("fake-srun-log");
+  std::vector<std::string> lines;
+  const ProcessResult r = run_process(o, [&](const std::string& line) {
+    lines.push_back(line);
+    return 0.0;
+  });
+  EXPECT_EQ(r.exit_code, 0) << r.log_tail;
+  EXPECT_EQ(lines, (std::vector<std::string>{"{\"event\":\"done\"}"}));
+  EXPECT_NE(r.log_tail.find("runner-stdout"), std::string::npos) << r.log_tail;
+  EXPECT_NE(r.log_tail.find("runner-stderr"), std::string::npos) << r.log_tail;
+}
+
+// evaluate() over a step that cannot be allocated: harness_error with srun's line, not "crashed".
+TEST(Launcher, EvaluationWhoseStepCannotStartIsAHarnessError) {
+  ScopedEnv fail("FAKE_SRUN_FAIL", "request.json");
+  EvalOptions o;
+  o.launcher = slurm({"--partition=gpu"});
+  o.launcher.work_root = tmp("eval-root");
+  o.launcher.srun = MSKB_FAKE_SRUN;
+  o.runner = "/nonexistent/mskb-runner";  // never started
+  const ContenderResult r = evaluate(get_task("vector_add"), Precision::fp32, "candidate", "k.cu", "/x/k.so", o);
+  EXPECT_EQ(r.disposition, mskb::Disposition::harness_error);
+  EXPECT_EQ(r.message, "harness_error: srun: error: Unable to allocate resources: Requested node configuration is not available");
+  // The request went to the shared root, where the node can read it.
+  bool found = false;
+  for (const auto& e : fs::recursive_directory_iterator(o.launcher.work_root)) found |= e.path().filename() == "request.json";
+  EXPECT_TRUE(found);
+  // A runner the nodes cannot see: also the harness's problem, with the shell's words.
+  ScopedEnv no_fail("FAKE_SRUN_FAIL", "no-such-text");
+  const ContenderResult m = evaluate(get_task("vector_add"), Precision::fp32, "candidate", "k.cu", "/x/k.so", o);
+  EXPECT_EQ(m.disposition, mskb::Disposition::harness_error);
+  EXPECT_NE(m.message.find("/nonexistent/mskb-runner: not found"), std::string::npos) << m.message;
+  // No srun at all: one clear line, before anything is spawned.
+  o.launcher.srun = "/nonexistent/srun";
+  const ContenderResult n = evaluate(get_task("vector_add"), Precision::fp32, "candidate", "k.cu", "/x/k.so", o);
+  EXPECT_EQ(n.disposition, mskb::Disposition::harness_error);
+  EXPECT_EQ(n.message, "harness_error: srun not found at /nonexistent/srun");
+  fs::remove_all(o.launcher.work_root);
+}
