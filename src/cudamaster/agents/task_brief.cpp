@@ -10,7 +10,10 @@ TaskBrief make_task_brief(const mskb::TaskSpec& spec, mskb::Precision p, bool al
   b.precision = mskb::to_string(p);
   b.category = spec.category;
   b.semantics = spec.semantics;
+  // The C declaration; prompts and messages write the `extern "C"` in front of it themselves.
   b.signature = spec.signature(p);
+  const std::string linkage = "extern \"C\" ";
+  if (b.signature.rfind(linkage, 0) == 0) b.signature.erase(0, linkage.size());
   b.vendor = spec.vendor;
   b.allow_libraries = allow_libraries;
   if (!gpu.empty()) b.gpu = gpu;

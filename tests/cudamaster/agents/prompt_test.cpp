@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "cudamaster/agents/task_brief.hpp"
+#include "mskb/core/registry.hpp"
 #include "support/agent_doubles.hpp"
 
 using namespace cmtest;
@@ -26,27 +28,15 @@ void expect_golden(const std::string& name, const llm::ChatRequest& r) {
     write_file(golden_path(name), got);
     return;
   }
+  EXPECT_EQ(got.find("extern \"C\" extern"), std::string::npos) << "the entry point's linkage is written twice in '" << name << "'";
   const std::string want = read_file(golden_path(name));
   EXPECT_EQ(got, want) << "prompt '" << name << "' differs from " << golden_path(name)
                        << " (if the change is intended: CM_UPDATE_GOLDEN=1 ./cudamaster_agents_test)";
 }
 
-// A fixed brief, so the goldens do not move when a task's spec text is edited.
-agents::TaskBrief brief() {
-  agents::TaskBrief b;
-  b.task = "spmv_csr";
-  b.precision = "fp32";
-  b.category = "sparse";
-  b.semantics = "y = A*x for a CSR matrix; every y[i] is written.";
-  b.signature = "void spmv_csr(int rows, const float* values, const int* col_indices, const int* row_offsets, const float* x, float* y)";
-  b.paper_sweep = "- rows=1024,cols=2048 (weight 50.0%)\n- rows=2048,cols=2048 (weight 50.0%)";
-  b.vendor = "cuSPARSE cusparseSpMV";
-  b.gpu = "NVIDIA H200";
-  b.entry.symbol = "spmv_csr";
-  b.entry.signature = b.signature;
-  b.entry.pointer_params = {false, true, true, true, true, true};
-  return b;
-}
+// The brief of the real task (as cudamaster builds it from the registry), with the GPU fixed:
+// the goldens show what an agent reads for spmv_csr fp32 (CM_UPDATE_GOLDEN=1 after a spec edit).
+agents::TaskBrief brief() { return agents::make_task_brief(mskb::get_task("spmv_csr"), mskb::Precision::fp32, false, "NVIDIA H200"); }
 
 const char* kCode = "#include <cuda_runtime.h>\nextern \"C\" void spmv_csr(int rows, const float* values, const int* col_indices,\n"
                     "    const int* row_offsets, const float* x, float* y) { cudaDeviceSynchronize(); }\n";
