@@ -61,6 +61,8 @@ void run_merge(const MergeOptions& o) {
   if (o.json.empty() && o.markdown.empty()) std::cout << render_markdown(merged);
   std::cerr << fmt::format("mskb merge: {} reports, {} contenders, {} timed shapes{}\n", reports.size(), merged["contenders"].size(),
                            merged["results"].size(), merge_state(merged, o));
+  // The reports are written either way; a merge that misses an expected group is not a success.
+  if (merged.contains("incomplete_groups")) throw CommandExit(1);
 }
 
 }  // namespace
@@ -75,7 +77,7 @@ void add_merge_command(CLI::App& app) {
   merge->add_option("--markdown", o->markdown, "Write the merged Markdown report to FILE (default: stdout when no --json)");
   merge->add_option("--expect", o->expect,
                     "all | CATEGORY | TASK (comma-separated or repeated): the merge must hold these tasks' groups whole; "
-                    "partial, naming the missing ones, otherwise")
+                    "partial, naming the missing ones, and exit 1 otherwise")
       ->delimiter(',');
   merge->callback([o] { run_merge(*o); });
 }
