@@ -2,18 +2,20 @@
 // script, MSKB_RUNNER the fake mskb-runner, the LLM a replay cassette or a loopback HTTP server.
 // A run is killed with SIGKILL at several points and resumed; the store must end up exactly as
 // an uninterrupted run leaves it.
-#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sstream>
 
+#include "mskb/core/registry.hpp"
 #include "support/agent_doubles.hpp"
 #include "support/child_process.hpp"
 #if CM_HAVE_HTTPLIB
@@ -671,4 +673,30 @@ TEST(CliContract, VersionSaysCommitCudaArchitectureAndData) {
   }
   const Proc help = c.run({"build", "--help"}, CM_MSKB_BIN);
   EXPECT_NE(help.out.find("(default: sm_"), std::string::npos) << help.out;
+}
+
+// `mskb list` fits 100 columns; `mskb list TASK` shows one task in full (semantics, both entry
+// points, every sweep, vendor, cost model), `--json` the same task as an object.
+TEST(CliContract, ListShowsOneTaskInFullAndTheTableFits) {
+  Cli c;
+  const Proc table = c.run({"list"}, CM_MSKB_BIN);
+  ASSERT_EQ(table.code, 0) << table.err;
+  std::istringstream lines(table.out);
+  for (std::string line; std::getline(lines, line);) EXPECT_LE(line.size(), 100u) << line;
+  const mskb::TaskSpec& t = mskb::get_task("spmv_csr");
+  const Proc one = c.run({"list", "spmv_csr"}, CM_MSKB_BIN);
+  ASSERT_EQ(one.code, 0) << one.err;
+  for (const std::string& want : {t.semantics, t.signature(mskb::Precision::fp32), t.signature(mskb::Precision::bf16), t.vendor,
+                                  std::string("Paper sweep (6 shapes, timed)"), std::string("Held-out shapes (7 shapes"),
+                                  std::string("Large sweep (--sweep large) (4 shapes"), std::string("rows=100003,cols=5000,skew=1"),
+                                  std::string("Cost model")})
+    EXPECT_NE(one.out.find(want), std::string::npos) << want << "\n" << one.out;
+  const Proc js = c.run({"list", "spmv_csr", "--json"}, CM_MSKB_BIN);
+  ASSERT_EQ(js.code, 0) << js.err;
+  const json j = json::parse(js.out);
+  EXPECT_EQ(j.value("name", ""), "spmv_csr");
+  EXPECT_EQ(j["heldout_shapes"].size(), t.heldout.size());
+  const Proc unknown = c.run({"list", "nope"}, CM_MSKB_BIN);
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("unknown task 'nope'"), std::string::npos) << unknown.err;
 }
