@@ -28,5 +28,17 @@ find_path(HTTPLIB_INCLUDE_DIR httplib.h)
 find_package(CURL QUIET)
 find_package(GTest QUIET)
 
+# toml++ (task files, mskb/core/task_file.hpp): header-only, used as such (TOML_HEADER_ONLY=1, so
+# no runtime library is needed where only the -dev .deb is unpacked). Debian 12 ships
+# toml++/toml.h, newer releases toml++/toml.hpp. Without it `--task-file` is switched off.
+find_path(TOMLPP_INCLUDE_DIR NAMES toml++/toml.hpp toml++/toml.h
+  HINTS $ENV{MSKB_PREFIX}/usr/include)
+if(TOMLPP_INCLUDE_DIR)
+  add_library(mskb_tomlplusplus INTERFACE IMPORTED)
+  target_include_directories(mskb_tomlplusplus SYSTEM INTERFACE ${TOMLPP_INCLUDE_DIR})
+  target_compile_definitions(mskb_tomlplusplus INTERFACE MSKB_HAVE_TOMLPP=1 TOML_HEADER_ONLY=1)
+endif()
+
 message(STATUS "cuDNN: ${CUDNN_INCLUDE_DIR} ${CUDNN_LIBRARY}")
 message(STATUS "SQLite3: ${SQLite3_FOUND}  cpp-httplib: ${HTTPLIB_INCLUDE_DIR}  libcurl: ${CURL_FOUND}  GTest: ${GTest_FOUND}")
+message(STATUS "toml++: ${TOMLPP_INCLUDE_DIR}")

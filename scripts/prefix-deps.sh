@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A private prefix for build dependencies a machine lacks. The GPU machine (Ubuntu 24.04, no
 # network) has SQLite's runtime (/usr/lib/x86_64-linux-gnu/libsqlite3.so.0) but not sqlite3.h,
-# which the run store (cudamaster optimize / runs / show) needs to build. So:
+# which the run store (cudamaster optimize / runs / show) needs to build, nor toml++ (header-only,
+# used as such: task files, `mskb run --task-file`). So:
 #
 #   scripts/prefix-deps.sh download     # on a Debian/Ubuntu machine with network: the -dev .debs -> .deb/
 #   scripts/prefix-deps.sh unpack       # on the machine that lacks them: .deb/*.deb -> .prefix/
@@ -17,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 debs="$root/.deb"
 prefix="${MSKB_PREFIX:-$root/.prefix}"
-packages=(libsqlite3-dev)
+packages=(libsqlite3-dev libtomlplusplus-dev)
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 
 system_sqlite() {
@@ -54,7 +55,10 @@ case "${1:-}" in
     rm -f "$libdir/libsqlite3.so" "$libdir/libsqlite3.a"
     ln -s "$lib" "$libdir/libsqlite3.so"
     test -f "$prefix/usr/include/sqlite3.h"
-    echo "prefix ready: $prefix (sqlite3.h from the .deb, libsqlite3.so -> $lib)"
+    if [ ! -f "$prefix/usr/include/toml++/toml.hpp" ] && [ ! -f "$prefix/usr/include/toml++/toml.h" ]; then
+      echo "prefix-deps: warning: no toml++ headers from $debs: task files (--task-file) stay off (run 'scripts/prefix-deps.sh download' again)" >&2
+    fi
+    echo "prefix ready: $prefix (sqlite3.h and toml++ from the .debs, libsqlite3.so -> $lib)"
     echo "export MSKB_PREFIX=$prefix"
     ;;
   cmake-args)

@@ -18,6 +18,7 @@
 #include "mskb/harness/build_info.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/util/command_line.hpp"
 #include "mskb/util/files.hpp"
 
 namespace fs = std::filesystem;
@@ -34,7 +35,7 @@ struct BuildOptions {
   std::vector<std::string> kernels;
   int jobs = 0;
   std::string arch;
-  bool json = false;
+  std::string json;  // FILE, or "-" for stdout
   bool allow_libraries = false;
 };
 
@@ -78,8 +79,8 @@ bool expected_refusal(const BuildList& list, const CompileResult& r, std::size_t
   return r.refused_policy && e != list.expect.end() && e->second == "rejected_static";
 }
 
-// Prints the JSON array; returns the number of failed builds.
-int print_json(const BuildList& list, const std::vector<CompileResult>& results) {
+// The JSON array, written to `path` ("-": stdout); returns the number of failed builds.
+int write_build_json(const BuildList& list, const std::vector<CompileResult>& results, const std::string& path) {
   int failed = 0;
   json out = json::array();
   for (std::size_t i = 0; i < list.files.size(); ++i) {
@@ -92,7 +93,7 @@ int print_json(const BuildList& list, const std::vector<CompileResult>& results)
     out.push_back(std::move(item));
     failed += r.ok || expected_refusal(list, r, i) ? 0 : 1;
   }
-  std::cout << out.dump(2) << "\n";
+  write_json(out, path);
   return failed;
 }
 
@@ -103,7 +104,9 @@ int print_table(const BuildList& list, const std::vector<CompileResult>& results
   std::cout << "kernels for " << (arch.empty() ? default_arch() + " (the default of this build; --arch to change)" : arch) << "\n";
   for (std::size_t i = 0; i < list.files.size(); ++i) {
     const auto& r = results[i];
-    const std::string rel = fs::relative(list.files[i].path, source_root()).string();
+    // Shipped kernels relative to the source tree; a user's file as given.
+    std::string rel = fs::relative(list.files[i].path, source_root()).string();
+    if (rel.empty() || rel.rfind("..", 0) == 0) rel = list.files[i].path;
     const bool as_declared = expected_refusal(list, r, i);
     if (!r.ok && !as_declared) ++failed;
     std::cout << fmt::format("{} {} ({:.1f} s{}{})\n", r.ok ? "ok  " : as_declared ? "ok  " : r.refused_policy ? "REFUSED" : "FAIL", rel,
@@ -124,7 +127,9 @@ void run_build(const BuildOptions& o) {
   co.arch = o.arch;
   co.allow_libraries = o.allow_libraries;  // shipped and wrong/ kernels are trusted with libraries (compile_all)
   const std::vector<CompileResult> results = compile_all(list.files, co, o.jobs);
-  const int failed = o.json ? print_json(list, results) : print_table(list, results, o.arch);
+  int failed = 0;
+  if (!o.json.empty()) failed = write_build_json(list, results, o.json);
+  if (o.json != "-") failed = print_table(list, results, o.arch);
   if (failed) throw CommandExit(1);
 }
 
@@ -136,9 +141,9 @@ void add_build_command(CLI::App& app) {
   build->add_option("--task", o->task, "Task name");
   build->add_flag("--all", o->all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
   build->add_option("--kernel", o->kernels, "Kernel file(s)");
-  build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds")->check(CLI::Range(1, 4096));
+  build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
   build->add_option("--arch", o->arch, "GPU architecture to compile for, e.g. sm_80 (default: " + default_arch() + ", the build's)");
-  build->add_flag("--json", o->json, "JSON output: [{kernel, ok, so, cache_hit, seconds, error, diagnostics, policy, expect}]");
+  add_json_option(build, o->json, "Write [{kernel, ok, so, cache_hit, seconds, error, diagnostics, policy, expect}]");
   build->add_flag("--allow-libraries", o->allow_libraries, "Let --kernel files link vendor libraries (// mskb-link:)");
   build->callback([o] { run_build(*o); });
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "mskb/util/command_line.hpp"
 #include "mskb/harness/build_info.hpp"
 #include "mskb/harness/evaluator.hpp"
 
@@ -15,16 +16,14 @@ namespace mskb::cli {
 namespace {
 
 struct DeviceOptions {
-  bool json = false;
+  std::string json;  // FILE, or "-" for stdout
   bool refresh = false;
 };
 
 void run_device(const DeviceOptions& o) {
   const nlohmann::json d = device_info(o.refresh, "");
-  if (o.json) {
-    std::cout << d.dump(2) << "\n";
-    return;
-  }
+  if (!o.json.empty()) write_json(d, o.json);
+  if (o.json == "-") return;
   std::cout << fmt::format("{} ({}, sm {}, {} SMs)\n", d.value("name", "?"), d.value("uuid", "?"), d.value("compute_capability", "?"),
                            d.value("sms", 0));
   std::cout << fmt::format("  DRAM bandwidth  {:>8.0f} GB/s (copy, read+write)\n", d.value("dram_bandwidth_gbs", 0.0));
@@ -39,7 +38,7 @@ void run_device(const DeviceOptions& o) {
 void add_device_command(CLI::App& app) {
   auto o = std::make_shared<DeviceOptions>();
   auto* device = app.add_subcommand("device", "Show the GPU and its measured ceilings (DRAM bandwidth, FP32/BF16 peaks)");
-  device->add_flag("--json", o->json, "JSON output");
+  add_json_option(device, o->json, "Write the device and its ceilings as JSON");
   device->add_flag("--refresh", o->refresh, "Measure again instead of using the cached ceilings");
   device->callback([o] { run_device(*o); });
 }

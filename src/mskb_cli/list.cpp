@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "mskb/util/command_line.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/protocol.hpp"  // Shape as JSON
 
@@ -31,7 +32,7 @@ using json = nlohmann::json;
 struct ListOptions {
   std::string task;
   std::string category;
-  bool json = false;
+  std::string json;  // FILE, or "-" for stdout
 };
 
 // `mskb list TASK`: everything about one task, the long texts in full.
@@ -85,7 +86,7 @@ json task_entries(const std::string& category) {
 }
 
 void run_list(const ListOptions& o) {
-  if (!o.task.empty() && !o.json) {
+  if (!o.task.empty() && o.json.empty()) {
     print_task(get_task(o.task));
     return;
   }
@@ -97,8 +98,10 @@ void run_list(const ListOptions& o) {
       if (e["name"] == t.name) one = e;
     out = one;
   }
-  if (o.json) {
-    std::cout << out.dump(2) << "\n";
+  if (!o.json.empty()) write_json(out, o.json);
+  if (o.json == "-") return;
+  if (!o.task.empty()) {
+    print_task(get_task(o.task));
     return;
   }
   std::cout << fmt::format("{:<24} {:<11} {:>5} {:>7} {:>5}  {}\n", "task", "category", "paper", "heldout", "large", "vendor");
@@ -117,7 +120,7 @@ void add_list_command(CLI::App& app) {
   list->add_option("task", o->task, "One task in full: semantics, entry points, sweeps, vendor, cost model");
   list->add_option("--category", o->category, "algebra | llm | sparse | scientific")
       ->check(CLI::IsMember({"algebra", "llm", "sparse", "scientific"}));
-  list->add_flag("--json", o->json, "JSON output");
+  add_json_option(list, o->json, "Write the task list (or TASK) as JSON");
   list->callback([o] { run_list(*o); });
 }
 

@@ -39,6 +39,10 @@ int mskb_main(int argc, char** argv) {
   cli::add_run_and_check_commands(app);
   cli::add_build_command(app);
   cli::add_merge_command(app);
+  cli::add_task_command(app);
+  cli::add_report_command(app);
+  cli::add_compare_command(app);
+  show_option_defaults(app);
 
   return run_command_line(app, argc, argv, 2);
 }

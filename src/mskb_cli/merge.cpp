@@ -13,6 +13,7 @@
 
 #include "commands.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/util/command_line.hpp"
 
 namespace mskb::cli {
 
@@ -73,7 +74,7 @@ void add_merge_command(CLI::App& app) {
   merge->add_option("reports", o->inputs, "JSON reports; a (task, precision) group comes whole from the last report that has it")
       ->required()
       ->check(CLI::ExistingFile);
-  merge->add_option("--json", o->json, "Write the merged JSON report to FILE (- for stdout)");
+  add_json_option(merge, o->json, "Write the merged JSON report");
   merge->add_option("--markdown", o->markdown, "Write the merged Markdown report to FILE (default: stdout when no --json)");
   merge->add_option("--expect", o->expect,
                     "all | CATEGORY | TASK (comma-separated or repeated): the merge must hold these tasks' groups whole; "

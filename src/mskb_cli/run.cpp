@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "slurm_run.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/core/registry.hpp"
@@ -38,8 +40,8 @@ struct RunOptions {
   bool check = false;  // mskb check, else mskb run
   // Both.
   std::vector<std::string> tasks;
-  std::string category, skip_done_path;
-  std::string precision = "all", contenders = "baseline,vendor", json_path, arch;
+  std::string category, skip_done_path, task_file;
+  std::string precision = "all", contenders = "baseline,vendor", json_path, csv_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false;
   int seeds = 3, jobs = 0, checks_per_gpu = 1;
@@ -53,6 +55,7 @@ struct RunOptions {
   // check
   std::string check_sweep;
   bool memcheck = false, racecheck = false;
+  SlurmRunOptions slurm;  // --executor slurm (slurm_run.hpp)
 };
 
 bool stderr_is_tty() { return ::isatty(2) == 1; }
@@ -77,6 +80,8 @@ std::vector<Precision> parse_precisions(const std::string& s) {
 void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--task", o.tasks, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
   c->add_option("--kernel", o.kernels, "Kernel file(s) exporting the MSKernelBench entry point");
+  c->add_option("--task-file", o.task_file, "Your own task from a task file (TOML, docs/task-files.md), judged like a built-in one")
+      ->type_name("FILE");
   c->add_option("--precision", o.precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
   c->add_option("--seeds", o.seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
   c->add_option("--shape-seed", o.shape_seed,
@@ -85,7 +90,11 @@ void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--flag", o.flags, "Extra nvcc flag for kernel builds (whitelisted)");
   c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
   c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)")->check(mskb::positive());
-  c->add_option("--json", o.json_path, "Write the JSON report to FILE (- for stdout)");
+  add_json_option(c, o.json_path, "Write the JSON report");
+  c->add_option("--csv", o.csv_path,
+                o.check ? "Write CSV to FILE (- for stdout): one row per contender (task, precision, contender, disposition, checks, message)"
+                        : "Write CSV to FILE (- for stdout): one row per timed shape (times, speedup, vs vendor, SOL)")
+      ->type_name("FILE");
   c->add_option("-j,--jobs", o.jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
   c->add_flag("-q,--quiet", o.quiet, "No progress on stderr");
   c->add_option("--gpus", o.gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
@@ -102,6 +111,7 @@ void add_common_options(CLI::App* c, RunOptions& o) {
       ->check(CLI::ExistingFile);
   c->add_option("--contenders", o.contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition); "
                 "adversarial: the tests/adversarial/<task> corpus, judged like wrong/ kernels (run too: the timing-gated ones)");
+  add_slurm_run_options(c, o.slurm);
 }
 
 // --task / --category / --all (exactly one) -> the plan's task names.
@@ -177,9 +187,15 @@ SuitePlan make_plan(const RunOptions& o) {
   plan.eval.seeds = o.seeds;
   plan.shape_seed = o.shape_seed;
   if (o.timeout > 0) plan.eval.call_timeout_s = o.timeout;
+  if (o.json_path == "-" && o.csv_path == "-") throw std::invalid_argument("--json - and --csv -: only one of them can go to stdout");
   for (const auto& k : o.kernels)
     if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
-  plan.tasks = selected_tasks(o);
+  if (!o.task_file.empty()) {
+    if (o.all || !o.tasks.empty() || !o.category.empty()) throw std::invalid_argument("--task-file names the task: drop --task, --category and --all");
+    plan.tasks = {use_task_file(o.task_file, o.precision, plan)};
+  } else {
+    plan.tasks = selected_tasks(o);
+  }
   plan.contenders = selected_contenders(o);
   plan.gpus = o.gpus;
   plan.checks_per_gpu = o.checks_per_gpu;
@@ -198,43 +214,146 @@ SuitePlan make_plan(const RunOptions& o) {
   return plan;
 }
 
-// mskb check: one PASS / FAIL line per contender evaluation.
-void print_check_lines(const SuiteReport& report) {
-  for (const auto& r : report.runs) {
-    const auto& c = r.result;
-    if (!r.expect.empty())
-      std::cout << fmt::format("{} {} {} {}: {}{}\n", r.as_expected() ? "PASS" : "FAIL", c.task, c.precision, c.contender,
-                               r.as_expected() ? "rejected as declared: " + to_string(c.disposition) : "declared " + r.expect + ", got " + to_string(c.disposition),
-                               c.message.empty() ? "" : " - " + c.message);
-    else if (is_correct(c.disposition))
-      std::cout << fmt::format("PASS {} {} {}: {}/{} checks (paper + held-out, every element)\n", c.task, c.precision,
-                               fs::path(c.kernel).filename().string(), c.checks_passed, c.checks_total);
+// A contender of a --json report: got its declared disposition (wrong/ kernels), or a correct one.
+bool as_expected(const json& c) {
+  const std::string d = c.value("disposition", std::string());
+  if (c.contains("expect") && c["expect"].is_string()) return d == c["expect"].get<std::string>();
+  const std::optional<Disposition> disp = from_string<Disposition>(d);
+  return disp && is_correct(*disp);
+}
+
+// mskb check: one PASS / FAIL line per contender evaluation (of a --json report).
+void print_check_lines(const json& report, std::ostream& out) {
+  for (const json& c : report["contenders"]) {
+    const std::string task = c["task"], precision = c["precision"], contender = c["contender"], disposition = c["disposition"];
+    const std::string message = c.value("message", std::string()), kernel = fs::path(c.value("kernel", std::string())).filename().string();
+    const bool ok = as_expected(c);
+    if (c.contains("expect") && c["expect"].is_string())
+      out << fmt::format("{} {} {} {}: {}{}\n", ok ? "PASS" : "FAIL", task, precision, contender,
+                         ok ? "rejected as declared: " + disposition : "declared " + c["expect"].get<std::string>() + ", got " + disposition,
+                         message.empty() ? "" : " - " + message);
+    else if (ok)
+      out << fmt::format("PASS {} {} {}: {}/{} checks (paper + held-out, every element)\n", task, precision, kernel,
+                         c.value("checks_passed", 0), c.value("checks_total", 0));
     else
-      std::cout << fmt::format("FAIL {} {} {}: {}\n", c.task, c.precision, fs::path(c.kernel).filename().string(), c.message);
+      out << fmt::format("FAIL {} {} {}: {}\n", task, precision, kernel, message);
   }
 }
 
+bool is_file(const std::string& path) { return !path.empty() && path != "-"; }
+
+std::string csv_of(const RunOptions& o, const nlohmann::json& report) {
+  return o.check ? render_contenders_csv(report) : render_results_csv(report);
+}
+
+// The report files the options ask for (--json FILE, --csv FILE, --markdown); "-" is printed at the end.
+void write_report_files(const RunOptions& o, const nlohmann::json& j) {
+  if (!is_file(o.json_path) && !is_file(o.csv_path) && o.md_path.empty()) return;
+  if (is_file(o.json_path)) write_json(j, o.json_path);
+  if (is_file(o.csv_path)) write_text(csv_of(o, j), o.csv_path);
+  if (!o.md_path.empty()) write_text(render_markdown(j), o.md_path);
+}
+
+// No GPU: the user's kernels are built anyway, so a compile error (file:line) is reported before
+// the missing GPU: one FAIL line per file that does not build.
+void report_build_errors(const SuitePlan& plan) {
+  std::vector<KernelFile> files;
+  for (const std::string& k : plan.kernels) files.push_back({k, fs::path(k).stem().string(), false});
+  const std::vector<CompileResult> built = compile_all(files, plan.compile, plan.build_jobs);
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (!built[i].ok)
+      std::cout << fmt::format("FAIL {} {}: {}\n", plan.tasks.front(), fs::path(files[i].path).filename().string(), built[i].error);
+  std::cout.flush();
+}
+
+void write_report_files(const RunOptions& o, const SuiteReport& report) {
+  if (!is_file(o.json_path) && !is_file(o.csv_path) && o.md_path.empty()) return;
+  write_report_files(o, report.to_json());
+}
+
+// --executor slurm: one unit's command line, the run's options for one group (slurm_run.hpp).
+std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& task, const std::string& precision,
+                                        std::uint64_t shape_seed, const std::string& json_path) {
+  auto abs = [](const std::string& p) { return fs::absolute(p).lexically_normal().string(); };
+  std::vector<std::string> a = {o.check ? "check" : "run"};
+  if (!o.task_file.empty())
+    a.insert(a.end(), {"--task-file", abs(o.task_file)});
+  else
+    a.insert(a.end(), {"--task", task});
+  a.insert(a.end(), {"--precision", precision, "--shape-seed", std::to_string(shape_seed), "--seeds", std::to_string(o.seeds),
+                     "--contenders", o.contenders, "--checks-per-gpu", std::to_string(o.checks_per_gpu), "--json", json_path});
+  for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", abs(k)});
+  if (!o.arch.empty()) a.insert(a.end(), {"--arch", o.arch});
+  for (const std::string& f : o.flags) a.push_back("--flag=" + f);
+  if (o.allow_libraries) a.push_back("--allow-libraries");
+  if (o.timeout > 0) a.push_back(fmt::format("--timeout={}", o.timeout));
+  if (o.jobs > 0) a.push_back("--jobs=" + std::to_string(o.jobs));
+  if (o.check) {
+    if (!o.check_sweep.empty()) a.insert(a.end(), {"--sweep", o.check_sweep});
+    if (o.memcheck) a.push_back("--memcheck");
+    if (o.racecheck) a.push_back("--racecheck");
+  } else {
+    a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget)});
+    if (!o.matrix_path.empty()) a.insert(a.end(), {"--matrix", abs(o.matrix_path)});
+    if (o.sanitize_gate) a.push_back("--sanitize");
+  }
+  return a;
+}
+
+// --executor slurm: the groups as Slurm jobs, their reports merged as they finish; then the
+// same output as a local run.
+void run_suite_on_slurm_command(const RunOptions& o, const SuitePlan& plan) {
+  SlurmRunHooks hooks;
+  hooks.unit_arguments = [&o](const std::string& task, const std::string& precision, std::uint64_t seed, const std::string& j) {
+    return unit_arguments(o, task, precision, seed, j);
+  };
+  hooks.on_report = [&o](const json& report) { write_report_files(o, report); };
+  hooks.report_path = o.json_path;
+  hooks.quiet = o.quiet;
+  const SlurmRunResult r = run_suite_on_slurm(plan, o.slurm, hooks);
+  if (r.interrupted_by != 0) throw CommandExit(128 + r.interrupted_by);
+  int failures = static_cast<int>(r.failed_units);
+  for (const json& c : r.report["contenders"])
+    if (!as_expected(c)) ++failures;
+  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
+  if (o.check)
+    print_check_lines(r.report, text);
+  else
+    text << render_table(r.report);
+  if (o.json_path == "-") write_json(r.report, "-");
+  if (o.csv_path == "-") std::cout << csv_of(o, r.report);
+  if (failures) throw CommandExit(1);
+}
+
 void run_suite_command(const RunOptions& o) {
+  check_slurm_run_options(o.slurm, !o.gpus.empty());
   const SuitePlan plan = make_plan(o);
+  if (o.slurm.slurm()) return run_suite_on_slurm_command(o, plan);
   // A user kernel that exports only one precision is judged on that precision alone.
-  // --json/--markdown files are rewritten after every contender ("partial": true until the end),
-  // so a run that is killed or runs out of time leaves what it measured.
+  // --json/--csv/--markdown files are rewritten after every contender ("partial": true until the
+  // end), so a run that is killed or runs out of time leaves what it measured.
   PartialReport partial;
-  if ((!o.json_path.empty() && o.json_path != "-") || !o.md_path.empty())
-    partial = [&o](const SuiteReport& so_far) {
-      if (!o.json_path.empty() && o.json_path != "-") write_json(so_far.to_json(), o.json_path);
-      if (!o.md_path.empty()) write_text(so_far.markdown(), o.md_path);
-    };
-  const SuiteReport report = run_suite(plan, stderr_progress(o.quiet), partial);
+  if (is_file(o.json_path) || is_file(o.csv_path) || !o.md_path.empty())
+    partial = [&o](const SuiteReport& so_far) { write_report_files(o, so_far); };
+  SuiteReport report;
+  try {
+    report = run_suite(plan, stderr_progress(o.quiet), partial);
+  } catch (const std::runtime_error& e) {
+    if (!plan.kernels.empty() && no_cuda_device(e.what())) report_build_errors(plan);
+    throw;  // the missing GPU: one line, exit 1 (run_command_line)
+  }
   int failures = 0;
   for (const auto& r : report.runs)
     if (!r.as_expected()) ++failures;
+  // JSON or CSV on stdout (--json -, --csv -) leaves stdout to it: the lines or the table go to stderr.
+  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
   if (o.check)
-    print_check_lines(report);
+    print_check_lines(report.to_json(), text);
   else
-    std::cout << report.table();
-  if (!o.json_path.empty()) write_json(report.to_json(), o.json_path);
-  if (!o.md_path.empty()) write_text(report.markdown(), o.md_path);
+    text << report.table();
+  write_report_files(o, report);
+  if (o.json_path == "-") write_json(report.to_json(), "-");
+  if (o.csv_path == "-") std::cout << csv_of(o, report.to_json());
   if (failures) throw CommandExit(1);
 }
 

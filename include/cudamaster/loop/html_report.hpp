@@ -8,11 +8,11 @@
 
 #include <cstdint>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "cudamaster/store/store.hpp"
+#include "mskb/util/html.hpp"
 
 namespace cudamaster::loop {
 
@@ -23,6 +23,7 @@ nlohmann::json report_document(store::RunStore& store, std::int64_t run_id);
 
 std::string render_html(const nlohmann::json& doc);
 
-std::string html_escape(std::string_view text);
+// The escaping every page of the tools shares (mskb/util/html.hpp).
+using mskb::html_escape;
 
 }  // namespace cudamaster::loop

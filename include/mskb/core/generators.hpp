@@ -47,4 +47,19 @@ void map_elementwise(const std::vector<double>& x, std::vector<double>& y, F&& f
   parallel_for(static_cast<int64_t>(x.size()), [in, out, &f](int64_t k) { out[k] = f(in[k]); });
 }
 
+// Makes `spec` a uniform-input task (mskb/core/task.hpp UniformInputs): records `u` and sets
+// spec.generate to its CPU twin. Call after spec.params is set.
+void set_uniform_inputs(TaskSpec& spec, UniformInputs u);
+
+// What a uniform-input task draws for an instance from its generator `rng` (the instance's: Rng
+// seeded with instance_seed): the layout first (element counts, scalars, unrounded), then one
+// counter key per input buffer in parameter order (0 for the other parameters). The CPU twin
+// and the verifier's GPU generation both start here.
+struct UniformDraw {
+  std::vector<std::size_t> elements;
+  std::vector<double> scalars;
+  std::vector<uint64_t> keys;
+};
+UniformDraw draw_uniform(const TaskSpec& spec, const Shape& s, Rng& rng);
+
 }  // namespace mskb

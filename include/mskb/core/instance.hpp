@@ -17,7 +17,13 @@ uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed);
 
 // Inputs generated (or, for a user's matrix, built from it) and rounded; outputs sized
 // (out/accumulate zero, inplace = input).
-Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix = nullptr);
+// `storage`: the buffers of an instance no longer needed, reused (their allocations kept): after
+// the largest shape, generating faults in no new pages (the page faults of fresh multi-GB buffers,
+// not the generators, were most of the generation time). The values do not depend on it.
+Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix = nullptr,
+                 Args storage = {});
+// A scalar as the entry point receives it: an int, a float, or the precision's real type.
+double round_scalar(ScalarType t, Precision p, double v);
 // The shape of an instance built from `m`: rows, cols, nnz, max_row_nnz, max_col_nnz, matrix=1,
 // plus the task's other dimensions taken from its first paper shape (e.g. spmm's K).
 Shape matrix_shape(const TaskSpec& spec, const SparseMatrix& m);

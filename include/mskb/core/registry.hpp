@@ -18,6 +18,7 @@ void for_each_task_definition(const TaskDefinitionSink& add);
 
 // All tasks, sorted by category then name; validated once (throws std::logic_error on a bad spec).
 const std::vector<TaskSpec>& all_tasks();
+// find_task/get_task also find the tasks of registered task files (mskb/core/task_file.hpp).
 const TaskSpec* find_task(const std::string& name);
 // Throws std::invalid_argument("unknown task 'x' (did you mean 'y'?)").
 const TaskSpec& get_task(const std::string& name);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -92,6 +93,18 @@ class Rng {
   uint64_t s_[4];
 };
 
+// Tasks whose input buffers are all uniform draws: for a shape, every buffer parameter's element
+// count and every scalar's value (scalars may be drawn from the instance's generator), and each
+// input buffer's range. Their inputs are drawn element by element with the counter-based
+// generator (mskb/core/counter_rng.hpp, one key per input buffer), so the verifier can draw them
+// on the GPU as the same values (set_uniform_inputs in mskb/core/generators.hpp sets
+// spec.generate to the CPU twin).
+class Rng;
+struct UniformInputs {
+  std::function<void(const Shape&, Rng&, std::vector<std::size_t>& elements, std::vector<double>& scalars)> layout;
+  std::vector<std::pair<double, double>> range;  // per parameter: [lo, hi) of an input buffer
+};
+
 struct TaskSpec {
   // Set from the folder by the registry.
   std::string name;
@@ -108,6 +121,8 @@ struct TaskSpec {
   // Fill every input buffer and scalar of `a` (already sized to params) and resize every output
   // buffer. Values need not be rounded: the harness rounds inputs to the parameter's type.
   std::function<void(const Shape&, Precision, Rng&, Args&)> generate;
+  // Set (with generate) by set_uniform_inputs when every input is a uniform draw.
+  std::shared_ptr<const UniformInputs> uniform_inputs;
   // FP64 reference: read the inputs of `a`, write every out/accumulate/inplace buffer
   // (accumulate outputs start at zero, inplace buffers hold the input).
   std::function<void(const Shape&, Precision, Args&)> reference;

@@ -16,7 +16,44 @@ using GpuReferenceFn = void (*)(const Shape&, Precision, Args&);
 const std::vector<std::pair<std::string, GpuReferenceFn>>& gpu_references();
 GpuReferenceFn find_gpu_reference(const std::string& task);
 
+// An instance on the device for a device reference: each input buffer in its element type
+// (in[i]; nullptr for other parameters), each output buffer in FP64 (out[i]: zero for out and
+// accumulate, the input's values for inplace; nullptr for inputs and scalars), the element count
+// of every buffer and the rounded scalars.
+struct DeviceRefArgs {
+  std::vector<const void*> in;
+  std::vector<double*> out;
+  std::vector<std::size_t> elements;
+  std::vector<double> scalars;
+};
+// A reference that reads and writes device memory (the verifier's GPU instances: inputs drawn on
+// the GPU never visit the host). Defined with MSKB_DEVICE_REFERENCE, which also defines the
+// task's GpuReferenceFn from it.
+using DeviceReferenceFn = void (*)(const Shape&, Precision, const DeviceRefArgs&);
+const std::vector<std::pair<std::string, DeviceReferenceFn>>& device_references();
+DeviceReferenceFn find_device_reference(const std::string& task);
+// `fn` on host arguments: inputs uploaded in their element types, outputs downloaded.
+void run_device_reference(const std::string& task, DeviceReferenceFn fn, const Shape& shape, Precision p, Args& args);
+
+#if defined(__CUDACC__)
+// Element i of a device input in its element type (`bytes`: 4 for float, 2 for bfloat16), as FP64.
+__device__ inline double load_input(const void* p, std::size_t i, int bytes) {
+  if (bytes == 4) return static_cast<double>(static_cast<const float*>(p)[i]);
+  const unsigned int u = static_cast<unsigned int>(static_cast<const unsigned short*>(p)[i]) << 16;
+  return static_cast<double>(__uint_as_float(u));
+}
+#endif
+
 }  // namespace mskb::gpu
+
+// The device reference of `task` (see DeviceReferenceFn) and its GpuReferenceFn.
+#define MSKB_DEVICE_REFERENCE(task)                                                                                          \
+  void mskb_device_reference_##task(const ::mskb::Shape&, ::mskb::Precision, const ::mskb::gpu::DeviceRefArgs&);             \
+  void mskb_gpu_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision, ::mskb::Args& args) {              \
+    ::mskb::gpu::run_device_reference(#task, &mskb_device_reference_##task, shape, precision, args);                       \
+  }                                                                                                                        \
+  void mskb_device_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision,                                \
+                                    const ::mskb::gpu::DeviceRefArgs& args)
 
 #define MSKB_GPU_REFERENCE(task) \
   void mskb_gpu_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision, ::mskb::Args& args)

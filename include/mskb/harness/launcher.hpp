@@ -79,6 +79,10 @@ std::string last_child_line(const std::string& log);
 // `work_root/<host>-<pid>/<hint>` (slurm) or a temp dir (local), created.
 std::string launch_work_dir(const Launcher& l, const std::string& hint);
 
+// Whether `path` is under /tmp, /var/tmp or /dev/shm: node-local on most clusters, so a compute
+// node does not see what the login node wrote there (work folders, the kernel cache).
+bool node_local_path(const std::string& path);
+
 nlohmann::json to_json(const Launcher& l);
 Launcher launcher_from_json(const nlohmann::json& j);
 std::string describe(const Launcher& l);  // "local" | "slurm (srun --partition=gpu ...; work dir DIR)"

@@ -51,9 +51,17 @@ struct RunRequest {
   TimingConfig timing;
   bool verify_after_timing = true;        // re-check the output of the last timed call
   double gpu_reference_min_complexity = 1e8;  // use a task's GPU FP64 reference above this
+  // At or above this complexity, a task with uniform inputs and a device reference has its
+  // instances drawn, referenced and compared on the verifier's GPU (mskb/gpu/gpu_instance.cuh).
+  double gpu_instance_min_complexity = 4194304;
   std::size_t guard_bytes = 64 * 1024;        // poisoned guard zones around every buffer (0: off)
   std::string matrix_path;                    // a user's Matrix Market file (sparse tasks)
+  std::string task_file;                      // a user's task file (absolute; empty: a built-in task)
 };
+
+// The task a request names: the built-in `task`, or the task of `task_file` (mskb/core/task_file.hpp),
+// read once per process. The runner's processes resolve their request with it.
+const TaskSpec& request_task(const RunRequest& r);
 
 void to_json(nlohmann::json& j, const Shape& s);
 void from_json(const nlohmann::json& j, Shape& s);

@@ -73,6 +73,15 @@ struct SuiteReport {
 
 // The Markdown report of a `mskb run --json` report (SuiteReport::markdown renders its own).
 std::string render_markdown(const nlohmann::json& report);
+// The human summary of a `mskb run --json` report (SuiteReport::table renders its own).
+std::string render_table(const nlohmann::json& report);
+// CSV (RFC 4180, a header line) of a `mskb run|check --json` report: one row per timed result
+// (task, precision, contender, sweep, shape, complexity, disposition, median_us, min_us, max_us,
+// n, noise, speedup_vs_baseline, ratio_vs_vendor, sol_fraction; an unknown number is empty), or
+// for a check one row per contender (task, precision, contender, disposition, checks_passed,
+// checks_total, message).
+std::string render_results_csv(const nlohmann::json& report);
+std::string render_contenders_csv(const nlohmann::json& report);
 // One report from several (e.g. one run per category or per cluster job): each (task, precision)
 // group comes whole from the last report that has it; the GPU model must be the same in all.
 // Throws std::invalid_argument with a one-line message otherwise.
@@ -91,6 +100,18 @@ using Progress = std::function<void(const std::string& line, bool final_line)>;
 using PartialReport = std::function<void(const SuiteReport& so_far)>;
 
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial = {});
+
+// A (task, precision) group run_suite evaluates on one GPU: baseline, vendor and the candidates
+// compared with them, with their kernel files.
+struct SuiteGroup {
+  std::string task;
+  Precision precision;
+  std::vector<KernelFile> kernels;
+};
+// The groups run_suite would evaluate for `plan`, in its order: those `plan.skip_done` has whole
+// are left out (counted in `skipped`), as are groups without a kernel. `mskb run --executor slurm`
+// runs each one as a Slurm job.
+std::vector<SuiteGroup> suite_groups(const SuitePlan& plan, std::size_t* skipped = nullptr);
 
 // The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
 // runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.

@@ -23,9 +23,27 @@ inline int available_cpus() {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// The most threads a parallel_for started from this thread may use (0: no cap). Set for a scope
+// with ParallelCap: host work prepared in the background while the GPU times a kernel leaves
+// cores to the process that launches it.
+inline int& parallel_cap() {
+  thread_local int cap = 0;
+  return cap;
+}
+class ParallelCap {
+ public:
+  explicit ParallelCap(int threads) : saved_(parallel_cap()) { parallel_cap() = threads; }
+  ~ParallelCap() { parallel_cap() = saved_; }
+  ParallelCap(const ParallelCap&) = delete;
+  ParallelCap& operator=(const ParallelCap&) = delete;
+
+ private:
+  int saved_;
+};
+
 template <class Fn>
 void parallel_for(int64_t n, Fn&& fn, int64_t min_chunk = 1024) {
-  const int64_t hw = available_cpus();
+  const int64_t hw = parallel_cap() > 0 ? std::min(parallel_cap(), available_cpus()) : available_cpus();
   const int64_t workers = std::min<int64_t>(hw, std::max<int64_t>(1, n / std::max<int64_t>(1, min_chunk)));
   if (workers <= 1) {
     for (int64_t i = 0; i < n; ++i) fn(i);

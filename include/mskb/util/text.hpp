@@ -2,6 +2,7 @@
 // delimited list (`--task a,b`, `CUDA_VISIBLE_DEVICES=0,1`), joining, prefix tests. Host-only.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,5 +24,8 @@ std::vector<std::string> split(std::string_view text, char delimiter, bool skip_
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 bool starts_with(std::string_view text, std::string_view prefix);
+
+// Levenshtein distance (insertions, deletions, substitutions): for "did you mean" suggestions.
+std::size_t edit_distance(std::string_view a, std::string_view b);
 
 }  // namespace mskb

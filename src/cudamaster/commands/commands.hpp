@@ -1,7 +1,9 @@
 // Owns the subcommand registry of the `cudamaster` CLI: each subcommand is one file in this
 // folder exposing add_<name>_command(CLI::App&); cli.cpp calls each one. A command's callback
 // is a boundary: it may throw CommandExit (after printing its own message) or any
-// std::exception (printed by cudamaster_main as a one-line error, exit code 1).
+// std::exception (printed by cudamaster_main as a one-line error, exit code 1; one that says there
+// is no usable CUDA device as "cudamaster: no CUDA device (...)"). A command's --json is
+// mskb::add_json_option's: FILE, or - (or nothing) for stdout; write_json_output writes it.
 #pragma once
 
 #include <string>
@@ -16,6 +18,9 @@ namespace cudamaster::cli {
 
 // Ends the process with `code`; the command has already told the user why.
 using mskb::CommandExit;
+
+// `text` (a JSON document) where --json said: stdout for "-", else the file (atomically).
+void write_json_output(const std::string& text, const std::string& path);
 
 void add_llm_check_command(CLI::App& app);
 void add_profile_command(CLI::App& app);

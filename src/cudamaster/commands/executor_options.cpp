@@ -25,11 +25,7 @@ bool given(const CLI::App& cmd, const char* name) {
   }
 }
 
-bool under_tmp(const std::string& path) {
-  std::error_code ec;
-  const std::string p = fs::weakly_canonical(fs::absolute(path), ec).string() + "/";
-  return p.rfind("/tmp/", 0) == 0 || p.rfind("/var/tmp/", 0) == 0 || p.rfind("/dev/shm/", 0) == 0;
-}
+bool under_tmp(const std::string& path) { return mskb::node_local_path(path); }
 
 }  // namespace
 

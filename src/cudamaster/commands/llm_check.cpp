@@ -27,13 +27,13 @@ struct LlmCheckOptions {
   double timeout_s = 120;
   int attempts = 3;
   std::size_t max_reply_bytes = llm::HttpOptions::kDefaultMaxReplyBytes;
-  bool json = false;
+  std::string json;  // --json: FILE, or "-" for stdout
 };
 
 std::string dump(const nlohmann::json& j) { return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace); }
 
 [[noreturn]] void fail(const LlmCheckOptions& o, const llm::LlmError& error) {
-  if (o.json) fmt::print("{}\n", dump({{"ok", false}, {"llm", o.llm}, {"error", llm::to_json(error)}}));
+  if (!o.json.empty()) write_json_output(dump({{"ok", false}, {"llm", o.llm}, {"error", llm::to_json(error)}}), o.json);
   fmt::print(stderr, "cudamaster llm-check: {}\n", error.describe());
   throw CommandExit(1);
 }
@@ -66,14 +66,14 @@ void run_llm_check(const LlmCheckOptions& o) {
   if (!response) fail(o, response.error());
   const llm::ChatResponse& r = *response;
 
-  if (o.json) {
+  if (!o.json.empty()) {
     nlohmann::json j = llm::to_json(r, /*include_raw=*/false);
     j["ok"] = true;
     j["llm"] = o.llm;
     j["reply"] = r.text;
     if (!o.record.empty()) j["recorded_to"] = o.record;
-    fmt::print("{}\n", dump(j));
-    return;
+    write_json_output(dump(j), o.json);
+    if (o.json == "-") return;
   }
   const llm::Usage& u = r.usage;
   fmt::print("llm:      {} -> {}\n", o.llm, r.endpoint.empty() ? (*client)->provider().endpoint() : r.endpoint);
@@ -106,12 +106,12 @@ void add_llm_check_command(CLI::App& app) {
   cmd->add_option("--budget-usd", o->budget_usd, "Refuse to call once this many USD are spent")->check(mskb::non_negative());
   cmd->add_option("--prompt", o->prompt, "The user message to send");
   cmd->add_option("--max-tokens", o->max_tokens, "Token limit (default 64; 2048 for reasoning models)")->check(CLI::Range(1, 100000000));
-  cmd->add_option("--timeout", o->timeout_s, "Read timeout in seconds (default 120)")->check(mskb::positive());
-  cmd->add_option("--attempts", o->attempts, "HTTP attempts including retries (default 3)")->check(CLI::Range(1, 100));
+  cmd->add_option("--timeout", o->timeout_s, "Read timeout in seconds")->check(mskb::positive());
+  cmd->add_option("--attempts", o->attempts, "HTTP attempts including retries")->check(CLI::Range(1, 100));
   cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
       ->envname("CUDAMASTER_MAX_REPLY_BYTES")
       ->check(mskb::positive());
-  cmd->add_flag("--json", o->json, "Print one JSON object on stdout");
+  mskb::add_json_option(cmd, o->json, "Write the reply, latency and usage as one JSON object");
   cmd->callback([o] { run_llm_check(*o); });
 }
 

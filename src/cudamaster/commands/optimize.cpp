@@ -1,7 +1,8 @@
 // `cudamaster optimize`: the agent loop over one task, a list, or the whole suite (docs/agents.md).
-// Progress and per-round tables go to stderr; --json prints the suite summary on stdout.
+// Progress and per-round tables go to stderr; --json writes the suite summary (- : on stdout).
 // Exit codes: 0 finished, 3 stopped early and resumable (budget, wall clock, interrupt, LLM
-// error), 1 failed, 2 usage errors.
+// error), 1 failed (or no GPU on this machine: then before anything is written to the store),
+// 2 usage errors.
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -51,7 +52,8 @@ struct OptimizeOptions {
   std::string db = "cudamaster.db";
   std::int64_t resume = -1;
   std::string out;
-  bool json = false, quiet = false;
+  std::string json;  // --json: FILE, or "-" for stdout
+  bool quiet = false;
   bool allow_libraries = false;
   bool no_sanitize = false;
   std::string arch;
@@ -181,14 +183,17 @@ void fill_loop_config(const OptimizeOptions& o, loop::LoopConfig& c) {
   }
 }
 
-// A new run: its LLM, tasks, loop settings and the GPU it measures on.
-void fill_new_run(const OptimizeOptions& o, const std::optional<exec::Executor>& executor, loop::OptimizeRequest& req) {
+// A new run: its LLM, tasks and loop settings.
+void fill_new_run(const OptimizeOptions& o, loop::OptimizeRequest& req) {
   if (o.llm.empty()) usage("--llm PROVIDER:MODEL is required (or CUDAMASTER_LLM); replay:FILE needs no key");
   req.llm = o.llm;
   pick_tasks(o, req);
   fill_loop_config(o, req.config);
-  // The GPU the run measures on (recorded with the run; prompts name it): with Slurm, the
-  // GPU of a job step (this machine may have none).
+}
+
+// The GPU a new run measures on (recorded with the run; prompts name it): with Slurm, the GPU of
+// a job step (this machine may have none).
+void measure_device(const OptimizeOptions& o, const std::optional<exec::Executor>& executor, loop::OptimizeRequest& req) {
   try {
     req.device = mskb::device_info(false, "", executor ? executor->launcher : mskb::Launcher{});
   } catch (const std::exception& e) {
@@ -198,27 +203,29 @@ void fill_new_run(const OptimizeOptions& o, const std::optional<exec::Executor>&
 }
 
 // GPU lanes: every visible GPU unless --gpus picks some; a job keeps to one of them. (Slurm:
-// --slurm-jobs lanes, no device.)
-void pick_gpu_lanes(const OptimizeOptions& o, loop::OptimizeRequest& req) {
+// --slurm-jobs lanes, no device.) `need_gpu`: the GPU work runs here, so a machine without a
+// usable GPU stops the command now, before the run store is touched (run_command_line says why).
+void pick_gpu_lanes(const OptimizeOptions& o, bool need_gpu, loop::OptimizeRequest& req) {
+  json id;
   try {
-    const json id = mskb::query_device(mskb::RunMode::identify);
-    req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
-    if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
-  } catch (const std::invalid_argument&) {
-    throw;
+    id = mskb::query_device(mskb::RunMode::identify);
   } catch (const std::exception& e) {
+    if (need_gpu && mskb::no_cuda_device(e.what())) throw;
     if (!o.gpus.empty()) throw std::invalid_argument(std::string("--gpus: ") + e.what());
+    return;
   }
+  req.gpus = mskb::gpu_lanes(o.gpus, id.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
+  if (req.gpus.size() == 1 && o.gpus.empty()) req.gpus.clear();  // one GPU: inherit it
 }
 
-// The outcome: summary on stderr (and stdout with --json), exit 3 when stopped early, 1 when failed.
+// The outcome: summary on stderr (and --json's file or stdout), exit 3 when stopped early, 1 when failed.
 void report_result(const OptimizeOptions& o, const loop::OptimizeResult& res) {
   if (!o.quiet) {
     fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
     fmt::print(stderr, "best kernels and summary.json in {}; details: cudamaster show {} --db {}\n",
                res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
   }
-  if (o.json) fmt::print("{}\n", res.summary.dump(2, ' ', false, json::error_handler_t::replace));
+  if (!o.json.empty()) write_json_output(res.summary.dump(2, ' ', false, json::error_handler_t::replace), o.json);
   if (res.status == store::Status::stopped) {
     if (!o.quiet)
       fmt::print(stderr, "run {} stopped early; continue it with: cudamaster optimize --resume {} --db {}\n", res.run_id, res.run_id, o.db);
@@ -234,9 +241,11 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
   if (o.resume >= 0) {
     req.resume = o.resume;
   } else {
-    fill_new_run(o, executor, req);
+    fill_new_run(o, req);
   }
-  if (!slurm) pick_gpu_lanes(o, req);
+  // A resume that names no executor may continue a Slurm run: its GPUs are elsewhere.
+  if (!slurm) pick_gpu_lanes(o, executor.has_value(), req);
+  if (o.resume < 0) measure_device(o, executor, req);
 
   g_interrupted.store(false);
   std::signal(SIGINT, on_sigint);
@@ -248,7 +257,7 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
     res = loop::run_optimize(req, loop::Backends{}, progress, &g_interrupted);
   } catch (const std::exception& e) {
     std::signal(SIGINT, SIG_DFL);
-    if (o.json) fmt::print("{}\n", json{{"ok", false}, {"error", e.what()}}.dump(2));
+    if (!o.json.empty()) write_json_output(json{{"ok", false}, {"error", e.what()}}.dump(2), o.json);
     fmt::print(stderr, "cudamaster optimize: {}\n", e.what());
     throw CommandExit(1);
   }
@@ -266,20 +275,20 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--precision", o->precision, "fp32 | bf16 | all (default fp32)");
   cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE")
       ->envname("CUDAMASTER_LLM");
-  cmd->add_option("--rounds", o->rounds, "R: optimization rounds per task (default 5; 0: only measure the baseline and vendor)")->check(CLI::Range(0, 1000));
-  cmd->add_option("--debug-loops", o->debug_loops, "D: fix attempts (Debug or Compiler agent) per round (default 3)")->check(CLI::Range(0, 100));
-  cmd->add_option("--patience", o->patience, "K: stop a task after K rounds without gain (default 3; 0 = never)");
+  cmd->add_option("--rounds", o->rounds, "R: optimization rounds per task (0: only measure the baseline and vendor)")->check(CLI::Range(0, 1000));
+  cmd->add_option("--debug-loops", o->debug_loops, "D: fix attempts (Debug or Compiler agent) per round")->check(CLI::Range(0, 100));
+  cmd->add_option("--patience", o->patience, "K: stop a task after K rounds without gain (0 = never)");
   cmd->add_option("--profile", o->profile, "What the Planner sees of the profile: filtered | full | none (default filtered)");
   cmd->add_flag("--no-planner", o->no_planner, "Ablation: no Planner; the Coder alone sees the measurements");
-  cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent)")->check(mskb::non_negative());
-  cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run (over all its sessions)")->check(mskb::positive());
-  cmd->add_option("--min-gain", o->min_gain, "Smallest relative gain in P a candidate must show beyond the noise (default 0.02)");
+  cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent; default: none)")->check(mskb::non_negative());
+  cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run in minutes (over all its sessions; default: none)")->check(mskb::positive());
+  cmd->add_option("--min-gain", o->min_gain, "Smallest relative gain in P a candidate must show beyond the noise");
   cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; one GPU evaluation at a time per GPU)")->check(CLI::Range(1, 1024));
   cmd->add_option("--gpus", o->gpus, "GPU ordinals to evaluate on, e.g. 0,1 (default: every visible GPU; a task keeps to one)")->delimiter(',');
-  cmd->add_option("--db", o->db, "Run store (SQLite); default ./cudamaster.db");
-  cmd->add_option("--resume", o->resume, "Continue run RUN where it stopped (its recorded configuration is used)");
+  cmd->add_option("--db", o->db, "Run store (SQLite)");
+  cmd->add_option("--resume", o->resume, "Continue run RUN where it stopped (its recorded configuration is used; default: a new run)");
   cmd->add_option("--out", o->out, "Output folder for the best kernels (default cudamaster-out/run-<id>)");
-  cmd->add_flag("--json", o->json, "Print the suite summary as JSON on stdout");
+  mskb::add_json_option(cmd, o->json, "Write the suite summary as JSON");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   cmd->add_flag("--allow-libraries", o->allow_libraries, "Let candidates call vendor libraries (// mskb-link: ...)");
   cmd->add_flag("--no-sanitize", o->no_sanitize,
@@ -293,11 +302,11 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--replay-match", o->replay_match,
                   "replay: what must equal the cassette: system (system prompts, roles, parameters; default) or full");
   cmd->add_flag("--replay-reorder", o->replay_reorder, "replay: accept recorded exchanges out of order (with --replay-match full)");
-  cmd->add_option("--max-tokens", o->max_tokens, "Token limit of Coder and Debug answers (default 16384)")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--max-tokens", o->max_tokens, "Token limit of Coder and Debug answers")->check(CLI::Range(1, 100000000));
   cmd->add_option("--temperature", o->temperature, "Sampling temperature for every agent (default: the provider's)")->check(CLI::Range(0.0, 2.0));
   cmd->add_option("--reasoning-effort", o->reasoning_effort, "Reasoning models: minimal | low | medium | high")->check(CLI::IsMember({"minimal", "low", "medium", "high"}));
-  cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds (default 600)")->check(mskb::positive());
-  cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included (default 6)")->check(CLI::Range(1, 100));
+  cmd->add_option("--timeout", o->timeout_s, "LLM read timeout in seconds")->check(mskb::positive());
+  cmd->add_option("--attempts", o->attempts, "HTTP attempts per LLM call, retries included")->check(CLI::Range(1, 100));
   cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
       ->envname("CUDAMASTER_MAX_REPLY_BYTES")
       ->check(mskb::positive());

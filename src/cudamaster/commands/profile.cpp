@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,7 +33,7 @@ struct ProfileOptions {
   std::string shape;
   std::string mode = "filtered";
   std::vector<std::string> imports;
-  bool json = false;
+  std::string json;  // --json: FILE, or "-" for stdout
   bool token_report = false;
   double min_reduction = 0.30;
   double timeout_s = 300;
@@ -46,7 +47,7 @@ struct ProfileOptions {
 std::string dump(const json& j) { return j.dump(2, ' ', false, json::error_handler_t::replace); }
 
 [[noreturn]] void fail(const ProfileOptions& o, const std::string& kind, const std::string& message, int code) {
-  if (o.json) fmt::print("{}\n", dump({{"ok", false}, {"error", {{"kind", kind}, {"message", message}}}}));
+  if (!o.json.empty()) write_json_output(dump({{"ok", false}, {"error", {{"kind", kind}, {"message", message}}}}), o.json);
   fmt::print(stderr, "cudamaster profile: {}: {}\n", kind, message);
   throw CommandExit(code);
 }
@@ -70,16 +71,18 @@ void run_token_report(const ProfileOptions& o) {
     min_p = std::min(min_p, r.reduction_pieces);
   }
   const bool ok = min_a >= o.min_reduction && min_p >= o.min_reduction;
-  if (o.json) {
+  if (!o.json.empty()) {
     json files = json::array();
     for (const auto& r : reports) files.push_back(prof::to_json(r));
-    fmt::print("{}\n", dump({{"rule", "approx = ceil(chars/4); pieces = runs of [A-Za-z0-9] + each other non-space character"},
-                             {"files", files},
-                             {"min_reduction_approx", min_a},
-                             {"min_reduction_pieces", min_p},
-                             {"target", o.min_reduction},
-                             {"ok", ok}}));
-  } else {
+    write_json_output(dump({{"rule", "approx = ceil(chars/4); pieces = runs of [A-Za-z0-9] + each other non-space character"},
+                            {"files", files},
+                            {"min_reduction_approx", min_a},
+                            {"min_reduction_pieces", min_p},
+                            {"target", o.min_reduction},
+                            {"ok", ok}}),
+                      o.json);
+  }
+  if (o.json != "-") {
     fmt::print("token rule: approx = ceil(chars/4); pieces = runs of [A-Za-z0-9] + each other non-space character\n");
     fmt::print("{:<28} {:>3} {:<17} {:>8} {:>8} {:>7}  {:>8} {:>8} {:>7}\n", "file", "krn", "class", "full~", "filt~",
                "red~", "full_pc", "filt_pc", "red_pc");
@@ -120,14 +123,12 @@ void run_profile(const ProfileOptions& o, const CLI::App& cmd) {
       json all = json::array();
       for (std::size_t i = 0; i < o.imports.size(); ++i) {
         const prof::ProfileOutcome out = prof::profile_import(o.imports[i], import_ncu);
-        if (o.json) {
-          all.push_back(prof::to_json(out, mode));
-          continue;
-        }
+        if (!o.json.empty()) all.push_back(prof::to_json(out, mode));
+        if (o.json == "-") continue;
         if (o.imports.size() > 1) fmt::print("{}== {}\n", i ? "\n" : "", o.imports[i]);
         print_outcome(out, mode);
       }
-      if (o.json) fmt::print("{}\n", dump(all.size() == 1 ? all[0] : all));
+      if (!o.json.empty()) write_json_output(dump(all.size() == 1 ? all[0] : all), o.json);
       return;
     }
     prof::TaskProfileOptions t;
@@ -149,14 +150,16 @@ void run_profile(const ProfileOptions& o, const CLI::App& cmd) {
         prof::profile_task(t, [](const std::string& s) { fmt::print(stderr, "cudamaster profile: {}\n", s); });
     if (out.source == "sol_model")
       fmt::print(stderr, "cudamaster profile: class from the speed-of-light model, not from counters ({})\n", out.message);
-    if (o.json) {
+    if (!o.json.empty()) {
       json j = prof::to_json(out, mode);
       j["ok"] = true;
-      fmt::print("{}\n", dump(j));
-    } else {
-      print_outcome(out, mode);
+      write_json_output(dump(j), o.json);
     }
+    if (o.json != "-") print_outcome(out, mode);
   } catch (const prof::ProfileFailure& e) {
+    // No GPU shows up as whatever step needed it first (the ncu run, the timed call): say so.
+    if (const std::optional<std::string> why = mskb::no_cuda_device(e.what()))
+      fail(o, "no_device", "no CUDA device (" + *why + ")", mskb::kNoDeviceExitCode);
     fail(o, e.kind(), e.what(), e.exit_code());
   }
 }
@@ -173,7 +176,7 @@ void add_profile_command(CLI::App& app) {
   cmd->add_option("--shape", o->shape, "k=v,... overriding dims of the default shape (the largest paper shape)");
   cmd->add_option("--profile", o->mode, "filtered (default), full or none: what the rendering shows");
   cmd->add_option("--import", o->imports, "Exported raw-page CSV (offline) or .ncu-rep (needs ncu); repeatable");
-  cmd->add_flag("--json", o->json, "Print JSON on stdout");
+  mskb::add_json_option(cmd, o->json, "Write the analysis (or the token report) as JSON");
   cmd->add_flag("--token-report", o->token_report, "For each --import file, tokens of the filtered vs the full rendering");
   cmd->add_option("--min-reduction", o->min_reduction, "--token-report fails below this reduction (default 0.30)");
   cmd->add_option("--timeout", o->timeout_s, "Limit for the ncu run in seconds (default 300)")->check(mskb::positive());

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
+#include "mskb/util/command_line.hpp"
 
 #if CM_HAVE_AGENT_LOOP
 #include <filesystem>
@@ -26,7 +27,7 @@ using nlohmann::json;
 
 struct RunsOptions {
   std::string db = "cudamaster.db";
-  bool json = false;
+  std::string json;  // --json: FILE, or "-" for stdout
 };
 
 // A run marked running whose process is gone was killed: it can be resumed.
@@ -66,10 +67,8 @@ void run_runs(const RunsOptions& o) {
                    {"active_seconds", r.active_seconds},
                    {"sessions", r.sessions}});
   }
-  if (o.json) {
-    fmt::print("{}\n", out.dump(2));
-    return;
-  }
+  if (!o.json.empty()) write_json_output(out.dump(2), o.json);
+  if (o.json == "-") return;
   fmt::print("{:>4}  {:<20}  {:<11}  {:>5}  {:>9}  {:>7}  {}\n", "run", "created (UTC)", "status", "jobs", "cost", "minutes", "llm / tasks");
   for (const json& r : out) {
     std::string tasks;
@@ -87,8 +86,8 @@ void run_runs(const RunsOptions& o) {
 void add_runs_command(CLI::App& app) {
   auto o = std::make_shared<RunsOptions>();
   CLI::App* cmd = app.add_subcommand("runs", "List the optimization runs in a run store");
-  cmd->add_option("--db", o->db, "Run store (default ./cudamaster.db)");
-  cmd->add_flag("--json", o->json, "JSON on stdout");
+  cmd->add_option("--db", o->db, "Run store (SQLite)");
+  mskb::add_json_option(cmd, o->json, "Write the runs as JSON");
   cmd->callback([o] { run_runs(*o); });
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
+#include "mskb/util/command_line.hpp"
 
 #if CM_HAVE_AGENT_LOOP
 #include <filesystem>
@@ -29,7 +30,7 @@ using nlohmann::json;
 struct ShowOptions {
   std::int64_t run = 0;
   std::string db = "cudamaster.db";
-  bool json = false;
+  std::string json;  // --json: FILE, or "-" for stdout
   bool calls = false;
   std::int64_t call = -1;
   std::int64_t candidate = -1;
@@ -71,8 +72,8 @@ void show_one_row(const ShowOptions& o, store::RunStore& store, const std::vecto
   for (const store::JobInfo& j : jobs)
     for (const json& row : store.rows(table, j.id)) {
       if (row["id"].get<std::int64_t>() != id) continue;
-      if (o.json) {
-        fmt::print("{}\n", dump(row));
+      if (!o.json.empty()) write_json_output(dump(row), o.json);
+      if (o.json == "-") {
       } else if (o.call >= 0) {
         fmt::print("call {}: {} {}{} round {} ({} {}), {} in / {} out tokens, {}\n", id, j.task, row["agent"].get<std::string>(),
                    row["attempt"].get<int>() > 0 ? " " + std::to_string(row["attempt"].get<int>()) : "", row["round"].get<int>(),
@@ -105,7 +106,7 @@ json job_json(const ShowOptions& o, store::RunStore& store, const store::JobInfo
                   {"builds", store.rows("builds", j.id).size()},
                   {"evaluations", jj["evaluations"].size()},
                   {"profiles", store.rows("profiles", j.id).size()}};
-  if (o.calls || o.json) {
+  if (o.calls || !o.json.empty()) {
     jj["calls"] = json::array();
     for (const json& c : store.rows("llm_calls", j.id)) jj["calls"].push_back(call_brief(c));
   }
@@ -169,10 +170,8 @@ void run_show(const ShowOptions& o) {
   const json summary = run->summary.is_object() ? run->summary : loop::build_summary(*store, o.run);
   json out = {{"run", o.run}, {"summary", summary}, {"jobs", json::array()}};
   for (const store::JobInfo& j : jobs) out["jobs"].push_back(job_json(o, *store, j));
-  if (o.json) {
-    fmt::print("{}\n", dump(out));
-    return;
-  }
+  if (!o.json.empty()) write_json_output(dump(out), o.json);
+  if (o.json == "-") return;
   print_run_header(o, *run);
   fmt::print("{}\n", loop::render_summary(summary));
   for (const json& j : out["jobs"]) print_job(o, j);
@@ -184,8 +183,8 @@ void add_show_command(CLI::App& app) {
   auto o = std::make_shared<ShowOptions>();
   CLI::App* cmd = app.add_subcommand("show", "Show what an optimization run did (rounds, agent calls, candidates)");
   cmd->add_option("run", o->run, "Run id (see cudamaster runs)")->required();
-  cmd->add_option("--db", o->db, "Run store (default ./cudamaster.db)");
-  cmd->add_flag("--json", o->json, "JSON on stdout");
+  cmd->add_option("--db", o->db, "Run store (SQLite)");
+  mskb::add_json_option(cmd, o->json, "Write the run (or the --call / --candidate row) as JSON");
   cmd->add_flag("--calls", o->calls, "List every agent call (tokens, cost, latency)");
   cmd->add_option("--call", o->call, "Print one agent call's full prompt and answer");
   cmd->add_option("--candidate", o->candidate, "Print one candidate's source");

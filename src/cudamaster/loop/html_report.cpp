@@ -13,22 +13,6 @@ namespace cudamaster::loop {
 
 using nlohmann::json;
 
-std::string html_escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + text.size() / 8);
-  for (const char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
 json report_document(store::RunStore& store, std::int64_t run_id) {
   const auto run = store.run(run_id);
   if (!run) throw store::StoreError("no run " + std::to_string(run_id));

@@ -1,6 +1,12 @@
 // Shared input generators of the task specs (mskb/core/generators.hpp).
 #include "mskb/core/generators.hpp"
 
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+#include "mskb/core/counter_rng.hpp"
+
 namespace mskb {
 
 double activation_input(Rng& r) { return (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0); }
@@ -22,6 +28,57 @@ void generate_activation(const Shape& s, Rng& rng, Args& a) {
   a[1].data.resize(n);
   fill_activation_input(a[1].data, rng);
   a[2].value = static_cast<double>(n);
+}
+
+namespace {
+bool is_input(const Param& q) { return q.is_buffer && (q.role == Role::in || q.role == Role::inplace); }
+}  // namespace
+
+namespace {
+UniformDraw draw(const std::vector<Param>& params, const UniformInputs& u, const Shape& s, Rng& rng) {
+  UniformDraw d;
+  d.elements.assign(params.size(), 0);
+  d.scalars.assign(params.size(), 0.0);
+  d.keys.assign(params.size(), 0);
+  u.layout(s, rng, d.elements, d.scalars);
+  for (std::size_t i = 0; i < params.size(); ++i)
+    if (is_input(params[i])) d.keys[i] = rng.next();
+  return d;
+}
+}  // namespace
+
+UniformDraw draw_uniform(const TaskSpec& spec, const Shape& s, Rng& rng) {
+  if (!spec.uniform_inputs) throw std::logic_error(spec.name + " does not draw uniform inputs");
+  return draw(spec.params, *spec.uniform_inputs, s, rng);
+}
+
+void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
+  if (u.range.size() != spec.params.size())
+    throw std::logic_error(spec.name + ": set_uniform_inputs needs one range per parameter");
+  for (const Param& q : spec.params)
+    if (q.is_buffer && q.elem == Elem::i32 && is_input(q))
+      throw std::logic_error(spec.name + ": uniform inputs are real-valued, '" + q.name + "' is an index array");
+  auto shared = std::make_shared<const UniformInputs>(std::move(u));
+  spec.uniform_inputs = shared;
+  // The CPU twin of the verifier's GPU generation: the same draw, the same counter values.
+  const std::vector<Param> params = spec.params;
+  spec.generate = [shared, params](const Shape& s, Precision, Rng& rng, Args& a) {
+    const UniformDraw d = draw(params, *shared, s, rng);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      if (!params[i].is_buffer) {
+        a[i].value = d.scalars[i];
+        continue;
+      }
+      a[i].data.resize(d.elements[i]);
+      if (!is_input(params[i])) continue;
+      const uint64_t key = d.keys[i];
+      const auto [lo, hi] = shared->range[i];
+      double* out = a[i].data.data();
+      parallel_blocks(static_cast<int64_t>(d.elements[i]), [=](int64_t b, int64_t e) {
+        for (int64_t k = b; k < e; ++k) out[k] = counter_uniform(key, static_cast<uint64_t>(k), lo, hi);
+      });
+    }
+  };
 }
 
 }  // namespace mskb

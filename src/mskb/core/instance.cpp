@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <utility>
 
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/util/parallel.hpp"
@@ -21,8 +22,22 @@ uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed) 
   return fnv1a(spec.name + "|" + shape.str()) ^ (seed * 0x9e3779b97f4a7c15ULL);
 }
 
-Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix) {
-  Args a(spec.params.size());
+double round_scalar(ScalarType t, Precision p, double v) {
+  switch (t) {
+    case ScalarType::i32: return std::nearbyint(v);
+    case ScalarType::f32: return static_cast<double>(static_cast<float>(v));
+    case ScalarType::real: return round_to(p, v);
+  }
+  return v;
+}
+
+Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix, Args storage) {
+  Args a = std::move(storage);
+  a.resize(spec.params.size());
+  for (Arg& x : a) {
+    x.data.clear();  // keeps the allocation: the generator's resize writes into pages already there
+    x.value = 0.0;
+  }
   Rng rng(instance_seed(spec, shape, seed));
   if (matrix) {
     if (!spec.from_matrix) throw std::invalid_argument(spec.name + " does not take a user matrix (--matrix is for sparse tasks)");
@@ -34,11 +49,7 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
     const Param& q = spec.params[i];
     Arg& arg = a[i];
     if (!q.is_buffer) {
-      switch (q.scalar) {
-        case ScalarType::i32: arg.value = std::nearbyint(arg.value); break;
-        case ScalarType::f32: arg.value = static_cast<double>(static_cast<float>(arg.value)); break;
-        case ScalarType::real: arg.value = round_to(p, arg.value); break;
-      }
+      arg.value = round_scalar(q.scalar, p, arg.value);
       continue;
     }
     if (arg.data.empty())

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "mskb/core/task_file.hpp"
+#include "mskb/util/text.hpp"
+
 namespace mskb {
 
 std::vector<std::string> validate(const TaskSpec& s) {
@@ -60,22 +63,10 @@ const std::vector<TaskSpec>& all_tasks() {
 const TaskSpec* find_task(const std::string& name) {
   for (const auto& t : all_tasks())
     if (t.name == name) return &t;
+  if (const TaskFile* f = registered_task_file(name)) return &f->spec;  // a user's task file
   return nullptr;
 }
 
-namespace {
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-}  // namespace
 
 const TaskSpec& get_task(const std::string& name) {
   if (const TaskSpec* t = find_task(name)) return *t;

@@ -32,6 +32,7 @@
 #include "mskb/util/parallel.hpp"
 #include "mskb/harness/protocol.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/core/task_file.hpp"
 
 namespace mskb::gpu {
 
@@ -346,7 +347,7 @@ class Candidate {
 
  private:
   void load(const json& b) {
-    spec_ = &get_task(b.at("task").get<std::string>());
+    spec_ = &resolve_task(b.at("task").get<std::string>(), b.value("task_file", std::string()));
     precision_ = parse_precision(b.at("precision").get<std::string>());
     fn_ = load_entry(b.at("library").get<std::string>(), b.at("symbol").get<std::string>(), *spec_, precision_);
     json reply = {{"ok", true}};
@@ -443,7 +444,7 @@ int run_candidate(int channel_fd) {
 // inside cudaProfilerStart/Stop, so the profiler sees the entry point's kernels and nothing of
 // the harness (no L2 flush, no clock probe). One process: nothing is judged here.
 json run_profile(const RunRequest& req, const std::function<void(const json&)>& emit) {
-  const TaskSpec& spec = get_task(req.task);
+  const TaskSpec& spec = request_task(req);
   const std::string symbol = req.symbol.empty() ? spec.symbol(req.precision) : req.symbol;
   void* fn = load_entry(req.library, symbol, spec, req.precision);
   if (req.checks.empty()) throw CandidateFatal("harness_error", "profile mode needs one shape");

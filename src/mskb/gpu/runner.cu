@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -27,11 +28,14 @@
 
 #include "mskb/util/channel.hpp"
 #include "mskb/gpu/check.cuh"
+#include "mskb/gpu/gpu_instance.cuh"
 #include "mskb/gpu/reference.cuh"
 #include "mskb/gpu/runner.cuh"
 #include "mskb/util/gpu_sharing.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/matrix_market.hpp"
+#include "mskb/util/parallel.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/harness/protocol.hpp"
 #include "mskb/core/registry.hpp"
@@ -155,7 +159,7 @@ class CandidateProcess {
 // Returns a disposition ("passed", "unwritten_output", "wrong_result", "input_mutated",
 // "out_of_bounds") and fills `detail`.
 std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, const unsigned char* input, const unsigned char* out,
-                   const Args& expected, const Tolerance& tol, json& detail, bool outputs_only = false) {
+                   const Args& expected, const GpuInstance* gpu, const Tolerance& tol, json& detail, bool outputs_only = false) {
   for (std::size_t i = 0; i < s.params.size() && !outputs_only; ++i) {
     const BufferPlace& b = l.params[i];
     if (!b.buffer) continue;
@@ -174,15 +178,22 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
       return "input_mutated";
     }
   }
-  CompareResult r;
-  for (std::size_t i = 0; i < s.params.size(); ++i) {
-    const Param& q = s.params[i];
-    const BufferPlace& b = l.params[i];
-    if (!b.buffer || q.role == Role::in) continue;
-    // Only overwrite outputs were poisoned.
-    compare_encoded(q.name, out + b.out_offset, b.bytes, q.elem, p, q.role == Role::out ? 0xFF : -1, expected[i].data, tol,
-                    q.elem == Elem::i32, r);
-  }
+  const auto compare_on_host = [&](const Args& want) {
+    CompareResult c;
+    for (std::size_t i = 0; i < s.params.size(); ++i) {
+      const Param& q = s.params[i];
+      const BufferPlace& b = l.params[i];
+      if (!b.buffer || q.role == Role::in) continue;
+      // Only overwrite outputs were poisoned.
+      compare_encoded(q.name, out + b.out_offset, b.bytes, q.elem, p, q.role == Role::out ? 0xFF : -1, want[i].data, tol,
+                      q.elem == Elem::i32, c);
+    }
+    return c;
+  };
+  // An instance on the verifier's GPU is compared there; a failure is compared again on the host
+  // for its first mismatches (the same verdict and counts, the comparison being the same).
+  CompareResult r = gpu ? gpu->compare(l, out, tol) : compare_on_host(expected);
+  if (gpu && !r.ok) r = compare_on_host(gpu->expected_on_host());
   detail["checked"] = r.checked;
   detail["mismatches"] = r.mismatches;
   detail["nans"] = r.nans;
@@ -229,12 +240,127 @@ std::string compute_expected_in_place(const TaskSpec& spec, const Shape& shape, 
 constexpr double kCleanGapUs = 50.0;
 
 // One instance as the verifier holds it: the inputs it generated (turned into the expected
-// outputs in place), the sealed input region the candidate uploads from, the output region the
-// candidate copies into.
+// outputs in place once the reference ran), the sealed input region the candidate uploads from,
+// the output region the candidate copies into.
 struct HeldInstance {
   InstanceLayout layout;
   Args expected;
+  std::vector<std::size_t> elements;
+  std::vector<double> scalars;
   SharedRegion input, output;
+  std::unique_ptr<GpuInstance> gpu;  // the instance on the verifier's GPU (expected then stays empty)
+  std::string ref_kind;  // empty until the reference ran
+  double generate_s = 0, reference_s = 0;
+};
+
+bool uses_gpu_instance(const TaskSpec& spec, const RunRequest& req, const Shape& shape) {
+  return gpu_instance_possible(spec, shape) && static_cast<double>(spec.complexity(shape)) >= req.gpu_instance_min_complexity;
+}
+
+// An instance drawn, referenced and kept on the verifier's GPU: only its typed inputs reach the
+// host, in the input region. GPU work: never run ahead of a timing.
+std::unique_ptr<HeldInstance> prepare_gpu_instance(const TaskSpec& spec, const RunRequest& req, const CheckItem& c, uint64_t seed) {
+  auto h = std::make_unique<HeldInstance>();
+  const auto t0 = Clock::now();
+  Rng rng(instance_seed(spec, c.shape, seed));
+  const UniformDraw d = draw_uniform(spec, c.shape, rng);
+  h->elements = d.elements;
+  h->scalars.assign(spec.params.size(), 0.0);
+  for (std::size_t i = 0; i < spec.params.size(); ++i)
+    if (!spec.params[i].is_buffer) h->scalars[i] = round_scalar(spec.params[i].scalar, req.precision, d.scalars[i]);
+  h->layout = instance_layout(spec, req.precision, h->elements, req.guard_bytes);
+  h->input = SharedRegion::create("mskb-input", h->layout.input_bytes);
+  h->gpu = std::make_unique<GpuInstance>(spec, req.precision, c.shape, d, h->scalars, find_device_reference(spec.name));
+  h->gpu->download_inputs(h->layout, h->input.data());
+  h->input.seal();
+  h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
+  h->ref_kind = "gpu_fp64";
+  h->generate_s = seconds_since(t0);  // drawing and the reference, both on the GPU
+  return h;
+}
+
+// Everything of an instance that is host work: inputs, their encoding into the sealed input
+// region, the output region and, where it runs on the CPU, the FP64 reference. `storage`: the
+// buffers of a dropped instance, reused.
+std::unique_ptr<HeldInstance> prepare_instance(const TaskSpec& spec, const RunRequest& req, const CheckItem& c, uint64_t seed,
+                                               const SparseMatrix* matrix, Args storage) {
+  auto h = std::make_unique<HeldInstance>();
+  const auto t0 = Clock::now();
+  h->expected = make_inputs(spec, c.shape, req.precision, seed, c.shape.has("matrix") ? matrix : nullptr, std::move(storage));
+  for (const Arg& a : h->expected) {
+    h->elements.push_back(a.data.size());
+    h->scalars.push_back(a.value);
+  }
+  h->layout = instance_layout(spec, req.precision, h->elements, req.guard_bytes);
+  h->input = SharedRegion::create("mskb-input", h->layout.input_bytes);
+  encode_inputs(spec, req.precision, h->expected, h->layout, h->input.data());
+  h->input.seal();
+  h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
+  h->generate_s = seconds_since(t0);
+  if (!uses_gpu_reference(spec, c.shape, req.gpu_reference_min_complexity)) {
+    const auto t1 = Clock::now();
+    h->ref_kind = compute_expected_in_place(spec, c.shape, req.precision, h->expected, req.gpu_reference_min_complexity);
+    h->reference_s = seconds_since(t1);
+  }
+  return h;
+}
+
+// Prepares the instances of a request in the order the verifier checks them, one ahead: while
+// the candidate runs (uploads, checked calls, timing) the host builds the next instance with all
+// but two of its CPUs (the candidate's launching thread keeps a core). GPU references are never
+// run ahead: they would share the GPU with a timing.
+class InstanceQueue {
+ public:
+  struct Job {
+    const CheckItem* item = nullptr;
+    uint64_t seed = 0;
+  };
+  InstanceQueue(const TaskSpec& spec, const RunRequest& req, const SparseMatrix* matrix) : spec_(spec), req_(req), matrix_(matrix) {
+    for (const CheckItem& c : req.checks)
+      for (uint64_t seed : c.seeds) jobs_.push_back({&c, seed});
+  }
+  InstanceQueue(const InstanceQueue&) = delete;
+  InstanceQueue& operator=(const InstanceQueue&) = delete;
+  ~InstanceQueue() {
+    if (ahead_.valid()) ahead_.wait();
+  }
+
+  // The instance of (c, seed), `dropped`'s buffers reused; starts preparing the job after it.
+  std::unique_ptr<HeldInstance> take(const CheckItem& c, uint64_t seed, std::unique_ptr<HeldInstance> dropped) {
+    std::size_t at = 0;
+    while (at < jobs_.size() && !(jobs_[at].item == &c && jobs_[at].seed == seed)) ++at;
+    std::unique_ptr<HeldInstance> h;
+    if (ahead_.valid()) {
+      std::unique_ptr<HeldInstance> a = ahead_.get();  // rethrows the preparation's error
+      if (ahead_at_ == at) h = std::move(a);
+      else if (a && !dropped) dropped = std::move(a);  // a job skipped after a failure
+    }
+    Args storage = dropped ? std::move(dropped->expected) : Args{};
+    dropped.reset();  // its regions go now, before the next instance's are created
+    if (!h && uses_gpu_instance(spec_, req_, c.shape)) h = prepare_gpu_instance(spec_, req_, c, seed);
+    if (!h) {
+      h = prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
+      storage = Args{};
+    }
+    if (at + 1 < jobs_.size() && jobs_[at + 1].item->sweep != Sweep::large && !uses_gpu_instance(spec_, req_, jobs_[at + 1].item->shape)) {
+      ahead_at_ = at + 1;
+      const Job next = jobs_[at + 1];
+      const int threads = std::max(1, available_cpus() - 2);
+      ahead_ = std::async(std::launch::async, [this, next, threads, st = std::move(storage)]() mutable {
+        ParallelCap cap(threads);
+        return prepare_instance(spec_, req_, *next.item, next.seed, matrix_, std::move(st));
+      });
+    }
+    return h;
+  }
+
+ private:
+  const TaskSpec& spec_;
+  const RunRequest& req_;
+  const SparseMatrix* matrix_;
+  std::vector<Job> jobs_;
+  std::future<std::unique_ptr<HeldInstance>> ahead_;
+  std::size_t ahead_at_ = 0;
 };
 
 // The timing checks the verifier can make on its own: the samples are the candidate's claim, the
@@ -259,11 +385,11 @@ std::string timing_inconsistency(const std::vector<double>& samples, const std::
 
 class Verifier {
  public:
-  Verifier(const RunRequest& req, const Reporter& rep, int report_fd) : req_(req), rep_(rep), spec_(get_task(req.task)), cand_(report_fd) {}
+  Verifier(const RunRequest& req, const Reporter& rep, int report_fd) : req_(req), rep_(rep), spec_(request_task(req)), cand_(report_fd) {}
 
   void run() {
     rep_.phase("load", Shape{}, 0, 120);
-    cand_.send({{"op", "load"}, {"task", req_.task}, {"precision", to_string(req_.precision)}, {"library", req_.library},
+    cand_.send({{"op", "load"}, {"task", req_.task}, {"task_file", req_.task_file}, {"precision", to_string(req_.precision)}, {"library", req_.library},
                 {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", !req_.timings.empty()}});
     const Message loaded = cand_.reply();
     // Which processes hold a context on this GPU before and after ours exist (ours are the entries
@@ -273,7 +399,7 @@ class Verifier {
     // This process's own context (for FP64 GPU references) exists before any timing, and counts
     // as ours.
     for (const CheckItem& c : req_.checks)
-      if (uses_gpu_reference(spec_, c.shape, req_.gpu_reference_min_complexity)) {
+      if (uses_gpu_reference(spec_, c.shape, req_.gpu_reference_min_complexity) || uses_gpu_instance(spec_, req_, c.shape)) {
         MSKB_CUDA_CHECK(cudaFree(nullptr));
         break;
       }
@@ -281,6 +407,7 @@ class Verifier {
     cand_.reply();
     if (sharing_) sharing_->context_created();
     if (!req_.matrix_path.empty()) matrix_ = std::make_unique<SparseMatrix>(read_matrix_market(req_.matrix_path));
+    queue_ = std::make_unique<InstanceQueue>(spec_, req_, matrix_.get());
 
     int failures = 0;
     for (const CheckItem& c : req_.checks) {
@@ -309,31 +436,17 @@ class Verifier {
   void finish() { cand_.send({{"op", "exit"}}); }
 
  private:
-  // Generates (seed) and hands the instance to the candidate; `reuse`: into the buffers of the
-  // previous seed of the same shape.
+  // Takes the instance of (c, seed) from the queue and hands it to the candidate; `reuse`: into the
+  // buffers of the previous seed of the same shape.
   void load_instance(const CheckItem& c, uint64_t seed, bool reuse) {
-    held_.reset();
-    auto h = std::make_unique<HeldInstance>();
-    h->expected = make_inputs(spec_, c.shape, req_.precision, seed, c.shape.has("matrix") ? matrix_.get() : nullptr);
-    std::vector<std::size_t> elements;
-    std::vector<double> scalars;
-    for (const Arg& a : h->expected) {
-      elements.push_back(a.data.size());
-      scalars.push_back(a.value);
-    }
-    h->layout = instance_layout(spec_, req_.precision, elements, req_.guard_bytes);
-    h->input = SharedRegion::create("mskb-input", h->layout.input_bytes);
-    encode_inputs(spec_, req_.precision, h->expected, h->layout, h->input.data());
-    h->input.seal();
-    h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
-    cand_.send({{"op", "instance"}, {"shape", c.shape.str()}, {"seed", seed}, {"elements", elements}, {"scalars", scalars},
+    held_ = queue_->take(c, seed, std::move(held_));
+    cand_.send({{"op", "instance"}, {"shape", c.shape.str()}, {"seed", seed}, {"elements", held_->elements}, {"scalars", held_->scalars},
                 {"guard_bytes", req_.guard_bytes}, {"reuse", reuse}},
-               {h->input.fd(), h->output.fd()});
-    held_ = std::move(h);
+               {held_->input.fd(), held_->output.fd()});
   }
 
   std::string judge_outputs(const CheckItem& c, json& detail, bool outputs_only = false) {
-    return verify(spec_, req_.precision, held_->layout, held_->input.data(), held_->output.data(), held_->expected,
+    return verify(spec_, req_.precision, held_->layout, held_->input.data(), held_->output.data(), held_->expected, held_->gpu.get(),
                   spec_.tolerance(c.shape, req_.precision), detail, outputs_only);
   }
 
@@ -343,8 +456,14 @@ class Verifier {
     rep_.phase("generate", c.shape, seed, 120.0 + static_cast<double>(spec_.complexity(c.shape)) * 1e-8);
     const auto t_generate = Clock::now();
     load_instance(c, seed, reuse);
+    const double waited_s = seconds_since(t_generate);
+    // A GPU reference runs now, while the candidate uploads; a CPU one ran with the inputs.
     const auto t_reference = Clock::now();
-    ref_kind = compute_expected_in_place(spec_, c.shape, req_.precision, held_->expected, req_.gpu_reference_min_complexity);
+    if (held_->ref_kind.empty()) {
+      held_->ref_kind = compute_expected_in_place(spec_, c.shape, req_.precision, held_->expected, req_.gpu_reference_min_complexity);
+      held_->reference_s = seconds_since(t_reference);
+    }
+    ref_kind = held_->ref_kind;
     cand_.reply();  // the upload is done
     const auto t_check = Clock::now();
     rep_.phase("call", c.shape, seed, spec_.call_timeout_s);
@@ -379,8 +498,11 @@ class Verifier {
     if (reuse && disp != "passed")
       detail["message"] = detail.value("message", std::string()) + " (new inputs in the buffers of the previous seed)";
     detail["disposition"] = disp;
-    return {{"generate", std::chrono::duration<double>(t_reference - t_generate).count()},
-            {"reference", std::chrono::duration<double>(t_check - t_reference).count()},
+    // generate and reference: the host work of this instance, wherever it ran (most of it ahead,
+    // while the previous instance was checked or timed); waited: what of it this check waited for.
+    return {{"generate", held_->generate_s},
+            {"reference", held_->reference_s},
+            {"waited", waited_s + std::chrono::duration<double>(t_check - t_reference).count()},
             {"check", seconds_since(t_check)}};
   }
 
@@ -464,6 +586,7 @@ class Verifier {
   CandidateProcess cand_;
   std::unique_ptr<GpuSharing> sharing_;
   std::unique_ptr<SparseMatrix> matrix_;
+  std::unique_ptr<InstanceQueue> queue_;  // after matrix_: it reads it
   std::unique_ptr<HeldInstance> held_;
 };
 

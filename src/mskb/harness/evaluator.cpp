@@ -16,6 +16,7 @@
 #include "mskb/harness/events.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/random_shapes.hpp"
+#include "mskb/core/task_file.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -82,10 +83,19 @@ std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<
   return extra;
 }
 
+namespace {
+// A user's task (mskb/core/task_file.hpp): the runner reads it from its file.
+std::string task_file_of(const TaskSpec& spec) {
+  const TaskFile* f = registered_task_file(spec.name);
+  return f ? f->absolute_path : std::string();
+}
+}  // namespace
+
 RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::string& library, const EvalOptions& opt) {
   RunRequest req;
   req.mode = RunMode::evaluate;
   req.task = spec.name;
+  req.task_file = task_file_of(spec);
   req.precision = p;
   req.library = library;
   req.symbol = spec.symbol(p);
@@ -136,6 +146,7 @@ RunRequest single_shape_request(const TaskSpec& spec, Precision p, const std::st
   RunRequest req;
   req.mode = mode;
   req.task = spec.name;
+  req.task_file = task_file_of(spec);
   req.precision = p;
   req.library = library;
   req.symbol = spec.symbol(p);

@@ -195,6 +195,12 @@ std::string launch_work_dir(const Launcher& l, const std::string& hint) {
   return dir.string();
 }
 
+bool node_local_path(const std::string& path) {
+  std::error_code ec;
+  const std::string p = fs::weakly_canonical(fs::absolute(path), ec).string() + "/";
+  return p.rfind("/tmp/", 0) == 0 || p.rfind("/var/tmp/", 0) == 0 || p.rfind("/dev/shm/", 0) == 0;
+}
+
 json to_json(const Launcher& l) {
   if (!l.slurm()) return {{"kind", l.kind}};
   return {{"kind", l.kind}, {"srun", l.srun}, {"args", l.args}, {"work_root", l.work_root}, {"queue_timeout_s", l.queue_timeout_s}};

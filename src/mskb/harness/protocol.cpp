@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "mskb/core/task_file.hpp"
+
 namespace mskb {
 
 void to_json(nlohmann::json& j, const Shape& s) {
@@ -63,8 +65,10 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
        {"timing", r.timing},
        {"verify_after_timing", r.verify_after_timing},
        {"gpu_reference_min_complexity", r.gpu_reference_min_complexity},
+       {"gpu_instance_min_complexity", r.gpu_instance_min_complexity},
        {"guard_bytes", r.guard_bytes},
        {"matrix_path", r.matrix_path}};
+  if (!r.task_file.empty()) j["task_file"] = r.task_file;  // a user's task file (absent for built-in tasks)
 }
 
 void from_json(const nlohmann::json& j, RunRequest& r) {
@@ -85,9 +89,13 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   if (j.contains("timing")) r.timing = j.at("timing").get<TimingConfig>();
   r.verify_after_timing = j.value("verify_after_timing", true);
   r.gpu_reference_min_complexity = j.value("gpu_reference_min_complexity", 1e8);
+  r.gpu_instance_min_complexity = j.value("gpu_instance_min_complexity", 4194304.0);
   r.guard_bytes = j.value("guard_bytes", std::size_t{64 * 1024});
   r.matrix_path = j.value("matrix_path", std::string());
+  r.task_file = j.value("task_file", std::string());
 }
+
+const TaskSpec& request_task(const RunRequest& r) { return resolve_task(r.task, r.task_file); }
 
 void to_json(nlohmann::json& j, const TimingStats& t) {
   j = {{"median", t.median_us}, {"min", t.min_us},       {"max", t.max_us},

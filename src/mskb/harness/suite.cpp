@@ -113,6 +113,33 @@ std::vector<std::pair<KernelFile, std::string>> group_kernels(const SuitePlan& p
   return group;
 }
 
+struct PlannedGroup {
+  const TaskSpec* spec;
+  Precision precision;
+  std::vector<std::pair<KernelFile, std::string>> kernels;  // with their declared dispositions
+};
+
+// The plan's (task, precision) groups in run order, less those `skip_done` has whole (counted in
+// `skipped`).
+std::vector<PlannedGroup> planned_groups(const SuitePlan& plan, const Progress& progress, std::size_t& skipped) {
+  const auto done = done_groups(plan.skip_done, !plan.eval.check_only && !plan.sanitizer);
+  std::vector<PlannedGroup> out;
+  for (const auto& name : plan.tasks) {
+    const TaskSpec& spec = get_task(name);
+    for (Precision p : plan.precisions) {
+      auto group = group_kernels(plan, spec, p, progress);
+      const auto d = done.find(spec.name + "|" + to_string(p));
+      if (d != done.end() && !group.empty() &&
+          std::all_of(group.begin(), group.end(), [&](const auto& g) { return d->second.count(g.first.contender) > 0; })) {
+        ++skipped;
+        continue;
+      }
+      out.push_back({&spec, p, std::move(group)});
+    }
+  }
+  return out;
+}
+
 // One run of the suite: its items, their results, the lanes they run on.
 class SuiteRun {
  public:
@@ -168,21 +195,9 @@ class SuiteRun {
 
   // Every (task, precision, kernel) to judge, its build submitted to the pool.
   void plan_items() {
-    const auto done = done_groups(plan_.skip_done, !eval_.check_only && !plan_.sanitizer);
     std::size_t skipped_groups = 0;
-    for (const auto& name : plan_.tasks) {
-      const TaskSpec& spec = get_task(name);
-      for (Precision p : plan_.precisions) {
-        auto group = group_kernels(plan_, spec, p, progress_);
-        const auto d = done.find(spec.name + "|" + to_string(p));
-        if (d != done.end() && !group.empty() &&
-            std::all_of(group.begin(), group.end(), [&](const auto& g) { return d->second.count(g.first.contender) > 0; })) {
-          ++skipped_groups;
-          continue;
-        }
-        for (auto& [k, expect] : group) items_.push_back({&spec, p, k, pool_.submit(k), expect});
-      }
-    }
+    for (auto& g : planned_groups(plan_, progress_, skipped_groups))
+      for (auto& [k, expect] : g.kernels) items_.push_back({g.spec, g.precision, k, pool_.submit(k), expect});
     if (skipped_groups > 0 && progress_)
       progress_(fmt::format("skipping {} (task, precision) group{} already complete in the previous report", skipped_groups,
                             skipped_groups == 1 ? "" : "s"),
@@ -379,6 +394,19 @@ class SuiteRun {
 };
 
 }  // namespace
+
+std::vector<SuiteGroup> suite_groups(const SuitePlan& plan, std::size_t* skipped) {
+  std::size_t n = 0;
+  std::vector<SuiteGroup> out;
+  for (auto& g : planned_groups(plan, {}, n)) {
+    if (g.kernels.empty()) continue;
+    SuiteGroup sg{g.spec->name, g.precision, {}};
+    for (auto& k : g.kernels) sg.kernels.push_back(std::move(k.first));
+    out.push_back(std::move(sg));
+  }
+  if (skipped != nullptr) *skipped = n;
+  return out;
+}
 
 SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial) {
   return SuiteRun(plan, progress, on_partial).run();

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "build_pool.hpp"
+#include "mskb/core/task_file.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"
 #include "mskb/util/process.hpp"
@@ -58,6 +59,12 @@ std::vector<std::string> exported_symbols(const std::string& so_path) {
 
 std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<ContenderKind>& which) {
   std::vector<KernelFile> out;
+  if (const TaskFile* tf = registered_task_file(spec.name)) {  // a user's task: its baseline (no vendor)
+    const auto b = tf->baseline.find(p);
+    if (b != tf->baseline.end() && std::find(which.begin(), which.end(), ContenderKind::baseline) != which.end())
+      out.push_back({b->second, "baseline", true});
+    return out;
+  }
   const fs::path dir = fs::path(source_root()) / spec.folder;
   std::error_code ec;
   for (const ContenderKind w : which) {

@@ -5,6 +5,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -328,14 +330,20 @@ std::string markdown_per_shape(const json& j) {
 }
 
 // Where each contender's evaluation time went (runner phases, both parts of a two-phase run).
+// generate and reference are host work, mostly done ahead while the previous instance was checked
+// or timed; waited is what of it the checks waited for.
 std::string markdown_phase_times(const json& j) {
-  std::string out = "\n## Evaluation time by phase (seconds)\n\n| task | prec | contender | generate | reference | check | timing | total |\n"
-                    "|---|---|---|---|---|---|---|---|\n";
+  std::string out =
+      "\n## Evaluation time by phase (seconds)\n\ngenerate and reference: host work, mostly done ahead while the previous "
+      "instance was checked or timed; waited: the part the GPU work waited for.\n\n"
+      "| task | prec | contender | generate | reference | waited | check | timing | total |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : j["contenders"]) {
     const json ps = c.value("phase_seconds", json::object());
     auto sec = [&](const char* k) { return fmt::format("{:.1f}", ps.value(k, 0.0)); };
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", c["task"].get<std::string>(), c["precision"].get<std::string>(),
-                       c["contender"].get<std::string>(), sec("generate"), sec("reference"), sec("check"), sec("timing"),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", c["task"].get<std::string>(),
+                       c["precision"].get<std::string>(), c["contender"].get<std::string>(), sec("generate"), sec("reference"),
+                       sec("waited"), sec("check"), sec("timing"),
                        c.value("seconds", 0.0));
   }
   return out;
@@ -347,8 +355,57 @@ std::string render_markdown(const json& j) {
   return markdown_preamble(j) + markdown_summary(j) + markdown_per_shape(j) + markdown_phase_times(j);
 }
 
-std::string SuiteReport::table() const {
-  const json j = to_json();
+namespace {
+
+// One CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled); a JSON
+// string as its text, null as nothing, a number as JSON writes it.
+std::string csv_field(const json& v) {
+  std::string text;
+  if (v.is_string()) text = v.get<std::string>();
+  else if (v.is_object()) text = shape_label(v);
+  else if (!v.is_null()) text = v.dump();
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_line(const std::vector<json>& fields) {
+  std::string line;
+  for (std::size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + csv_field(fields[i]);
+  return line + "\r\n";
+}
+
+const json& field(const json& j, const char* key) {
+  static const json null;
+  return j.is_object() && j.contains(key) ? j[key] : null;
+}
+
+}  // namespace
+
+std::string render_results_csv(const json& report) {
+  std::string out = "task,precision,contender,sweep,shape,complexity,disposition,median_us,min_us,max_us,n,noise,"
+                    "speedup_vs_baseline,ratio_vs_vendor,sol_fraction\r\n";
+  for (const json& r : field(report, "results")) {
+    const json& t = field(r, "time_us");
+    out += csv_line({field(r, "task"), field(r, "precision"), field(r, "contender"), field(r, "sweep"), field(r, "shape"),
+                     field(r, "complexity"), field(r, "disposition"), field(t, "median"), field(t, "min"), field(t, "max"), field(t, "n"),
+                     field(t, "noise"), field(r, "speedup_vs_baseline"), field(r, "ratio_vs_vendor"), field(r, "sol_fraction")});
+  }
+  return out;
+}
+
+std::string render_contenders_csv(const json& report) {
+  std::string out = "task,precision,contender,disposition,checks_passed,checks_total,message\r\n";
+  for (const json& c : field(report, "contenders"))
+    out += csv_line({field(c, "task"), field(c, "precision"), field(c, "contender"), field(c, "disposition"), field(c, "checks_passed"),
+                     field(c, "checks_total"), field(c, "message")});
+  return out;
+}
+
+std::string SuiteReport::table() const { return render_table(to_json()); }
+
+std::string render_table(const json& j) {
   std::string out = fmt::format("{:<22} {:<5} {:<12} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", "task", "prec", "contender",
                                 "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)");
   for (const auto& c : j["contenders"]) {

@@ -1,4 +1,5 @@
 // matrix_copy: B = A for an M x N row-major matrix.
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_copy) {
@@ -14,14 +15,13 @@ MSKB_TASK(matrix_copy) {
                   {{"M", 257}, {"N", 3000}}, {{"M", 4097}, {"N", 1023}}, {{"M", 1}, {"N", 100003}},
                   {{"M", 100}, {"N", 1}},    {{"M", 65537}, {"N", 2048}}};
   spec.large = {{{"M", int64_t{1} << 16}, {"N", 4096}}, {{"M", int64_t{1} << 17}, {"N", 2048}}, {{"M", int64_t{1} << 18}, {"N", 2048}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["M"] * s["N"]);
-    a[0].data.resize(n);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    a[1].data.resize(n);
-    a[2].value = static_cast<double>(s["M"]);
-    a[3].value = static_cast<double>(s["N"]);
-  };
+  // A uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["M"] * s["N"]);
+                              v[2] = static_cast<double>(s["M"]);
+                              v[3] = static_cast<double>(s["N"]);
+                            },
+                            {{-1.0, 1.0}, {}, {}, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) { a[1].data = a[0].data; };
   // A copy: every element must be bit-exact.
   spec.tolerance = [](const Shape&, Precision) { return Tolerance{0.0, 0.0}; };

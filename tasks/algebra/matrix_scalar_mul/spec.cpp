@@ -1,5 +1,6 @@
 // matrix_scalar_mul: B = scalar * A for an M x N row-major matrix.
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_scalar_mul) {
@@ -17,17 +18,16 @@ MSKB_TASK(matrix_scalar_mul) {
                   {{"M", 257}, {"N", 3000}}, {{"M", 4097}, {"N", 1023}}, {{"M", 1}, {"N", 100003}},
                   {{"M", 100}, {"N", 1}},    {{"M", 65537}, {"N", 2048}}};
   spec.large = {{{"M", int64_t{1} << 16}, {"N", 4096}}, {{"M", int64_t{1} << 17}, {"N", 2048}}, {{"M", int64_t{1} << 18}, {"N", 2048}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["M"] * s["N"]);
-    a[0].data.resize(n);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    a[1].data.resize(n);
-    // |scalar| in [0.5, 3), either sign: never 0 or 1, so a copy or a zero fill cannot pass.
-    const double mag = rng.uniform(0.5, 3.0);
-    a[2].value = rng.uniform(0.0, 1.0) < 0.5 ? -mag : mag;
-    a[3].value = static_cast<double>(s["M"]);
-    a[4].value = static_cast<double>(s["N"]);
-  };
+  // A uniform in [-1, 1) (drawn on the GPU by the verifier for large shapes, CPU twin elsewhere);
+  // |scalar| in [0.5, 3), either sign: never 0 or 1, so a copy or a zero fill cannot pass.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng& rng, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["M"] * s["N"]);
+                              const double mag = rng.uniform(0.5, 3.0);
+                              v[2] = rng.uniform(0.0, 1.0) < 0.5 ? -mag : mag;
+                              v[3] = static_cast<double>(s["M"]);
+                              v[4] = static_cast<double>(s["N"]);
+                            },
+                            {{-1.0, 1.0}, {}, {}, {}, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
     const double scalar = a[2].value;
     const double* x = a[0].data.data();

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_transpose) {
@@ -19,14 +20,13 @@ MSKB_TASK(matrix_transpose) {
                   {{"M", 3}, {"N", 5}},        {{"M", 1000}, {"N", 999}},   {{"M", 17}, {"N", 4099}},
                   {{"M", 257}, {"N", 16385}},  {{"M", 20000}, {"N", 1500}}};
   spec.large = {{{"M", 16384}, {"N", 24576}}, {{"M", 24576}, {"N", 16384}}, {{"M", 32768}, {"N", 16384}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["M"] * s["N"]);
-    a[0].data.resize(n);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    a[1].data.resize(n);
-    a[2].value = static_cast<double>(s["M"]);
-    a[3].value = static_cast<double>(s["N"]);
-  };
+  // A uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["M"] * s["N"]);
+                              v[2] = static_cast<double>(s["M"]);
+                              v[3] = static_cast<double>(s["N"]);
+                            },
+                            {{-1.0, 1.0}, {}, {}, {}}});
   // Blocked (64 x 64 tiles) so the 2 GB large shapes stay cache friendly; parallel over tiles.
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t M = s["M"], N = s["N"];

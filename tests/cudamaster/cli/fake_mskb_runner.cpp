@@ -4,7 +4,8 @@
 // markers (support/fake_markers.hpp) decide the verdict and the timings. FAKE_RUNNER_LOG, when set, gets
 // one line per evaluation (the library path, " timings=<timed shapes>", then " gpu=N" when
 // CUDA_VISIBLE_DEVICES is set), so
-// tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports.
+// tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports;
+// FAKE_GPUS=0 makes every mode fail as the real runner does on a machine without a GPU.
 #include <signal.h>
 #include <unistd.h>
 
@@ -73,6 +74,12 @@ int main(int argc, char** argv) {
   // FAKE_GPUS: how many GPUs the fake machine has (identify's device_count; default 1).
   const char* gpus = std::getenv("FAKE_GPUS");
   const int device_count = gpus != nullptr ? std::atoi(gpus) : 1;
+  if (device_count == 0) {
+    emit({{"event", "fatal"},
+          {"disposition", "launch_error"},
+          {"message", "/build/src/mskb/gpu/device.cu:83: cudaGetDeviceCount(&count) failed: cudaErrorNoDevice (no CUDA-capable device is detected)"}});
+    return 3;
+  }
   if (mode == "identify") {
     emit({{"event", "device"}, {"name", "Fake H200"}, {"uuid", "GPU-fake-agents-0001"}, {"sms", 132}, {"device_count", device_count}});
     emit({{"event", "done"}});
@@ -125,7 +132,7 @@ int main(int argc, char** argv) {
                  {"seed", seeds[k]},    {"disposition", fail ? "wrong_result" : "passed"}, {"reference", "cpu"},
                  {"gap_us", gap_us},    {"call_us", 10.0}};
       ev["detail"] = fail ? failed_detail() : json{{"checked", 1024}, {"mismatches", 0}};
-      ev["seconds"] = {{"generate", 0.25}, {"reference", 0.125}, {"check", 0.5}};
+      ev["seconds"] = {{"generate", 0.25}, {"reference", 0.125}, {"waited", 0.0625}, {"check", 0.5}};
       emit(ev);
       if (fail) {
         if (++failures >= 3) {

@@ -547,9 +547,10 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   for (const json& r : report["contenders"]) {
     EXPECT_EQ(r["disposition"], "passed") << r.dump();
     EXPECT_EQ(r["checks_total"].get<int>(), full) << "every check once: the last two seeds of each paper shape in the timing part";
-    // Runner time by phase, summed over both parts (the fake reports 0.25/0.125/0.5 s per check, 2 s per timing).
+    // Runner time by phase, summed over both parts (the fake reports 0.25/0.125/0.0625/0.5 s per check, 2 s per timing).
     EXPECT_DOUBLE_EQ(r["phase_seconds"]["generate"].get<double>(), 0.25 * full) << r.dump();
     EXPECT_DOUBLE_EQ(r["phase_seconds"]["reference"].get<double>(), 0.125 * full);
+    EXPECT_DOUBLE_EQ(r["phase_seconds"]["waited"].get<double>(), 0.0625 * full);
     EXPECT_DOUBLE_EQ(r["phase_seconds"]["check"].get<double>(), 0.5 * full);
     EXPECT_DOUBLE_EQ(r["phase_seconds"]["timing"].get<double>(), 2.0 * static_cast<double>(paper));
     EXPECT_EQ(r["checks_passed"], r["checks_total"]);
@@ -570,6 +571,7 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   EXPECT_NE(md.find("| P paper | geomean paper | P large | geomean large |"), std::string::npos) << md;
   EXPECT_NE(md.find("| spmv_csr | fp32 | baseline | passed | "), std::string::npos) << md;
   EXPECT_NE(md.find("## Evaluation time by phase"), std::string::npos) << md;
+  EXPECT_NE(md.find("| generate | reference | waited | check | timing | total |"), std::string::npos) << md;
   const std::vector<std::string> lines = read_lines(c.dir.file("runner.log"));
   ASSERT_EQ(lines.size(), 2u);
   const std::size_t large = spec.large.size();
@@ -652,7 +654,7 @@ TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
     EXPECT_TRUE(p.out.empty()) << what << ": " << p.out;
   }
   const Proc unknown = c.run({"bogus"}, CM_MSKB_BIN);
-  EXPECT_NE(unknown.err.find("unknown command 'bogus' (one of: list, device, run, check, build, merge)"), std::string::npos)
+  EXPECT_NE(unknown.err.find("unknown command 'bogus' (one of: list, device, run, check, build, merge, "), std::string::npos)
       << unknown.err;
   const Proc range = c.run({"optimize", "--task", "vector_add", "--rounds", "-1"});
   EXPECT_NE(range.err.find("--rounds"), std::string::npos) << range.err;
@@ -699,4 +701,213 @@ TEST(CliContract, ListShowsOneTaskInFullAndTheTableFits) {
   const Proc unknown = c.run({"list", "nope"}, CM_MSKB_BIN);
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("unknown task 'nope'"), std::string::npos) << unknown.err;
+}
+
+namespace {
+
+// The fields of RFC 4180 CSV text (quoted fields may hold commas, quotes and line breaks).
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false, ended = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted) {
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (ch == '"') {
+        quoted = false;
+      } else {
+        field += ch;
+      }
+    } else if (ch == '"') {
+      quoted = true;
+    } else if (ch == ',') {
+      rows.back().push_back(field);
+      field.clear();
+    } else if (ch == '\r' || ch == '\n') {
+      if (ch == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      rows.back().push_back(field);
+      field.clear();
+      rows.emplace_back();
+      ended = true;
+      continue;
+    } else {
+      field += ch;
+    }
+    ended = false;
+  }
+  if (!ended) rows.back().push_back(field);
+  if (rows.back().empty()) rows.pop_back();
+  return rows;
+}
+
+std::string shape_text(const json& shape) {
+  std::string s;
+  for (auto it = shape.begin(); it != shape.end(); ++it) s += (s.empty() ? "" : ",") + it.key() + "=" + std::to_string(it.value().get<long long>());
+  return s;
+}
+
+std::string number_text(const json& v) { return v.is_null() ? "" : v.dump(); }
+
+}  // namespace
+
+// No GPU: both tools say so in one line without source locations and exit 1; optimize stops
+// before the run store exists, mskb run writes no report, and mskb check --kernel still reports a
+// compile error (file:line) first.
+TEST(CliContract, NoGpuIsOneCleanLineAndWritesNothing) {
+  Cli c;
+  c.env["FAKE_GPUS"] = "0";
+  const std::string line = "no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected)\n";
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));
+  const Proc opt = c.run(optimize_args(cassette, c.db(), c.dir.file("out")));
+  EXPECT_EQ(opt.code, 1) << opt.err;
+  EXPECT_EQ(opt.err, "cudamaster: " + line);
+  EXPECT_FALSE(std::filesystem::exists(c.db())) << "a run store was created without a GPU";
+  EXPECT_FALSE(std::filesystem::exists(c.dir.file("out")));
+
+  const Proc dev = c.run({"device"}, CM_MSKB_BIN);
+  EXPECT_EQ(dev.code, 1);
+  EXPECT_EQ(dev.err, "mskb: " + line);
+  const Proc run = c.run({"run", "--task", "vector_add", "--json", c.dir.file("run.json"), "--csv", c.dir.file("run.csv"), "-q"}, CM_MSKB_BIN);
+  EXPECT_EQ(run.code, 1);
+  EXPECT_EQ(run.err, "mskb: " + line);
+  EXPECT_FALSE(std::filesystem::exists(c.dir.file("run.json")));
+  EXPECT_FALSE(std::filesystem::exists(c.dir.file("run.csv")));
+
+  const std::string good = c.dir.file("good.cu"), bad = c.dir.file("bad.cu");
+  std::ofstream(good) << read_file(mskb::source_root() + "/tasks/algebra/vector_add/baseline_fp32.cu");
+  std::ofstream(bad) << read_file(mskb::source_root() + "/tasks/algebra/vector_add/baseline_fp32.cu")
+                     << "\n// fake-build: error expected an expression\n";
+  const Proc ok = c.run({"check", "--task", "vector_add", "--kernel", good, "-q"}, CM_MSKB_BIN);
+  EXPECT_EQ(ok.code, 1);
+  EXPECT_EQ(ok.out, "");
+  EXPECT_EQ(ok.err, "mskb: " + line);
+  const Proc broken = c.run({"check", "--task", "vector_add", "--kernel", bad, "-q"}, CM_MSKB_BIN);
+  EXPECT_EQ(broken.code, 1);
+  EXPECT_EQ(broken.out.rfind("FAIL vector_add bad.cu: compile error: bad.cu:", 0), 0u) << broken.out;
+  EXPECT_NE(broken.out.find("expected an expression"), std::string::npos) << broken.out;
+  EXPECT_EQ(broken.err, "mskb: " + line);
+}
+
+// mskb run|check --csv: a row per timed shape (run) or per contender (check), RFC 4180 quoting,
+// the same numbers as the JSON report.
+TEST(MskbCli, CsvHasARowPerTimedShapeOrPerContender) {
+  Cli c;
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "-q", "--json", c.dir.file("run.json"), "--csv",
+                        c.dir.file("run.csv")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  const std::string text = read_file(c.dir.file("run.csv"));
+  const auto rows = parse_csv(text);
+  ASSERT_EQ(rows.size(), report["results"].size() + 1) << text;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"task", "precision", "contender", "sweep", "shape", "complexity", "disposition", "median_us",
+                                               "min_us", "max_us", "n", "noise", "speedup_vs_baseline", "ratio_vs_vendor", "sol_fraction"}));
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const json& r = report["results"][i - 1];
+    ASSERT_EQ(rows[i].size(), 15u) << i;
+    EXPECT_EQ(rows[i][0], "spmv_csr");
+    EXPECT_EQ(rows[i][2], r["contender"].get<std::string>());
+    EXPECT_EQ(rows[i][4], shape_text(r["shape"]));
+    EXPECT_EQ(rows[i][7], number_text(r["time_us"]["median"]));
+    EXPECT_EQ(rows[i][10], number_text(r["time_us"]["n"]));
+    EXPECT_EQ(rows[i][12], number_text(r["speedup_vs_baseline"]));
+    EXPECT_EQ(rows[i][13], number_text(r["ratio_vs_vendor"]));
+  }
+  EXPECT_NE(text.find(",\"" + shape_text(report["results"][0]["shape"]) + "\","), std::string::npos) << "a shape with commas is quoted";
+
+  const Proc chk = c.run({"check", "--task", "spmv_csr", "--contenders", "wrong", "--precision", "fp32", "-q", "--csv", c.dir.file("check.csv")},
+                         CM_MSKB_BIN);
+  EXPECT_EQ(chk.code, 1) << chk.err;
+  const auto crows = parse_csv(read_file(c.dir.file("check.csv")));
+  ASSERT_GE(crows.size(), 2u);
+  EXPECT_EQ(crows[0], (std::vector<std::string>{"task", "precision", "contender", "disposition", "checks_passed", "checks_total", "message"}));
+  std::size_t fails = 0;
+  for (std::size_t i = 1; i < crows.size(); ++i) {
+    ASSERT_EQ(crows[i].size(), 7u);
+    EXPECT_EQ(crows[i][2].rfind("wrong/", 0), 0u) << crows[i][2];
+    fails += chk.out.find("FAIL spmv_csr fp32 " + crows[i][2] + ":") != std::string::npos;
+  }
+  EXPECT_EQ(fails, crows.size() - 1) << chk.out;
+  // --csv -: the CSV alone on stdout, the PASS / FAIL lines on stderr.
+  const Proc dash = c.run({"check", "--task", "spmv_csr", "--contenders", "wrong", "--precision", "fp32", "-q", "--csv", "-"}, CM_MSKB_BIN);
+  EXPECT_EQ(dash.code, 1);
+  EXPECT_EQ(parse_csv(dash.out), crows);
+  EXPECT_NE(dash.err.find("FAIL spmv_csr fp32 wrong/"), std::string::npos) << dash.err;
+}
+
+// --help shows the defaults of the options that have one.
+TEST(CliContract, HelpShowsDefaults) {
+  Cli c;
+  auto option_line = [](const std::string& help, const std::string& option) {
+    const auto at = help.find("\n  " + option + " ");
+    return at == std::string::npos ? std::string() : help.substr(at + 1, help.find('\n', at + 1) - at - 1);
+  };
+  const Proc run = c.run({"run", "--help"}, CM_MSKB_BIN);
+  ASSERT_EQ(run.code, 0);
+  EXPECT_NE(option_line(run.out, "--budget").find("=0.25"), std::string::npos) << run.out;
+  EXPECT_NE(option_line(run.out, "--contenders").find("=baseline,vendor"), std::string::npos) << run.out;
+  EXPECT_EQ(option_line(run.out, "--task").find('='), std::string::npos) << "no default shown for an empty list: " << run.out;
+  const Proc opt = c.run({"optimize", "--help"});
+  ASSERT_EQ(opt.code, 0);
+  EXPECT_NE(option_line(opt.out, "--rounds").find("=5"), std::string::npos) << opt.out;
+  EXPECT_NE(option_line(opt.out, "--db").find("=cudamaster.db"), std::string::npos) << opt.out;
+  EXPECT_EQ(option_line(opt.out, "--budget-usd").find("=-1"), std::string::npos) << "a negative 'not given' is not a default: " << opt.out;
+}
+
+// --json on every command of both tools: `--json -` (or a bare --json) prints only JSON on
+// stdout; `--json FILE` writes the same JSON to FILE.
+TEST(CliContract, JsonIsAFileOrDashForStdoutOnEveryCommand) {
+  Cli c;
+  const std::string kernel = c.dir.file("k.cu");
+  std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/algebra/vector_add/baseline_fp32.cu");
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));
+  ASSERT_EQ(c.run({"run", "--task", "vector_add", "--precision", "fp32", "--budget", "0.01", "-q", "--json", c.dir.file("a.json")}, CM_MSKB_BIN).code, 0);
+  ASSERT_EQ(c.run(optimize_args(cassette, c.db(), c.dir.file("out"))).code, 0);
+  struct Case {
+    std::string program;
+    std::vector<std::string> args;
+    bool same;  // both outputs equal (nothing measured or timed differs between the two calls)
+  };
+  const std::vector<Case> cases = {
+      {CM_MSKB_BIN, {"list"}, true},
+      {CM_MSKB_BIN, {"list", "spmv_csr"}, true},
+      {CM_MSKB_BIN, {"device"}, false},
+      {CM_MSKB_BIN, {"build", "--kernel", kernel}, false},
+      {CM_MSKB_BIN, {"run", "--task", "vector_add", "--precision", "fp32", "--budget", "0.01", "-q"}, false},
+      {CM_MSKB_BIN, {"check", "--task", "vector_add", "--precision", "fp32", "-q"}, false},
+      {CM_MSKB_BIN, {"merge", c.dir.file("a.json")}, true},
+      {CM_CUDAMASTER_BIN, {"runs", "--db", c.db()}, true},
+      {CM_CUDAMASTER_BIN, {"show", "1", "--db", c.db()}, true},
+      {CM_CUDAMASTER_BIN, {"show", "1", "--db", c.db(), "--candidate", "6"}, true},
+  };
+  for (const Case& k : cases) {
+    std::string what = k.program.substr(k.program.rfind('/') + 1);
+    for (const std::string& a : k.args) what += " " + a;
+    for (const std::string& dash : {std::string("-"), std::string()}) {
+      std::vector<std::string> args = k.args;
+      args.push_back("--json");
+      if (!dash.empty()) args.push_back(dash);
+      const Proc p = c.run(args, k.program);
+      ASSERT_EQ(p.code, 0) << what << "\n" << p.err;
+      const json j = json::parse(p.out, nullptr, false);
+      ASSERT_FALSE(j.is_discarded()) << what << " --json " << dash << ": stdout is not JSON alone:\n" << p.out.substr(0, 400);
+      std::vector<std::string> to_file = k.args;
+      const std::string file = c.dir.file("out" + std::to_string(c.runs) + ".json");
+      to_file.insert(to_file.end(), {"--json", file});
+      const Proc f = c.run(to_file, k.program);
+      ASSERT_EQ(f.code, 0) << what << "\n" << f.err;
+      const json fj = json::parse(read_file(file), nullptr, false);
+      ASSERT_FALSE(fj.is_discarded()) << what << " --json FILE: " << read_file(file).substr(0, 400);
+      EXPECT_EQ(fj.type(), j.type()) << what;
+      if (k.same) {
+        EXPECT_EQ(fj, j) << what;
+      }
+      if (!f.out.empty()) {
+        EXPECT_TRUE(json::parse(f.out, nullptr, false).is_discarded()) << what << ": --json FILE keeps the text output";
+      }
+    }
+  }
 }

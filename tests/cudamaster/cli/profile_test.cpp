@@ -322,6 +322,24 @@ TEST(ProfileCli, CrashingKernelIsAnErrorNotAFallback) {
   EXPECT_FALSE(fs::exists(dir.file("runner-evaluate.json")));  // no timing of a broken kernel
 }
 
+// No GPU on this machine: whichever step needs the GPU first (the ncu run, or without counters
+// the timed call), the profile says there is no device, in words without source locations.
+TEST(ProfileCli, NoGpuIsNoDeviceNotACrash) {
+  TempDir dir;
+  for (const std::string& ncu : {kFakeNcu, std::string("/nonexistent/ncu")}) {
+    const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"},
+                                fake_env(dir, "vector_add_baseline.csv", {{"FAKE_RUNNER_MODE", "nodevice"}, {"CM_NCU", ncu}}));
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    ASSERT_FALSE(r.j.is_discarded()) << r.out;
+    EXPECT_EQ(r.j["error"]["kind"], "no_device") << r.out;
+    EXPECT_EQ(r.j["error"]["message"], "no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected)") << r.out;
+    EXPECT_NE(r.err.find("cudamaster profile: no_device: no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected)\n"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("device.cu"), std::string::npos) << r.err;
+  }
+}
+
 // --executor slurm: ncu runs in a job step with one GPU (the runner's report line crosses srun),
 // its report lands in the shared work folder, the import runs here when this machine has ncu and
 // in a job step when only the nodes have it; the fallback's timed run and device query are job

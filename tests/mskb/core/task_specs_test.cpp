@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <set>
+#include <utility>
 
 #include "mskb/core/instance.hpp"
 #include "mskb/core/random_shapes.hpp"
@@ -79,6 +80,28 @@ TEST_P(EveryTask, InputsAreDeterministicSeededAndNotConstant) {
     for (double x : a1[i].data) ASSERT_TRUE(std::isfinite(x)) << q.name;
   }
   EXPECT_TRUE(any_diff) << t.name << ": seeds 1 and 2 draw the same inputs";
+}
+
+// The verifier generates into the buffers of the instance it dropped (their allocations kept):
+// whatever those held, the inputs are the ones a fresh generation draws.
+TEST_P(EveryTask, InputsDoNotDependOnReusedStorage) {
+  const TaskSpec& t = *GetParam().spec;
+  const Precision p = GetParam().p;
+  const Shape s = smallest(t.paper, t);
+  const Args fresh = make_inputs(t, s, p, 1);
+  // Storage from another seed, turned into its expected outputs, then scribbled over.
+  Args used = make_inputs(t, smallest(t.heldout, t), p, 7);
+  for (Arg& a : used) {
+    a.value = 12345.0;
+    for (double& x : a.data) x = -777.25;
+    a.data.resize(a.data.size() + 3, 99.0);
+  }
+  const Args reused = make_inputs(t, s, p, 1, nullptr, std::move(used));
+  ASSERT_EQ(reused.size(), fresh.size());
+  for (std::size_t i = 0; i < t.params.size(); ++i) {
+    EXPECT_EQ(reused[i].data, fresh[i].data) << t.name << ": " << t.params[i].name;
+    EXPECT_EQ(reused[i].value, fresh[i].value) << t.name << ": " << t.params[i].name;
+  }
 }
 
 // The tolerance must separate right from wrong on the smallest paper and held-out shapes.

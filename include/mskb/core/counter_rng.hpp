@@ -1,0 +1,54 @@
+// Owns the counter-based input generator: element i of a buffer is a pure function of (key, i),
+// so a buffer can be drawn in any order, by any number of threads, on the CPU or on the GPU, as
+// the same values on every machine. Portable: no CUDA headers; compiled by nvcc it is host and
+// device code. Only correctly rounded operations (integer mixing, one FMA, float/bfloat16 rounding
+// to nearest even), so the host and the device produce the same bits.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#define MSKB_HD __host__ __device__
+#else
+#define MSKB_HD
+#endif
+
+namespace mskb {
+
+// SplitMix64's output function at position `index` of the stream `key`.
+MSKB_HD inline uint64_t counter_bits(uint64_t key, uint64_t index) {
+  uint64_t z = key + (index + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Uniform in [lo, hi): 53 random bits scaled, one fused multiply-add (correctly rounded on both sides).
+MSKB_HD inline double counter_uniform(uint64_t key, uint64_t index, double lo, double hi) {
+  const double u = static_cast<double>(counter_bits(key, index) >> 11) * (1.0 / 9007199254740992.0);
+#if defined(__CUDA_ARCH__)
+  return fma(hi - lo, u, lo);
+#else
+  return std::fma(hi - lo, u, lo);
+#endif
+}
+
+// Float bits -> bfloat16 bits, round to nearest even (NaN stays NaN): the host's bf16_bits.
+MSKB_HD inline uint16_t bf16_bits_of(uint32_t u) {
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+MSKB_HD inline uint32_t float_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+#endif
+}
+
+}  // namespace mskb

@@ -1,0 +1,67 @@
+// Owns users' own tasks: a declarative TOML task file (docs/task-files.md) read at run time into a
+// TaskSpec that the harness judges exactly like a built-in task (same instances, checks, timing and
+// scoring). The file names parameters, shape variables and sweeps, input generators from a small
+// vocabulary, tolerances, cost and complexity as expressions (mskb/core/expr.hpp), a baseline
+// kernel, and an FP64 reference in C/C++ that is compiled with the host compiler into a shared
+// object and called through the C ABI of kernels/include/mskb_reference.h. Host-only.
+//
+// Every error is one line naming the file, the line and the key:
+//   "task.toml:14: params[1].length: unknown variable 'K' at column 3 in 'M*K' (variables: M, N)"
+#pragma once
+
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mskb/core/task.hpp"
+
+namespace mskb {
+
+struct TaskFileError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Whether this build reads task files (toml++ was found when it was configured).
+bool task_files_supported();
+
+struct TaskFileReference;  // the compiled reference (task_file.cpp)
+
+struct TaskFile {
+  std::string path;                          // as given
+  std::string absolute_path;
+  TaskSpec spec;                             // name, category, folder (the file's directory, absolute), ...
+  std::vector<Precision> precisions;         // the entry points the task defines
+  std::map<Precision, std::string> baseline; // absolute kernel paths; a precision may have none
+  std::string reference_source;              // absolute
+  std::vector<std::string> reference_flags;  // extra host-compiler flags (e.g. -fopenmp)
+  std::shared_ptr<TaskFileReference> reference_state;  // shared with spec.reference
+};
+
+// Reads and validates `path` (every expression at every sweep shape). The reference is compiled on
+// its first call (compile_reference does it now). Throws TaskFileError.
+TaskFile load_task_file(const std::string& path);
+
+// Compiles the task's reference (or finds it in the cache, $MSKB_CACHE_DIR/references, keyed by the
+// source, flags, compiler and ABI header), loads it and returns the shared object's path. Throws
+// TaskFileError("FILE:LINE: reference: ref.cpp does not compile: <first error>").
+std::string compile_reference(const TaskFile& file);
+
+// The process-wide user tasks: registering a file makes find_task/get_task (mskb/core/registry.hpp)
+// find its task by name (all_tasks() stays the built-in ones). The same file (absolute path) is read
+// once; a name that is a built-in task or another file's task is an error.
+const TaskFile& register_task_file(const std::string& path);
+// The registered task file of a task name, or nullptr.
+const TaskFile* registered_task_file(const std::string& task_name);
+// get_task(name) when `task_file` is empty, else the task of that file (registered on first use);
+// throws when the file's task is not named `name`. The runner processes resolve a request with it.
+const TaskSpec& resolve_task(const std::string& name, const std::string& task_file);
+
+// What `mskb task new NAME` writes into its folder: a commented task.toml (an elementwise task,
+// y = scale * x + bias), its ref.cpp and baseline.cu; `mskb check --task-file NAME/task.toml`
+// passes on them as written. Throws std::invalid_argument when NAME is not a C identifier.
+std::vector<std::pair<std::string, std::string>> new_task_files(const std::string& name);
+
+}  // namespace mskb

@@ -1,0 +1,47 @@
+// Owns the verifier's GPU instances: for tasks whose inputs are uniform draws (UniformInputs) and
+// whose reference works on device memory (MSKB_DEVICE_REFERENCE), large shapes never go through
+// host FP64 buffers. The verifier draws the inputs on its own GPU context with the counter
+// generator (the same values as the CPU twin), computes the FP64 reference there and compares
+// there the outputs the candidate copied back. Only the typed inputs travel to the host (the
+// sealed input region the candidate uploads from), and the candidate's outputs travel back up.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "mskb/core/generators.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/task.hpp"
+#include "mskb/gpu/buffer.cuh"
+#include "mskb/gpu/reference.cuh"
+
+namespace mskb::gpu {
+
+class GpuInstance {
+ public:
+  // `draw`: the instance's uniform draw (draw_uniform); `scalars`: its scalars as rounded for the
+  // candidate (make_inputs' rounding).
+  GpuInstance(const TaskSpec& spec, Precision p, const Shape& shape, const UniformDraw& draw, const std::vector<double>& scalars,
+              DeviceReferenceFn reference);
+  // The typed inputs into the input region laid out by `l` (instance_layout of the draw's elements).
+  void download_inputs(const InstanceLayout& l, unsigned char* input_region) const;
+  // Compares every output in `output_region` with the expected outputs, as compare_encoded would:
+  // the same counts and largest errors, without the first mismatches (a failing check gets them
+  // from expected_on_host() and the host comparison).
+  CompareResult compare(const InstanceLayout& l, const unsigned char* output_region, Tolerance tol) const;
+  // The expected outputs in FP64 on the host (empty entries for inputs and scalars).
+  Args expected_on_host() const;
+
+ private:
+  const TaskSpec& spec_;
+  Precision p_;
+  std::vector<std::size_t> elements_;
+  std::vector<DeviceMemory> in_, out_;
+  mutable DeviceMemory scratch_, stats_;
+};
+
+// Where the verifier's instances may live on its GPU: a task with uniform inputs and a device
+// reference, no user matrix.
+bool gpu_instance_possible(const TaskSpec& spec, const Shape& shape);
+
+}  // namespace mskb::gpu

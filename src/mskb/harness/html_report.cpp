@@ -1,0 +1,613 @@
+// The pages of `mskb report` and `mskb compare` (see html_report.hpp): layout only, every number
+// comes from report_data.hpp's documents.
+#include "mskb/harness/html_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "mskb/util/html.hpp"
+
+using json = nlohmann::json;
+
+namespace mskb {
+
+namespace {
+
+constexpr const char* kStyle = R"(
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1320px;color:#1d2330;padding:0 16px}
+h1{font-size:22px;margin:0 0 6px}h2{font-size:18px;margin:30px 0 8px;border-bottom:1px solid #d8dde6;padding-bottom:4px}
+h3{font-size:15px;margin:26px 0 4px}.meta{color:#5a6272;margin:2px 0}.small{font-size:12px;color:#5a6272}
+table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums;font-size:13px}
+th,td{border:1px solid #d8dde6;padding:3px 7px;text-align:left;vertical-align:top}th{background:#f1f3f7}
+td.n{text-align:right;white-space:nowrap}td.win{background:#e3f4e6}td.loss{background:#fbe5e3}td.msg{max-width:560px;word-break:break-word}
+.bad{color:#a8281e;font-weight:600}.ok{color:#2e7d3b}
+.warn{background:#fff4e0;border:1px solid #f0c36d;border-radius:6px;padding:8px 12px;margin:10px 0}
+.cards{display:flex;flex-wrap:wrap;gap:10px;margin:12px 0}.card{border:1px solid #d8dde6;border-radius:6px;padding:8px 12px;min-width:120px}
+.card b{display:block;font-size:20px}.card span{color:#5a6272;font-size:12px}
+.charts{display:flex;flex-wrap:wrap;gap:12px}.chart{border:1px solid #e6e9ef;border-radius:6px;background:#fff}
+.tw{overflow-x:auto;max-width:100%}details{margin:6px 0}summary{cursor:pointer;color:#234a9a}nav a{margin-right:10px}
+html.js table.sortable th{cursor:pointer}th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
+)";
+
+// Click a header of a table.sortable to sort by that column (numeric columns: th.n, cells' data-v).
+constexpr const char* kSortScript = R"(<script>
+document.documentElement.className+=' js';
+document.querySelectorAll('table.sortable th').forEach(function(th){th.addEventListener('click',function(){
+var t=th.closest('table'),b=t.tBodies[0],k=th.cellIndex,d=th.getAttribute('aria-sort')==='ascending'?-1:1,n=th.classList.contains('n');
+t.querySelectorAll('th').forEach(function(h){h.removeAttribute('aria-sort')});th.setAttribute('aria-sort',d>0?'ascending':'descending');
+var v=function(r){var c=r.cells[k];return c?(c.hasAttribute('data-v')?c.getAttribute('data-v'):c.textContent):''};
+Array.prototype.slice.call(b.rows).sort(function(x,y){var p=v(x),q=v(y);if(!n)return d*p.localeCompare(q);var a=parseFloat(p),c=parseFloat(q);a=isNaN(a)?-Infinity:a;c=isNaN(c)?-Infinity:c;return d*(a===c?0:a<c?-1:1)}).forEach(function(r){b.appendChild(r)})})});
+</script>
+)";
+
+std::string esc(const std::string& s) { return html_escape(s); }
+std::string js(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+std::string ejs(const json& v) { return esc(js(v)); }
+bool isnum(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
+double d(const json& v) { return v.get<double>(); }
+std::string f2(const json& v) { return isnum(v) ? fmt::format("{:.2f}", d(v)) : "-"; }
+std::string pct(const json& v) {
+  if (!isnum(v)) return "-";
+  return std::fabs(d(v)) < 0.1 && d(v) != 0 ? fmt::format("{:.1f}%", 100 * d(v)) : fmt::format("{:.0f}%", 100 * d(v));
+}
+std::string signed2(const json& v) { return isnum(v) ? fmt::format("{:+.2f}", d(v)) : "-"; }
+std::string us(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : v >= 10 ? fmt::format("{:.1f}", v) : fmt::format("{:.2f}", v); }
+
+// A numeric cell: `text` shown, the value sorted on; `tone`: colour when the value crosses `pivot`.
+std::string ncell(const json& v, const std::string& text, bool tone = false, double pivot = 1.0) {
+  std::string cls = "n";
+  if (tone && isnum(v) && std::fabs(d(v) - pivot) >= 0.005) cls += d(v) > pivot ? " win" : " loss";
+  return fmt::format("<td class=\"{}\" data-v=\"{}\">{}</td>", cls, isnum(v) ? fmt::format("{:.6g}", d(v)) : "", text);
+}
+std::string tcell(const std::string& text, const std::string& cls = "") {
+  return cls.empty() ? "<td>" + text + "</td>" : "<td class=\"" + cls + "\">" + text + "</td>";
+}
+std::string th(const std::string& label, bool numeric = false) {
+  return numeric ? "<th class=\"n\">" + label + "</th>" : "<th>" + label + "</th>";
+}
+
+std::string page_head(const std::string& title) {
+  return fmt::format("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" "
+                     "content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{}</style></head><body>\n",
+                     esc(title), kStyle);
+}
+std::string page_end(const std::string& generator) {
+  return "<p class=\"small\">Generated by <code>" + generator +
+         "</code>; every number comes from the report's own measurements (medians of cold-L2 samples timed with CUDA events). "
+         "Click a column header to sort (the page reads the same without script).</p>\n" +
+         std::string(kSortScript) + "</body></html>\n";
+}
+
+std::string card(const std::string& value, const std::string& label) {
+  return fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", value, label);
+}
+
+std::string disposition_html(const json& e) {
+  const bool ok = e.value("correct", false);
+  std::string s = fmt::format("<span class=\"{}\">{}</span>", ok ? "ok" : "bad", ejs(e["disposition"]));
+  if (e.value("timing_pending", false)) s += " (timing pending)";
+  return s;
+}
+
+std::string anchor(const json& g) { return "g-" + ejs(g["task"]) + "-" + ejs(g["precision"]); }
+
+// ---- mskb report ----
+
+std::string device_header(const json& data, const std::string& source) {
+  const json& dev = data["device"].is_object() ? data["device"] : json::object();
+  const json& s = data["summary"];
+  std::string h = fmt::format("<h1>mskb run report: {}</h1>\n", esc(dev.value("name", std::string("unknown device"))));
+  h += fmt::format("<p class=\"meta\">From <code>{}</code></p>\n", esc(source));
+  // The device's details that the report has.
+  std::vector<std::string> parts;
+  if (dev.contains("compute_capability")) parts.push_back("compute capability " + ejs(dev["compute_capability"]));
+  if (dev.contains("sms")) parts.push_back(ejs(dev["sms"]) + " SMs");
+  if (isnum(dev.value("memory_bytes", json()))) parts.push_back(fmt::format("{:.0f} GiB", d(dev["memory_bytes"]) / (1024.0 * 1024 * 1024)));
+  if (isnum(dev.value("l2_bytes", json()))) parts.push_back(fmt::format("L2 {:.0f} MiB", d(dev["l2_bytes"]) / (1024.0 * 1024)));
+  if (dev.contains("max_sm_clock_mhz")) parts.push_back("max SM clock " + ejs(dev["max_sm_clock_mhz"]) + " MHz");
+  if (dev.contains("driver_version")) parts.push_back("driver " + ejs(dev["driver_version"]));
+  if (dev.contains("runtime_version")) parts.push_back("runtime " + ejs(dev["runtime_version"]));
+  std::string details;
+  for (const auto& p : parts) details += (details.empty() ? ": " : ", ") + p;
+  h += fmt::format("<p class=\"meta\">Device <b>{}</b>{}</p>\n", esc(dev.value("name", std::string("?"))), details);
+  h += fmt::format("<p class=\"meta\">Measured ceilings (the roofline): DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s{}</p>\n",
+                   dev.value("dram_bandwidth_gbs", 0.0), dev.value("fp32_tflops", 0.0), dev.value("bf16_tflops", 0.0),
+                   dev.contains("method") ? " (" + ejs(dev["method"]) + ")" : "");
+  std::string sweeps;
+  for (const auto& w : s["sweeps"]) sweeps += (sweeps.empty() ? "" : ", ") + ejs(w);
+  std::string lanes;
+  for (const auto& l : dev.value("lanes", json::array())) lanes += (lanes.empty() ? "" : ", ") + ejs(l);
+  h += fmt::format("<p class=\"meta\">Run: {} contenders over {} tasks ({} task/precision groups), {} timed shapes; timed sweeps: {}{}{}</p>\n",
+                   ejs(s["contenders"]), ejs(s["tasks"]), ejs(s["groups"]), ejs(s["timed_shapes"]), sweeps.empty() ? "none (checks only)" : sweeps,
+                   s["shape_seed"].is_null() ? "" : "; random-shape seed " + ejs(s["shape_seed"]),
+                   lanes.empty() ? "" : "; GPU lanes " + lanes);
+  if (!s["incomplete_groups"].empty()) {
+    std::string g;
+    for (const auto& x : s["incomplete_groups"]) g += (g.empty() ? "" : ", ") + ejs(x);
+    h += "<p class=\"warn\"><b>Partial report:</b> these (task, precision) groups are missing or not finished: " + g + ".</p>\n";
+  } else if (s.value("partial", false)) {
+    h += "<p class=\"warn\"><b>Partial report:</b> the run was still going when it was written.</p>\n";
+  }
+  if (s.value("shared_gpu_shapes", 0) > 0)
+    h += fmt::format("<p class=\"warn\"><b>Warning:</b> {} timed shape(s) ran while other processes held a context on the GPU; their times "
+                     "may be slowed by sharing it.</p>\n",
+                     ejs(s["shared_gpu_shapes"]));
+  return h;
+}
+
+std::string run_cards(const json& data) {
+  const json& s = data["summary"];
+  std::string h = "<div class=\"cards\">";
+  h += card(ejs(s["tasks"]), "tasks");
+  h += card(ejs(s["groups"]), "task/precision groups");
+  h += card(fmt::format("{} / {}", ejs(s["correct"]), ejs(s["contenders"])), "contenders correct");
+  h += card(ejs(s["timed_shapes"]), "timed shapes");
+  for (const json& r : data["overview"])
+    if (r["category"] == "all" && !r["sweep"].is_null() && (r["kind"] == "vendor" || r["kind"] == "candidate")) {
+      h += card(f2(r["geomean_P"]), "geomean P, " + ejs(r["kind"]) + ", " + ejs(r["sweep"]));
+      h += card(pct(r["fast_1"]), "fast<sub>1</sub>, " + ejs(r["kind"]) + ", " + ejs(r["sweep"]));
+    }
+  return h + "</div>\n";
+}
+
+std::string overview_tables(const json& data) {
+  std::string h = "<h2 id=\"overview\">Overview by category</h2>\n";
+  h += "<p class=\"small\">One entry = one (task, precision, contender). Share correct: disposition passed or noisy. "
+       "fast<sub>p</sub>: share of the entries that are correct <i>and</i> have P &gt; p. P: complexity-weighted speedup over the naive "
+       "baseline (&sum;c<sub>i</sub>s<sub>i</sub> / &sum;c<sub>i</sub>); mean and geometric mean over the correct entries. vs vendor: "
+       "geometric mean of vendor time / contender time (&gt; 1: faster than the vendor). SOL: roofline time / contender time, median "
+       "over the shapes of an entry, then over the entries.</p>\n";
+  std::vector<json> sweeps;
+  for (const json& r : data["overview"])
+    if (std::find(sweeps.begin(), sweeps.end(), r["sweep"]) == sweeps.end()) sweeps.push_back(r["sweep"]);
+  for (const json& sw : sweeps) {
+    h += sw.is_null() ? std::string("<h3>No timed sweep (checks only)</h3>\n") : "<h3>" + ejs(sw) + " sweep</h3>\n";
+    h += "<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("category") + th("contender kind") + th("entries", true) + th("correct", true) +
+         th("share correct", true) + th("fast<sub>1</sub>", true) + th("fast<sub>1.5</sub>", true) + th("fast<sub>2</sub>", true) +
+         th("mean P", true) + th("geomean P", true) + th("vs vendor", true) + th("median SOL", true) + "</tr></thead><tbody>\n";
+    for (const json& r : data["overview"]) {
+      if (r["sweep"] != sw) continue;
+      const bool all = r["category"] == "all";
+      h += "<tr>" + tcell(all ? "<b>all</b>" : ejs(r["category"])) + tcell(ejs(r["kind"])) + ncell(r["entries"], ejs(r["entries"])) +
+           ncell(r["correct"], ejs(r["correct"])) + ncell(r["share_correct"], pct(r["share_correct"])) + ncell(r["fast_1"], pct(r["fast_1"])) +
+           ncell(r["fast_1_5"], pct(r["fast_1_5"])) + ncell(r["fast_2"], pct(r["fast_2"])) + ncell(r["mean_P"], f2(r["mean_P"]), true) +
+           ncell(r["geomean_P"], f2(r["geomean_P"]), true) + ncell(r["vendor_ratio"], f2(r["vendor_ratio"]), true) +
+           ncell(r["median_sol"], pct(r["median_sol"])) + "</tr>\n";
+    }
+    h += "</tbody></table></div>\n";
+  }
+  return h;
+}
+
+std::string entries_table(const json& data) {
+  const json& sweeps = data["summary"]["sweeps"];
+  std::string h = "<h2 id=\"tasks\">Tasks</h2>\n<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("task") + th("prec") + th("category") +
+                  th("contender") + th("disposition") + th("checks", true);
+  for (const auto& w : sweeps) h += th("P " + ejs(w), true) + th("vs vendor " + ejs(w), true) + th("median SOL " + ejs(w), true);
+  h += "</tr></thead><tbody>\n";
+  for (const json& e : data["entries"]) {
+    h += "<tr>" + tcell(fmt::format("<a href=\"#{}\">{}</a>", anchor(e), ejs(e["task"]))) + tcell(ejs(e["precision"])) +
+         tcell(ejs(e["category"])) + tcell(ejs(e["contender"])) + tcell(disposition_html(e)) +
+         ncell(e["checks_passed"], fmt::format("{}/{}", ejs(e["checks_passed"]), ejs(e["checks_total"])));
+    for (const auto& w : sweeps) {
+      const json x = e["sweeps"].value(w.get<std::string>(), json::object());
+      const json P = x.value("P", json()), V = x.value("vendor_ratio", json()), S = x.value("median_sol", json());
+      h += ncell(P, f2(P), true) + ncell(V, f2(V), true) + ncell(S, pct(S));
+    }
+    h += "</tr>\n";
+  }
+  return h + "</tbody></table></div>\n";
+}
+
+std::string failures_table(const json& failures, bool with_task) {
+  std::string h = "<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + std::string(with_task ? th("task") + th("prec") : "") + th("contender") +
+                  th("disposition") + th("checks", true) + th("expected") + th("message") + "</tr></thead><tbody>\n";
+  for (const json& f : failures) {
+    h += "<tr>";
+    if (with_task) h += tcell(fmt::format("<a href=\"#{}\">{}</a>", anchor(f), ejs(f["task"]))) + tcell(ejs(f["precision"]));
+    h += tcell(ejs(f["contender"])) + tcell("<span class=\"bad\">" + ejs(f["disposition"]) + "</span>") +
+         ncell(f["checks_passed"], fmt::format("{}/{}", ejs(f["checks_passed"]), ejs(f["checks_total"]))) +
+         tcell(f["expect"].is_string() ? (f.value("as_expected", false) ? "yes (" : "no (") + ejs(f["expect"]) + ")" : "-") +
+         tcell(ejs(f["message"]), "msg") + "</tr>\n";
+  }
+  return h + "</tbody></table></div>\n";
+}
+
+std::string all_failures(const json& data) {
+  json all = json::array();
+  for (const json& g : data["groups"])
+    for (json f : g["failures"]) {
+      f["task"] = g["task"];
+      f["precision"] = g["precision"];
+      all.push_back(f);
+    }
+  if (all.empty()) return "<h2 id=\"failures\">Failures</h2>\n<p>None: every contender's disposition is correct (passed or noisy).</p>\n";
+  return fmt::format("<h2 id=\"failures\">Failures ({})</h2>\n", all.size()) + failures_table(all, true);
+}
+
+// Colour of a contender in a group's charts: baseline, vendor, then the others in order.
+std::string series_color(const json& series, std::size_t index) {
+  const std::string kind = series["kind"].get<std::string>();
+  if (kind == "baseline") return palette_color(0);
+  if (kind == "vendor") return palette_color(1);
+  return palette_color(2 + index);
+}
+
+std::string point_tip(const json& s, const json& p, const std::string& what) {
+  return fmt::format("{} {} {} (complexity {}): {}", js(s["contender"]), js(p["sweep"]), js(p["shape"]), si_number(isnum(p["complexity"]) ? d(p["complexity"]) : 0),
+                     what);
+}
+
+using SweepPoints = std::vector<std::pair<std::string, ChartPoint>>;  // (sweep, point), by complexity
+
+// `proto`'s points as one line per sweep (sweeps are separate families of shapes), a point whose
+// complexity repeats within a sweep (another shape of the same size) as a lone marker; the legend
+// names the first line only.
+void add_lines(std::vector<ChartSeries>& out, const ChartSeries& proto, const SweepPoints& pts) {
+  std::vector<std::string> sweeps;
+  for (const auto& [sweep, p] : pts)
+    if (std::find(sweeps.begin(), sweeps.end(), sweep) == sweeps.end()) sweeps.push_back(sweep);
+  bool named = false;
+  for (const auto& sweep : sweeps) {
+    ChartSeries line = proto, extra = proto;
+    line.points.clear();
+    extra.points.clear();
+    extra.name.clear();
+    extra.line = false;
+    for (const auto& [sw, p] : pts) {
+      if (sw != sweep) continue;
+      (line.points.empty() || p.x > line.points.back().x ? line : extra).points.push_back(p);
+    }
+    if (named) line.name.clear();
+    named = true;
+    out.push_back(std::move(line));
+    if (!extra.points.empty() && proto.markers) out.push_back(std::move(extra));
+  }
+}
+
+std::string group_charts(const json& g) {
+  std::vector<ChartSeries> time, ratio;
+  for (std::size_t i = 0; i < g["series"].size(); ++i) {
+    const json& s = g["series"][i];
+    ChartSeries t;
+    t.name = js(s["contender"]);
+    t.color = series_color(s, i);
+    ChartSeries sp = t, vr = t;
+    sp.name = js(s["contender"]) + " vs baseline";
+    vr.name = js(s["contender"]) + " vs vendor";
+    vr.dashed = true;
+    SweepPoints tp, spp, vrp;
+    for (const json& p : s["points"]) {
+      if (!isnum(p["complexity"])) continue;
+      const double c = d(p["complexity"]);
+      const std::string sweep = js(p["sweep"]);
+      if (isnum(p["time_us"]))
+        tp.push_back({sweep, {c, d(p["time_us"]), point_tip(s, p, us(d(p["time_us"])) + " us, SOL " + pct(p["sol"]))}});
+      if (isnum(p["speedup"])) spp.push_back({sweep, {c, d(p["speedup"]), point_tip(s, p, "speedup " + f2(p["speedup"]))}});
+      if (isnum(p["vendor_ratio"])) vrp.push_back({sweep, {c, d(p["vendor_ratio"]), point_tip(s, p, "vs vendor " + f2(p["vendor_ratio"]))}});
+    }
+    add_lines(time, t, tp);
+    // The baseline's speedup is 1 and the vendor's ratio 1 by definition; the baseline's ratio is
+    // the inverse of the vendor's speedup.
+    if (s["kind"] != "baseline") add_lines(ratio, sp, spp);
+    if (s["kind"] != "baseline" && s["kind"] != "vendor") add_lines(ratio, vr, vrp);
+  }
+  ChartSeries roof;
+  roof.name = "roofline";
+  roof.color = "#1d2330";
+  roof.dashed = true;
+  roof.markers = false;
+  SweepPoints rp;
+  for (const json& r : g["roofline"])
+    if (isnum(r["complexity"]))
+      rp.push_back({js(r["sweep"]), {d(r["complexity"]), d(r["us"]), fmt::format("roofline {} {}: {} us", js(r["sweep"]), js(r["shape"]), us(d(r["us"])))}});
+  add_lines(time, roof, rp);
+  const std::string name = js(g["task"]) + " " + js(g["precision"]);
+  std::string h = "<div class=\"charts\">";
+  if (!time.empty()) {
+    ChartOptions o;
+    o.title = name + ": time by size";
+    o.x_label = "complexity (work units of the task's cost model)";
+    o.y_label = "median time (us)";
+    h += svg_chart(o, time);
+  }
+  if (!ratio.empty()) {
+    ChartOptions o;
+    o.title = name + ": speedup by size";
+    o.x_label = "complexity";
+    o.y_label = "speedup (> 1: faster)";
+    o.y_rules = {1.0};
+    h += svg_chart(o, ratio);
+  }
+  return h + "</div>\n";
+}
+
+std::string group_shapes_table(const json& g) {
+  std::string h = "<details><summary>per-shape numbers</summary><div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("contender") + th("sweep") +
+                  th("shape") + th("complexity", true) + th("median us", true) + th("noise", true) + th("roofline us", true) +
+                  th("speedup", true) + th("vs vendor", true) + th("SOL", true) + "</tr></thead><tbody>\n";
+  std::map<std::string, double> roof;
+  for (const json& r : g["roofline"]) roof[js(r["sweep"]) + "|" + js(r["shape"])] = d(r["us"]);
+  for (const json& s : g["series"])
+    for (const json& p : s["points"]) {
+      const auto it = roof.find(js(p["sweep"]) + "|" + js(p["shape"]));
+      const json rj = it != roof.end() ? json(it->second) : json(nullptr);
+      h += "<tr>" + tcell(ejs(s["contender"])) + tcell(ejs(p["sweep"])) + tcell(ejs(p["shape"])) +
+           ncell(p["complexity"], isnum(p["complexity"]) ? si_number(d(p["complexity"])) : "-") +
+           ncell(p["time_us"], isnum(p["time_us"]) ? us(d(p["time_us"])) : "-") +
+           ncell(p["noise"], isnum(p["noise"]) ? fmt::format("{:.2f}%", 100 * d(p["noise"])) : "-") + ncell(rj, isnum(rj) ? us(d(rj)) : "-") +
+           ncell(p["speedup"], f2(p["speedup"]), true) + ncell(p["vendor_ratio"], f2(p["vendor_ratio"]), true) + ncell(p["sol"], pct(p["sol"])) +
+           "</tr>\n";
+    }
+  return h + "</tbody></table></div></details>\n";
+}
+
+std::string group_section(const json& g, const json& entries, const json& sweeps) {
+  std::string h = fmt::format("<h3 id=\"{}\">{} {} <span class=\"small\">({})</span></h3>\n", anchor(g), ejs(g["task"]), ejs(g["precision"]),
+                              ejs(g["category"]));
+  std::string line;
+  for (const json& e : entries) {
+    if (e["task"] != g["task"] || e["precision"] != g["precision"]) continue;
+    std::string P;
+    for (const auto& w : sweeps) {
+      const json x = e["sweeps"].value(js(w), json::object());
+      if (isnum(x.value("P", json()))) P += fmt::format("{}P {} {:.2f}", P.empty() ? "" : ", ", ejs(w), d(x["P"]));
+    }
+    line += fmt::format("{}<b>{}</b> {}{}", line.empty() ? "" : "; ", ejs(e["contender"]), disposition_html(e), P.empty() ? "" : " (" + P + ")");
+  }
+  h += "<p class=\"meta\">" + line + "</p>\n";
+  h += group_charts(g);
+  if (!g["failures"].empty()) h += failures_table(g["failures"], false);
+  bool any_point = false;
+  for (const json& s : g["series"]) any_point = any_point || !s["points"].empty();
+  if (any_point) h += group_shapes_table(g);
+  return h;
+}
+
+// ---- CSV ----
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+std::string csv_num(const json& v) { return isnum(v) ? fmt::format("{:.6g}", d(v)) : ""; }
+
+// ---- mskb compare ----
+
+std::string label_of(const json& data, const json& index) { return js(data["labels"][index.get<std::size_t>()]); }
+
+std::string scatter(const json& pair, const std::string& la, const std::string& lb, const char* field, const std::string& what) {
+  std::map<std::string, ChartSeries> by_cat;
+  for (const json& r : pair["rows"]) {
+    const json& a = r["a"][field];
+    const json& b = r["b"][field];
+    if (!isnum(a) || !isnum(b)) continue;
+    // A baseline's P and a vendor's vendor ratio are 1 by definition.
+    if (r["kind"] == (std::string(field) == "P" ? "baseline" : "vendor")) continue;
+    ChartSeries& s = by_cat[js(r["category"])];
+    s.points.push_back({d(a), d(b), fmt::format("{} {} {}: {} {:.2f}, {} {:.2f}", js(r["task"]), js(r["precision"]), js(r["contender"]), la, d(a), lb, d(b))});
+  }
+  std::vector<ChartSeries> series;
+  std::size_t i = 0;
+  for (auto& [cat, s] : by_cat) {
+    s.name = cat;
+    s.color = palette_color(i++);
+    s.line = false;
+    series.push_back(std::move(s));
+  }
+  ChartOptions o;
+  o.title = what + ": " + la + " vs " + lb;
+  o.x_label = what + " in " + la;
+  o.y_label = what + " in " + lb;
+  o.diagonal = true;
+  o.same_range = true;
+  o.width = 520;
+  o.height = 520;
+  return svg_chart(o, series);
+}
+
+std::string compare_row_cells(const json& r) {
+  return tcell(ejs(r["task"])) + tcell(ejs(r["precision"])) + tcell(ejs(r["category"])) + tcell(ejs(r["contender"])) +
+         tcell(disposition_html(r["a"])) + tcell(disposition_html(r["b"])) + ncell(r["a"]["P"], f2(r["a"]["P"]), true) +
+         ncell(r["b"]["P"], f2(r["b"]["P"]), true) + ncell(r["dP"], signed2(r["dP"]), true, 0.0) + ncell(r["P_ratio"], f2(r["P_ratio"]), true) +
+         ncell(r["a"]["vendor_ratio"], f2(r["a"]["vendor_ratio"]), true) + ncell(r["b"]["vendor_ratio"], f2(r["b"]["vendor_ratio"]), true) +
+         ncell(r["d_vendor"], signed2(r["d_vendor"]), true, 0.0) + ncell(r["time_ratio"], f2(r["time_ratio"]), true) +
+         ncell(r["shapes"], ejs(r["shapes"]));
+}
+
+std::string compare_rows_table(const json& rows, const std::string& la, const std::string& lb) {
+  std::string h = "<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("task") + th("prec") + th("category") + th("contender") + th(esc(la)) +
+                  th(esc(lb)) + th("P " + esc(la), true) + th("P " + esc(lb), true) + th("&Delta;P", true) + th("P ratio", true) +
+                  th("vs vendor " + esc(la), true) + th("vs vendor " + esc(lb), true) + th("&Delta; vs vendor", true) +
+                  th("time " + esc(la) + " / " + esc(lb), true) + th("shapes", true) + "</tr></thead><tbody>\n";
+  for (const json& r : rows) h += "<tr>" + compare_row_cells(r) + "</tr>\n";
+  return h + "</tbody></table></div>\n";
+}
+
+std::string compare_pair_section(const json& data, const json& pair) {
+  const std::string la = label_of(data, pair["a"]), lb = label_of(data, pair["b"]);
+  std::string h = fmt::format("<h2 id=\"pair-{}\">{} vs {}</h2>\n", ejs(pair["b"]), esc(la), esc(lb));
+  h += "<div class=\"cards\">";
+  h += card(fmt::format("{}", pair["rows"].size()), "entries in both");
+  h += card(fmt::format("{}", pair["correctness"].size()), "correctness differs");
+  h += card(fmt::format("{} / {}", pair["only_a"].size(), pair["only_b"].size()), "only in " + esc(la) + " / only in " + esc(lb));
+  for (const json& c : pair["categories"])
+    if (c["category"] == "all" && c["kind"] != "baseline") {
+      h += card(f2(c["geomean_P_ratio"]), "geomean P " + esc(lb) + " / " + esc(la) + ", " + ejs(c["kind"]));
+      h += card(signed2(c["dP"]), "&Delta; mean P, " + ejs(c["kind"]));
+    }
+  for (const json& c : pair["categories"])
+    if (c["category"] == "all" && c["kind"] == "baseline") h += card(f2(c["time_ratio"]), "baseline time " + esc(la) + " / " + esc(lb));
+  h += "</div>\n";
+  h += "<div class=\"charts\">" + scatter(pair, la, lb, "P", "P") + scatter(pair, la, lb, "vendor_ratio", "vs vendor") + "</div>\n";
+  h += "<p class=\"small\">Each point is one (task, precision, contender) correct in both reports (baselines left out of P, vendors "
+       "out of vs vendor: 1 by definition); above the diagonal it is higher in " + esc(lb) + ". Time ratio: geometric mean over the shapes both reports timed of " + esc(la) +
+       " time / " + esc(lb) + " time (&gt; 1: faster in " + esc(lb) + ").</p>\n";
+  h += "<h3>By category</h3>\n<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("category") + th("contender kind") + th("entries", true) +
+       th("correct " + esc(la), true) + th("correct " + esc(lb), true) + th("with P in both", true) + th("mean P " + esc(la), true) +
+       th("mean P " + esc(lb), true) + th("&Delta; mean P", true) + th("geomean P ratio", true) + th("vs vendor " + esc(la), true) +
+       th("vs vendor " + esc(lb), true) + th("&Delta; vs vendor", true) + th("time ratio", true) + "</tr></thead><tbody>\n";
+  for (const json& c : pair["categories"])
+    h += "<tr>" + tcell(c["category"] == "all" ? "<b>all</b>" : ejs(c["category"])) + tcell(ejs(c["kind"])) + ncell(c["rows"], ejs(c["rows"])) +
+         ncell(c["correct_a"], ejs(c["correct_a"])) + ncell(c["correct_b"], ejs(c["correct_b"])) + ncell(c["both_P"], ejs(c["both_P"])) +
+         ncell(c["mean_P_a"], f2(c["mean_P_a"]), true) + ncell(c["mean_P_b"], f2(c["mean_P_b"]), true) + ncell(c["dP"], signed2(c["dP"]), true, 0.0) +
+         ncell(c["geomean_P_ratio"], f2(c["geomean_P_ratio"]), true) + ncell(c["vendor_a"], f2(c["vendor_a"]), true) +
+         ncell(c["vendor_b"], f2(c["vendor_b"]), true) + ncell(c["d_vendor"], signed2(c["d_vendor"]), true, 0.0) +
+         ncell(c["time_ratio"], f2(c["time_ratio"]), true) + "</tr>\n";
+  h += "</tbody></table></div>\n";
+  h += fmt::format("<h3>Correctness differs ({})</h3>\n", pair["correctness"].size());
+  if (pair["correctness"].empty()) {
+    h += "<p>No entry is correct in one report and not in the other.</p>\n";
+  } else {
+    h += "<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("task") + th("prec") + th("contender") + th(esc(la)) + th(esc(lb)) + "</tr></thead><tbody>\n";
+    for (const json& r : pair["correctness"])
+      h += "<tr>" + tcell(ejs(r["task"])) + tcell(ejs(r["precision"])) + tcell(ejs(r["contender"])) + tcell(disposition_html(r["a"])) +
+           tcell(disposition_html(r["b"])) + "</tr>\n";
+    h += "</tbody></table></div>\n";
+  }
+  for (const auto& [key, who] : {std::pair<const char*, std::string>{"only_a", la}, {"only_b", lb}}) {
+    if (pair[key].empty()) continue;
+    h += fmt::format("<details><summary>{} entries only in {}</summary><div class=\"tw\"><table><thead><tr>{}{}{}{}</tr></thead><tbody>\n", pair[key].size(),
+                     esc(who), th("task"), th("prec"), th("contender"), th("disposition"));
+    for (const json& e : pair[key])
+      h += "<tr>" + tcell(ejs(e["task"])) + tcell(ejs(e["precision"])) + tcell(ejs(e["contender"])) + tcell(ejs(e["disposition"])) + "</tr>\n";
+    h += "</tbody></table></div></details>\n";
+  }
+  h += "<h3>Per task</h3>\n" + compare_rows_table(pair["rows"], la, lb);
+  return h;
+}
+
+std::string md(const json& v) {
+  std::string s = js(v);
+  std::string out;
+  for (const char c : s) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_run_html(const json& data, const std::string& source) {
+  const std::string device = data["device"].is_object() ? data["device"].value("name", std::string("?")) : std::string("?");
+  std::string h = page_head("mskb report: " + device + " - " + source);
+  h += device_header(data, source);
+  h += "<nav class=\"small\"><a href=\"#overview\">overview</a><a href=\"#tasks\">tasks</a><a href=\"#failures\">failures</a>"
+       "<a href=\"#groups\">per task</a></nav>\n";
+  h += run_cards(data);
+  h += overview_tables(data);
+  h += entries_table(data);
+  h += all_failures(data);
+  h += "<h2 id=\"groups\">Per task</h2>\n<p class=\"small\">Left: median time of every contender by size (complexity, the task's "
+       "cost model), both axes logarithmic; the dashed black line is the roofline floor (the time the minimum DRAM traffic or the "
+       "FLOPs need at the measured ceilings). Right: speedup over the baseline (solid) and over the vendor (dashed) by size; the red "
+       "line is 1. Each sweep (paper, large) is its own line; a shape of the same size as the one before it in its sweep is a lone point. Hover a point for its shape.</p>\n";
+  for (const json& g : data["groups"]) h += group_section(g, data["entries"], data["summary"]["sweeps"]);
+  return h + page_end("mskb report");
+}
+
+std::string render_run_csv(const json& data) {
+  const json& sweeps = data["summary"]["sweeps"];
+  std::string out = "task,precision,category,contender,kind,disposition,checks_passed,checks_total";
+  for (const auto& w : sweeps)
+    for (const char* f : {"P", "geomean", "vendor_ratio", "median_sol", "best_sol"}) out += "," + csv_field(std::string(f) + "_" + js(w));
+  out += ",message\n";
+  for (const json& e : data["entries"]) {
+    out += fmt::format("{},{},{},{},{},{},{},{}", csv_field(js(e["task"])), csv_field(js(e["precision"])), csv_field(js(e["category"])),
+                       csv_field(js(e["contender"])), csv_field(js(e["kind"])), csv_field(js(e["disposition"])), js(e["checks_passed"]),
+                       js(e["checks_total"]));
+    for (const auto& w : sweeps) {
+      const json x = e["sweeps"].value(w.get<std::string>(), json::object());
+      for (const char* f : {"P", "geomean", "vendor_ratio", "median_sol", "best_sol"}) out += "," + csv_num(x.value(f, json()));
+    }
+    out += "," + csv_field(js(e["message"])) + "\n";
+  }
+  return out;
+}
+
+std::string render_run_text(const json& data) {
+  const json& s = data["summary"];
+  const json& dev = data["device"].is_object() ? data["device"] : json::object();
+  std::string out = fmt::format("{}: {} contenders ({} correct) over {} tasks, {} timed shapes{}\n", dev.value("name", std::string("?")),
+                                js(s["contenders"]), js(s["correct"]), js(s["tasks"]), js(s["timed_shapes"]),
+                                s.value("partial", false) ? " (partial report)" : "");
+  out += fmt::format("{:<8} {:<12} {:<11} {:>7} {:>8} {:>6} {:>6} {:>6} {:>7} {:>8} {:>9} {:>7}\n", "sweep", "category", "kind", "entries",
+                     "correct", "fast1", "fast1.5", "fast2", "mean P", "geomean", "vs vendor", "SOL");
+  for (const json& r : data["overview"])
+    out += fmt::format("{:<8} {:<12} {:<11} {:>7} {:>8} {:>6} {:>6} {:>6} {:>7} {:>8} {:>9} {:>7}\n", r["sweep"].is_null() ? "-" : js(r["sweep"]),
+                       js(r["category"]), js(r["kind"]), js(r["entries"]), pct(r["share_correct"]), pct(r["fast_1"]), pct(r["fast_1_5"]),
+                       pct(r["fast_2"]), f2(r["mean_P"]), f2(r["geomean_P"]), f2(r["vendor_ratio"]), pct(r["median_sol"]));
+  return out;
+}
+
+std::string render_compare_html(const json& data, const std::vector<std::string>& sources) {
+  std::string labels;
+  for (const auto& l : data["labels"]) labels += (labels.empty() ? "" : " vs ") + js(l);
+  std::string h = page_head("mskb compare: " + labels);
+  h += "<h1>mskb compare: " + esc(labels) + "</h1>\n";
+  h += "<div class=\"tw\"><table><thead><tr>" + th("label") + th("report") + th("device") + "</tr></thead><tbody>\n";
+  for (std::size_t i = 0; i < data["labels"].size(); ++i)
+    h += "<tr>" + tcell(ejs(data["labels"][i])) + tcell("<code>" + esc(i < sources.size() ? sources[i] : std::string("?")) + "</code>") +
+         tcell(ejs(data["devices"][i])) + "</tr>\n";
+  h += "</tbody></table></div>\n";
+  h += "<p class=\"meta\">Sweep <b>" + ejs(data["sweep"]) +
+       "</b>. The first report is the reference; entries are matched on (task, precision, contender). P: complexity-weighted speedup "
+       "over the baseline of the same run; vs vendor: vendor time / contender time of the same run (&gt; 1: faster than the vendor). "
+       "&Delta; = second minus first; P ratio = second / first.</p>\n";
+  for (const json& p : data["pairs"]) h += compare_pair_section(data, p);
+  return h + page_end("mskb compare");
+}
+
+std::string render_compare_markdown(const json& data) {
+  std::string labels;
+  for (const auto& l : data["labels"]) labels += (labels.empty() ? "" : " vs ") + js(l);
+  std::string out = "# mskb compare: " + md(labels) + "\n\n";
+  for (std::size_t i = 0; i < data["labels"].size(); ++i) out += fmt::format("- {}: {}\n", md(data["labels"][i]), md(data["devices"][i]));
+  out += "\nSweep " + md(data["sweep"]) + "; the first report is the reference. P: complexity-weighted speedup over the baseline of the "
+         "same run; vs vendor: vendor time / contender time; delta = second minus first; time ratio = first time / second time "
+         "(> 1: the second is faster).\n";
+  for (const json& p : data["pairs"]) {
+    const std::string la = md(data["labels"][p["a"].get<std::size_t>()]), lb = md(data["labels"][p["b"].get<std::size_t>()]);
+    out += fmt::format("\n## {} vs {}\n\n{} entries in both, {} with a different correctness, {} only in {}, {} only in {}.\n", la, lb,
+                       p["rows"].size(), p["correctness"].size(), p["only_a"].size(), la, p["only_b"].size(), lb);
+    out += fmt::format("\n### By category\n\n| category | kind | entries | correct {0} | correct {1} | mean P {0} | mean P {1} | delta P | "
+                       "geomean P ratio | vs vendor {0} | vs vendor {1} | delta vs vendor | time ratio |\n"
+                       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                       la, lb);
+    for (const json& c : p["categories"])
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md(c["category"]), md(c["kind"]), js(c["rows"]),
+                         js(c["correct_a"]), js(c["correct_b"]), f2(c["mean_P_a"]), f2(c["mean_P_b"]), signed2(c["dP"]),
+                         f2(c["geomean_P_ratio"]), f2(c["vendor_a"]), f2(c["vendor_b"]), signed2(c["d_vendor"]), f2(c["time_ratio"]));
+    out += fmt::format("\n### Correctness differs ({})\n\n", p["correctness"].size());
+    if (p["correctness"].empty()) {
+      out += "None.\n";
+    } else {
+      out += fmt::format("| task | prec | contender | {} | {} |\n|---|---|---|---|---|\n", la, lb);
+      for (const json& r : p["correctness"])
+        out += fmt::format("| {} | {} | {} | {} | {} |\n", md(r["task"]), md(r["precision"]), md(r["contender"]), md(r["a"]["disposition"]),
+                           md(r["b"]["disposition"]));
+    }
+    out += fmt::format("\n### Per task\n\n| task | prec | contender | P {0} | P {1} | delta P | P ratio | vs vendor {0} | vs vendor {1} | "
+                       "delta vs vendor | time ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+                       la, lb);
+    for (const json& r : p["rows"])
+      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md(r["task"]), md(r["precision"]), md(r["contender"]),
+                         f2(r["a"]["P"]), f2(r["b"]["P"]), signed2(r["dP"]), f2(r["P_ratio"]), f2(r["a"]["vendor_ratio"]),
+                         f2(r["b"]["vendor_ratio"]), signed2(r["d_vendor"]), f2(r["time_ratio"]));
+  }
+  return out;
+}
+
+}  // namespace mskb

@@ -1,0 +1,596 @@
+// Task files (mskb/core/task_file.hpp): a good file becomes the TaskSpec it describes, bad ones
+// fail with one golden line naming the file, the line and the key; generators are deterministic;
+// the compiled reference is called through the C ABI; vector_add re-expressed as a task file draws
+// the same inputs and computes the same reference, tolerance, cost and complexity as the built-in.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/core/task_file.hpp"
+#include "mskb/util/files.hpp"
+#include "mskb/util/text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mskb {
+namespace {
+
+constexpr const char* kGood = R"TOML(# a test task
+name = "bias_rows"
+semantics = "y[i*N + j] = alpha * x[i*N + j] + b[j] + idx[i]"
+dims = ["M", "N"]
+reference = "ref.cpp"
+seeds = 4
+
+[[params]]
+name = "x"
+type = "real"
+role = "in"
+length = "M*N"
+init = { dist = "normal", mean = 0, std = 2 }
+
+[[params]]
+name = "b"
+type = "fp32"
+role = "in"
+length = "N"
+
+[[params]]
+name = "idx"
+type = "int32"
+role = "in"
+length = "M"
+init = { dist = "int_uniform", lo = 0, hi = "N-1" }
+
+[[params]]
+name = "y"
+type = "real"
+role = "out"
+length = "M*N"
+
+[[params]]
+name = "alpha"
+type = "real"
+init = { dist = "uniform", lo = 0.5, hi = 1.5 }
+
+[[params]]
+name = "M"
+type = "int"
+value = "M"
+
+[sweeps]
+paper = [{ M = 4, N = 8 }, { M = 16, N = 32 }]
+heldout = [{ M = 3, N = 5 }]
+large = [{ M = 64, N = "2**6" }]
+
+[tolerance]
+atol = "1e-6 * sqrt(N)"
+rtol = 1e-5
+
+[cost]
+flops = "2*M*N"
+)TOML";
+
+constexpr const char* kGoodRef = R"CPP(#include "mskb_reference.h"
+extern "C" void mskb_reference(const mskb_ref_args* a) {
+  const double* x = mskb_ref_data(a, "x");
+  const double* b = mskb_ref_data(a, "b");
+  const double* idx = mskb_ref_data(a, "idx");
+  double* y = mskb_ref_data(a, "y");
+  const double alpha = mskb_ref_scalar(a, "alpha");
+  const int64_t m = mskb_ref_dim_value(a, "M"), n = mskb_ref_dim_value(a, "N");
+  if (!x || !b || !idx || !y) return;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) y[i * n + j] = alpha * x[i * n + j] + b[j] + idx[i];
+}
+)CPP";
+
+class TaskFileTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    root_ = fs::path(::testing::TempDir()) / ("mskb_task_file_test_" + std::to_string(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_ / "cache");
+    ::setenv("MSKB_CACHE_DIR", (root_ / "cache").c_str(), 1);
+  }
+  static void TearDownTestSuite() {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  void SetUp() override {
+    if (!task_files_supported()) GTEST_SKIP() << "built without toml++";
+  }
+
+  // A fresh folder holding task.toml = `toml` and ref.cpp = `ref`; returns the task file's path.
+  std::string write_task(const std::string& toml, const std::string& ref = kGoodRef) {
+    const fs::path dir = root_ / ("t" + std::to_string(counter_++));
+    fs::create_directories(dir);
+    write(dir / "task.toml", toml);
+    write(dir / "ref.cpp", ref);
+    return (dir / "task.toml").string();
+  }
+  static void write(const fs::path& p, const std::string& text) {
+    std::ofstream f(p);
+    f << text;
+  }
+  // The one-line error of loading `toml` (with the good ref.cpp), "" when it loads.
+  std::string error_of(const std::string& toml, std::string* path_out = nullptr) {
+    const std::string path = write_task(toml);
+    if (path_out) *path_out = path;
+    try {
+      load_task_file(path);
+    } catch (const TaskFileError& e) {
+      return e.what();
+    }
+    return "";
+  }
+  static std::string replaced(std::string text, const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+    return text;
+  }
+  // 1-based line of the first occurrence of `needle` in `text`.
+  static int line_of(const std::string& text, const std::string& needle) {
+    const auto at = text.find(needle);
+    EXPECT_NE(at, std::string::npos) << needle;
+    return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+  }
+
+  static fs::path root_;
+  int counter_ = 0;
+};
+fs::path TaskFileTest::root_;
+
+TEST_F(TaskFileTest, GoodFileBecomesTheSpecItDescribes) {
+  const TaskFile tf = load_task_file(write_task(kGood));
+  const TaskSpec& s = tf.spec;
+  EXPECT_EQ(s.name, "bias_rows");
+  EXPECT_EQ(s.category, "user");
+  EXPECT_EQ(s.seeds, 4);
+  EXPECT_EQ(s.folder, fs::path(tf.absolute_path).parent_path().string());
+  ASSERT_EQ(s.params.size(), 6u);
+  EXPECT_EQ(s.signature(Precision::fp32),
+            "extern \"C\" void bias_rows(const float* x, const float* b, const int* idx, float* y, float alpha, int M)");
+  EXPECT_EQ(s.signature(Precision::bf16),
+            "extern \"C\" void bias_rows_bf16(const __nv_bfloat16* x, const float* b, const int* idx, __nv_bfloat16* y, "
+            "__nv_bfloat16 alpha, int M)");
+  EXPECT_EQ(s.params[3].role, Role::out);
+  EXPECT_EQ(s.paper, (std::vector<Shape>{{{"M", 4}, {"N", 8}}, {{"M", 16}, {"N", 32}}}));
+  EXPECT_EQ(s.heldout, (std::vector<Shape>{{{"M", 3}, {"N", 5}}}));
+  EXPECT_EQ(s.large, (std::vector<Shape>{{{"M", 64}, {"N", 64}}}));
+  EXPECT_TRUE(validate(s).empty());
+  EXPECT_EQ(tf.precisions, (std::vector<Precision>{Precision::fp32, Precision::bf16}));
+  EXPECT_TRUE(tf.baseline.empty());
+
+  const Shape sh{{"M", 16}, {"N", 32}};
+  const Tolerance t = s.tolerance(sh, Precision::bf16);
+  EXPECT_DOUBLE_EQ(t.atol, 1e-6 * std::sqrt(32.0));
+  EXPECT_DOUBLE_EQ(t.rtol, 1e-5);
+  // Default bytes: every buffer once at its element size (x, y real; b fp32; idx int32).
+  const Cost c32 = s.cost(sh, Precision::fp32), c16 = s.cost(sh, Precision::bf16);
+  EXPECT_DOUBLE_EQ(c32.bytes, 512 * 4 + 32 * 4 + 16 * 4 + 512 * 4);
+  EXPECT_DOUBLE_EQ(c16.bytes, 512 * 2 + 32 * 4 + 16 * 4 + 512 * 2);
+  EXPECT_DOUBLE_EQ(c32.flops, 2 * 512);
+  EXPECT_FALSE(c32.tensor);
+  EXPECT_EQ(s.complexity(sh), static_cast<uint64_t>(c32.bytes));  // default: the fp32 bytes
+}
+
+TEST_F(TaskFileTest, GeneratorsFollowTheFileAndAreDeterministic) {
+  const std::string path = write_task(kGood);
+  const TaskFile a = load_task_file(path), b = load_task_file(path);
+  const Shape sh{{"M", 16}, {"N", 32}};
+  const Args x1 = make_inputs(a.spec, sh, Precision::fp32, 1);
+  const Args x2 = make_inputs(b.spec, sh, Precision::fp32, 1);  // same file, shape, seed
+  const Args x3 = make_inputs(a.spec, sh, Precision::fp32, 2);
+  ASSERT_EQ(x1.size(), 6u);
+  for (std::size_t i = 0; i < x1.size(); ++i) {
+    EXPECT_EQ(x1[i].data, x2[i].data) << i;
+    EXPECT_EQ(x1[i].value, x2[i].value) << i;
+  }
+  EXPECT_NE(x1[0].data, x3[0].data);
+  EXPECT_EQ(x1[0].data.size(), 512u);
+  EXPECT_EQ(x1[3].data, std::vector<double>(512, 0.0));  // the output: sized, zero
+  // normal(0, 2): some values beyond [-1, 1]; mean near 0.
+  double sum = 0, beyond = 0;
+  for (double v : x1[0].data) sum += v, beyond += std::fabs(v) > 1.0;
+  EXPECT_NEAR(sum / 512, 0.0, 0.5);
+  EXPECT_GT(beyond, 100);
+  // b: the default U(-1, 1); idx: int_uniform(0, N-1), integers.
+  for (double v : x1[1].data) EXPECT_TRUE(v >= -1.0 && v < 1.0) << v;
+  std::set<double> seen;
+  for (double v : x1[2].data) {
+    EXPECT_TRUE(v >= 0 && v <= 31 && v == std::floor(v)) << v;
+    seen.insert(v);
+  }
+  EXPECT_GT(seen.size(), 4u);
+  EXPECT_TRUE(x1[4].value >= 0.5 && x1[4].value < 1.5) << x1[4].value;
+  EXPECT_EQ(x1[5].value, 16.0);
+}
+
+TEST_F(TaskFileTest, ReferenceIsCompiledAndCalledThroughTheCAbi) {
+  const TaskFile tf = load_task_file(write_task(kGood));
+  const std::string so = compile_reference(tf);
+  EXPECT_TRUE(fs::is_regular_file(so)) << so;
+  EXPECT_EQ(so.rfind((root_ / "cache" / "references").string(), 0), 0u) << so;
+  EXPECT_EQ(compile_reference(load_task_file(tf.path)), so);  // cached by content
+  const Shape sh{{"M", 3}, {"N", 5}};
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    const Args in = make_inputs(tf.spec, sh, p, 7);
+    const Args want = make_expected(tf.spec, sh, p, in);
+    for (int64_t i = 0; i < 3; ++i)
+      for (int64_t j = 0; j < 5; ++j) {
+        const std::size_t k = static_cast<std::size_t>(i * 5 + j);
+        EXPECT_DOUBLE_EQ(want[3].data[k], in[4].value * in[0].data[k] + in[1].data[static_cast<std::size_t>(j)] +
+                                              in[2].data[static_cast<std::size_t>(i)]);
+      }
+    EXPECT_EQ(want[0].data, in[0].data);  // inputs untouched
+  }
+}
+
+TEST_F(TaskFileTest, ReferenceProblemsAreOneLine) {
+  std::string path = write_task(kGood, R"(#include "mskb_reference.h"
+extern "C" void mskb_reference(const mskb_ref_args* a) { (void)mskb_ref_data(a, "nope"); }
+)");
+  const TaskFile bad_name = load_task_file(path);
+  const Shape sh{{"M", 3}, {"N", 5}};
+  const Args in = make_inputs(bad_name.spec, sh, Precision::fp32, 1);
+  try {
+    make_expected(bad_name.spec, sh, Precision::fp32, in);
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":5: reference: at shape M=3,N=5: mskb_reference: no parameter named 'nope'");
+  }
+  path = write_task(kGood, "this is not C++\n");
+  try {
+    compile_reference(load_task_file(path));
+    FAIL();
+  } catch (const TaskFileError& e) {
+    const std::string m = e.what();
+    EXPECT_EQ(m.rfind(path + ":5: reference: ref.cpp does not compile: ", 0), 0u) << m;
+    EXPECT_NE(m.find("error"), std::string::npos) << m;
+    EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+  }
+  path = write_task(kGood, "extern \"C\" void other() {}\n");
+  try {
+    compile_reference(load_task_file(path));
+    FAIL();
+  } catch (const TaskFileError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ":5: reference: ref.cpp does not export extern \"C\" void mskb_reference(const mskb_ref_args*)");
+  }
+}
+
+TEST_F(TaskFileTest, BadFilesFailWithOneGoldenLine) {
+  struct Case {
+    std::string from, to, needle, message;  // message after "PATH:LINE: "
+  };
+  const std::vector<Case> cases = {
+      {"length = \"M*N\"\ninit = { dist = \"normal\"", "lenght = \"M*N\"\ninit = { dist = \"normal\"", "lenght",
+       "params[0].lenght: unknown key (did you mean 'length'?)"},
+      {"length = \"M*N\"\ninit", "length = \"M*(N+1\"\ninit", "M*(N+1", "params[0].length: expected ')' at column 7 in 'M*(N+1'"},
+      {"length = \"M*N\"\ninit", "length = \"M*K\"\ninit", "M*K",
+       "params[0].length: unknown variable 'K' at column 3 in 'M*K' (variables: M, N)"},
+      {"reference = \"ref.cpp\"", "reference = \"nope.cpp\"", "nope.cpp", ""},  // message checked below
+      {"dims = [\"M\", \"N\"]", "dims = \"M\"", "dims", "dims: expected an array of strings, got a string"},
+      {"{ M = 16, N = 32 }", "{ M = 16 }", "{ M = 16 }", "sweeps.paper[1]: missing shape variable 'N' (dims: M, N)"},
+      {"{ M = 3, N = 5 }", "{ M = 3, N = 5, K = 2 }", "K = 2", "sweeps.heldout[0].K: unknown key (keys here: M, N)"},
+      {"type = \"fp32\"", "type = \"fp16\"", "fp16", "params[1].type: type 'fp16' is not supported yet"},
+      {"type = \"int32\"", "type = \"int64\"", "int64", "params[2].type: type 'int64' is not supported yet"},
+      {"role = \"out\"", "role = \"output\"", "output", "params[3].role: unknown role 'output' (in, out, inout, accumulate)"},
+      {"seeds = 4", "seeds = \"4\"", "seeds", "seeds: expected an integer, got a string"},
+      {"seeds = 4", "seedz = 4", "seedz", "seedz: unknown key (did you mean 'seeds'?)"},
+      {"std = 2 }", "std = 2, lo = 1 }", "std = 2, lo", "params[0].init.lo: unknown key (keys here: dist, mean, std)"},
+      {"dist = \"normal\"", "dist = \"gauss\"", "gauss", "params[0].init.dist: unknown distribution 'gauss' (uniform, normal, int_uniform, constant)"},
+      {"dist = \"int_uniform\"", "dist = \"uniform\"", "dist = \"uniform\", lo = 0",
+       "params[2].init.dist: an int32 parameter takes int_uniform or constant, not uniform"},
+      {"rtol = 1e-5", "rtol = \"1e-5 *\"", "1e-5 *", "tolerance.rtol: expected a number, a variable or '(' at column 7 in '1e-5 *'"},
+      {"flops = \"2*M*N\"", "flops = \"2*M*N*nnz\"", "nnz",
+       "cost.flops: unknown variable 'nnz' at column 7 in '2*M*N*nnz' (variables: M, N, real_bytes)"},
+      {"value = \"M\"", "value = \"M\"\nrole = \"in\"\nlength = 3", "type = \"int\"", "params[5].type: unknown buffer type 'int' (fp32, bf16, real, int32)"},
+      {"name = \"alpha\"\ntype = \"real\"\ninit = { dist = \"uniform\", lo = 0.5, hi = 1.5 }", "name = \"alpha\"\ntype = \"real\"",
+       "[[params]]\nname = \"alpha\"", "params[4].value: missing (a scalar needs value = <expression> or init = {dist = ...})"},
+      {"name = \"b\"", "name = \"x\"", "name = \"x\"\ntype = \"fp32\"", "params[1].name: 'x' is already a parameter"},
+      {"semantics = ", "# semantics = ", "# a test task", "semantics: missing (what the entry point computes)"},
+  };
+  for (const Case& c : cases) {
+    const std::string toml = replaced(kGood, c.from, c.to);
+    std::string path;
+    const std::string got = error_of(toml, &path);
+    if (c.message.empty()) {
+      EXPECT_EQ(got, path + ":" + std::to_string(line_of(toml, c.needle)) + ": reference: file not found: nope.cpp (looked for " +
+                         (fs::path(path).parent_path() / "nope.cpp").string() + ")");
+      continue;
+    }
+    EXPECT_EQ(got, path + ":" + std::to_string(line_of(toml, c.needle)) + ": " + c.message) << c.to;
+    EXPECT_EQ(got.find('\n'), std::string::npos);
+  }
+}
+
+TEST_F(TaskFileTest, ShapeProblemsNameTheSweepEntry) {
+  std::string path;
+  std::string toml = replaced(kGood, "length = \"M\"", "length = \"M - 3\"");
+  {
+    const std::string got_ = error_of(toml, &path);
+    EXPECT_EQ(got_, path + ":" + std::to_string(line_of(toml, "M - 3")) +
+                                       ": params[2].length: 'M - 3' is 0; a buffer needs at least one element at shape M=3,N=5 "
+                                       "(sweeps.heldout[0], line " + std::to_string(line_of(toml, "heldout")) + ")");
+  }
+  toml = replaced(kGood, "length = \"M\"", "length = \"M / 2\"");
+  {
+    const std::string got_ = error_of(toml, &path);
+    EXPECT_EQ(got_, path + ":" + std::to_string(line_of(toml, "M / 2")) +
+                                       ": params[2].length: 'M / 2' is 1.5, not an integer at shape M=3,N=5 (sweeps.heldout[0], line " +
+                                       std::to_string(line_of(toml, "heldout")) + ")");
+  }
+  toml = replaced(kGood, "{ M = 3, N = 5 }", "{ M = 4, N = 8 }");
+  {
+    const std::string got_ = error_of(toml, &path);
+    EXPECT_EQ(got_, path + ":" + std::to_string(line_of(toml, "heldout")) +
+                                       ": sweeps.heldout[0]: shape M=4,N=8 is also in sweeps.paper (held-out shapes must differ)");
+  }
+  toml = replaced(kGood, "name = \"bias_rows\"", "name = \"bias rows\"");
+  {
+    const std::string got_ = error_of(toml, &path);
+    EXPECT_EQ(got_, path + ":2: name: 'bias rows' is not a C identifier (it is the entry point's name)");
+  }
+  toml = replaced(kGood, "[cost]", "[cost\n");
+  const std::string got = error_of(toml, &path);
+  EXPECT_EQ(got.rfind(path + ":" + std::to_string(line_of(toml, "[cost")) + ":", 0), 0u) << got;
+  EXPECT_NE(got.find("TOML syntax error"), std::string::npos) << got;
+  EXPECT_EQ(got.find('\n'), std::string::npos) << got;
+  try {
+    load_task_file((root_ / "missing.toml").string());
+    FAIL();
+  } catch (const TaskFileError& e) {
+    EXPECT_EQ(std::string(e.what()), "task file not found: " + (root_ / "missing.toml").string());
+  }
+}
+
+TEST_F(TaskFileTest, PrecisionsToleranceAndBaseline) {
+  std::string toml = replaced(kGood, "seeds = 4", "seeds = 4\nprecisions = [\"fp32\"]\nbaseline = \"base.cu\"");
+  toml = replaced(toml, "atol = \"1e-6 * sqrt(N)\"\nrtol = 1e-5", "fp32 = { atol = 0.5, rtol = \"1/1000\" }");
+  std::string path = write_task(toml);
+  write(fs::path(path).parent_path() / "base.cu", "// baseline\n");
+  const TaskFile tf = load_task_file(path);
+  EXPECT_EQ(tf.precisions, (std::vector<Precision>{Precision::fp32}));
+  ASSERT_EQ(tf.baseline.count(Precision::fp32), 1u);
+  EXPECT_EQ(tf.baseline.at(Precision::fp32), (fs::path(path).parent_path() / "base.cu").string());
+  EXPECT_DOUBLE_EQ(tf.spec.tolerance({{"M", 4}, {"N", 8}}, Precision::fp32).rtol, 0.001);
+  // A bf16 tolerance for a task that has no bf16 entry point, and a bf16 buffer in an fp32 task.
+  std::string bad = replaced(toml, "fp32 = { atol = 0.5", "bf16 = { atol = 0.5 }\nfp32 = { atol = 0.5");
+  const std::string got = error_of(bad, &path);
+  EXPECT_EQ(got, path + ":" + std::to_string(line_of(bad, "bf16 = {")) + ": tolerance.bf16: the task does not define bf16 (precisions)");
+  bad = replaced(kGood, "type = \"fp32\"", "type = \"bf16\"");
+  {
+    const std::string got_ = error_of(bad, &path);
+    EXPECT_EQ(got_, path + ":" + std::to_string(line_of(bad, "\"bf16\"")) +
+                                      ": params[1].type: a bf16 buffer exists only in the _bf16 entry point: set precisions = [\"bf16\"], "
+                                      "or use real (float in fp32, bf16 in bf16)");
+  }
+}
+
+constexpr const char* kSparse = R"TOML(name = "spmv_user"
+semantics = "y = A*x for A in CSR"
+dims = ["rows", "cols", "skew"]
+reference = "ref.cpp"
+
+[sparse]
+format = "csr"
+rows = "rows"
+cols = "cols"
+density = 0.05
+skewed = "skew"
+row_ptr = "row_ptr"
+col_idx = "col_idx"
+values = "vals"
+
+[[params]]
+name = "rows"
+type = "int"
+value = "rows"
+
+[[params]]
+name = "vals"
+type = "real"
+role = "in"
+
+[[params]]
+name = "col_idx"
+type = "int32"
+role = "in"
+
+[[params]]
+name = "row_ptr"
+type = "int32"
+role = "in"
+
+[[params]]
+name = "x"
+type = "real"
+role = "in"
+length = "cols"
+
+[[params]]
+name = "y"
+type = "real"
+role = "out"
+length = "rows"
+
+[sweeps]
+paper = [{ rows = 64, cols = 100, skew = 0 }]
+heldout = [{ rows = 200, cols = 40, skew = 1 }]
+large = [{ rows = 1000, cols = 2000, skew = 0 }]
+
+[tolerance]
+atol = "1e-5 * sqrt(row_nnz)"
+rtol = 1e-5
+
+[cost]
+flops = "2 * nnz"
+)TOML";
+
+constexpr const char* kSparseRef = R"CPP(#include "mskb_reference.h"
+extern "C" void mskb_reference(const mskb_ref_args* a) {
+  const double* v = mskb_ref_data(a, "vals");
+  const double* c = mskb_ref_data(a, "col_idx");
+  const double* r = mskb_ref_data(a, "row_ptr");
+  const double* x = mskb_ref_data(a, "x");
+  double* y = mskb_ref_data(a, "y");
+  const int64_t rows = (int64_t)mskb_ref_scalar(a, "rows");
+  for (int64_t i = 0; i < rows; ++i) {
+    double s = 0;
+    for (int64_t p = (int64_t)r[i]; p < (int64_t)r[i + 1]; ++p) s += v[p] * x[(int64_t)c[p]];
+    y[i] = s;
+  }
+}
+)CPP";
+
+TEST_F(TaskFileTest, SparseCsrFillsThreeParameters) {
+  const TaskFile tf = load_task_file(write_task(kSparse, kSparseRef));
+  for (const Shape& sh : {tf.spec.paper[0], tf.spec.heldout[0]}) {
+    const int64_t rows = sh["rows"], cols = sh["cols"];
+    const int64_t per_row = std::max<int64_t>(1, std::llround(0.05 * static_cast<double>(cols)));
+    const Args in = make_inputs(tf.spec, sh, Precision::fp32, 1);
+    const std::vector<double>&vals = in[1].data, &col = in[2].data, &ptr = in[3].data;
+    ASSERT_EQ(ptr.size(), static_cast<std::size_t>(rows + 1));
+    EXPECT_EQ(ptr.front(), 0.0);
+    EXPECT_EQ(ptr.back(), static_cast<double>(rows * per_row));  // both generators: rows * per_row entries
+    EXPECT_EQ(col.size(), vals.size());
+    EXPECT_EQ(static_cast<double>(col.size()), ptr.back());
+    bool uneven = false;
+    for (int64_t i = 0; i < rows; ++i) {
+      const auto lo = static_cast<std::size_t>(ptr[static_cast<std::size_t>(i)]), hi = static_cast<std::size_t>(ptr[static_cast<std::size_t>(i) + 1]);
+      ASSERT_LE(lo, hi);
+      if (sh["skew"] == 0) {
+        EXPECT_EQ(static_cast<int64_t>(hi - lo), per_row);
+      }
+      uneven = uneven || static_cast<int64_t>(hi - lo) != per_row;
+      for (std::size_t p = lo; p < hi; ++p) {
+        EXPECT_TRUE(col[p] >= 0 && col[p] < static_cast<double>(cols));
+        if (p > lo) {
+          EXPECT_LT(col[p - 1], col[p]);  // sorted, duplicate-free
+        }
+        EXPECT_GE(std::fabs(vals[p]), 0.25);
+      }
+    }
+    EXPECT_EQ(uneven, sh["skew"] != 0);
+    const Args want = make_expected(tf.spec, sh, Precision::fp32, in);
+    for (int64_t i = 0; i < rows; ++i) {
+      double s = 0;
+      for (auto p = static_cast<std::size_t>(ptr[static_cast<std::size_t>(i)]); p < static_cast<std::size_t>(ptr[static_cast<std::size_t>(i) + 1]); ++p)
+        s += vals[p] * in[4].data[static_cast<std::size_t>(col[p])];
+      EXPECT_DOUBLE_EQ(want[5].data[static_cast<std::size_t>(i)], s);
+    }
+    EXPECT_DOUBLE_EQ(tf.spec.cost(sh, Precision::fp32).flops, 2.0 * static_cast<double>(rows * per_row));
+    EXPECT_DOUBLE_EQ(tf.spec.tolerance(sh, Precision::fp32).atol, 1e-5 * std::sqrt(static_cast<double>(per_row)));
+  }
+  std::string path;
+  const std::string bad = replaced(kSparse, "name = \"col_idx\"\ntype = \"int32\"", "name = \"col_idx\"\ntype = \"fp32\"");
+  {
+    const std::string got_ = error_of(bad, &path);
+    EXPECT_EQ(got_, path + ":" + std::to_string(line_of(bad, "\"fp32\"")) +
+                                      ": params[2].type: 'col_idx' holds CSR indices: type = \"int32\"");
+  }
+  const std::string unknown = replaced(kSparse, "values = \"vals\"", "values = \"value\"");
+  {
+    const std::string got_ = error_of(unknown, &path);
+    EXPECT_EQ(got_, path + ":" + std::to_string(line_of(unknown, "values = \"value\"")) + ": sparse: 'value' is not a parameter");
+  }
+}
+
+// vector_add re-expressed as a task file (tests/mskb/core/data/vector_add.toml) against the built-in.
+TEST_F(TaskFileTest, VectorAddTaskFileMatchesTheBuiltIn) {
+  const TaskFile tf = load_task_file(source_root() + "/tests/mskb/core/data/vector_add.toml");
+  const TaskSpec& mine = tf.spec;
+  const TaskSpec& builtin = get_task("vector_add");
+  EXPECT_EQ(mine.signature(Precision::fp32), builtin.signature(Precision::fp32));
+  EXPECT_EQ(mine.signature(Precision::bf16), builtin.signature(Precision::bf16));
+  EXPECT_EQ(mine.semantics, builtin.semantics);
+  EXPECT_EQ(mine.paper, builtin.paper);
+  EXPECT_EQ(mine.heldout, builtin.heldout);
+  EXPECT_EQ(mine.large, builtin.large);
+  for (const Shape& sh : {builtin.paper[0], builtin.paper[2], builtin.heldout[0], builtin.heldout[2]})
+    for (Precision p : {Precision::fp32, Precision::bf16}) {
+      for (uint64_t seed : {1, 2, 3}) {
+        const Args a = make_inputs(mine, sh, p, seed), b = make_inputs(builtin, sh, p, seed);
+        ASSERT_EQ(a.size(), b.size());
+        for (std::size_t i = 0; i < a.size(); ++i) {
+          EXPECT_EQ(a[i].data, b[i].data) << sh.str() << " param " << i;  // the same draws, bit for bit
+          EXPECT_EQ(a[i].value, b[i].value);
+        }
+        const Args ea = make_expected(mine, sh, p, a), eb = make_expected(builtin, sh, p, b);
+        EXPECT_EQ(ea[2].data, eb[2].data) << sh.str();
+      }
+      EXPECT_DOUBLE_EQ(mine.tolerance(sh, p).atol, builtin.tolerance(sh, p).atol);
+      EXPECT_DOUBLE_EQ(mine.tolerance(sh, p).rtol, builtin.tolerance(sh, p).rtol);
+      EXPECT_DOUBLE_EQ(mine.cost(sh, p).bytes, builtin.cost(sh, p).bytes);
+      EXPECT_DOUBLE_EQ(mine.cost(sh, p).flops, builtin.cost(sh, p).flops);
+      EXPECT_EQ(mine.complexity(sh), builtin.complexity(sh));
+    }
+  // Its name is a built-in task's: it cannot be registered.
+  try {
+    register_task_file(tf.path);
+    FAIL();
+  } catch (const TaskFileError& e) {
+    EXPECT_EQ(std::string(e.what()), tf.path + ": name 'vector_add' is a built-in task (choose another name)");
+  }
+}
+
+TEST_F(TaskFileTest, RegisteredTasksAreFoundByName) {
+  const std::string path = write_task(replaced(kGood, "bias_rows", "registered_rows"));
+  EXPECT_EQ(find_task("registered_rows"), nullptr);
+  const TaskFile& tf = register_task_file(path);
+  EXPECT_EQ(&register_task_file(path), &tf);  // read once
+  EXPECT_EQ(find_task("registered_rows"), &tf.spec);
+  EXPECT_EQ(&get_task("registered_rows"), &tf.spec);
+  EXPECT_EQ(registered_task_file("registered_rows"), &tf);
+  EXPECT_EQ(&resolve_task("registered_rows", path), &tf.spec);
+  EXPECT_EQ(&resolve_task("vector_add", ""), &get_task("vector_add"));
+  for (const auto& t : all_tasks()) EXPECT_NE(t.name, "registered_rows");  // all_tasks stays the built-in ones
+  try {
+    resolve_task("other", path);
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), path + " defines task 'registered_rows', not 'other'");
+  }
+  const std::string twin = write_task(replaced(kGood, "bias_rows", "registered_rows"));
+  try {
+    register_task_file(twin);
+    FAIL();
+  } catch (const TaskFileError& e) {
+    EXPECT_EQ(std::string(e.what()), twin + ": name 'registered_rows' is already the task of " + path);
+  }
+}
+
+TEST_F(TaskFileTest, NewTaskFilesLoadAndTheirReferenceComputesTheSemantics) {
+  const fs::path dir = root_ / "new_task";
+  fs::create_directories(dir);
+  for (const auto& [name, text] : new_task_files("my_task")) write(dir / name, text);
+  const TaskFile tf = load_task_file((dir / "task.toml").string());
+  EXPECT_EQ(tf.spec.name, "my_task");
+  EXPECT_EQ(tf.spec.signature(Precision::fp32), "extern \"C\" void my_task(const float* x, const float* bias, float* y, float scale, int N, int C)");
+  EXPECT_EQ(tf.baseline.at(Precision::bf16), (dir / "baseline.cu").string());
+  const std::string baseline = read_text((dir / "baseline.cu").string());
+  EXPECT_NE(baseline.find(tf.spec.signature(Precision::fp32).substr(11)), std::string::npos);  // without `extern "C" `
+  EXPECT_NE(baseline.find(tf.spec.signature(Precision::bf16).substr(11)), std::string::npos);
+  const Shape sh = tf.spec.heldout[1];
+  const Args in = make_inputs(tf.spec, sh, Precision::bf16, 3);
+  const Args want = make_expected(tf.spec, sh, Precision::bf16, in);
+  const auto c = static_cast<std::size_t>(sh["C"]);
+  for (std::size_t i = 0; i < want[2].data.size(); ++i) EXPECT_DOUBLE_EQ(want[2].data[i], in[3].value * in[0].data[i] + in[1].data[i % c]);
+  EXPECT_THROW(new_task_files("my-task"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mskb

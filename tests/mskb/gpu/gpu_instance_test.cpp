@@ -1,0 +1,135 @@
+// The verifier's GPU instances (mskb/gpu/gpu_instance.cuh) against the host path they replace:
+// the inputs drawn on the GPU are bit for bit the CPU twin's (make_inputs, encoded), the device
+// reference gives the CPU reference's values, and the GPU comparison gives the host comparison's
+// verdict and counts, on right and on wrong outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "mskb/core/generators.hpp"
+#include "mskb/core/instance.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/gpu/gpu_instance.cuh"
+#include "mskb/gpu/reference.cuh"
+
+using namespace mskb;
+
+namespace {
+
+// Writes `v` (FP64) into `dst` in the element type of (e, p).
+void encode(const std::vector<double>& v, Elem e, Precision p, unsigned char* dst) {
+  const std::size_t eb = elem_bytes(e, p);
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    if (e == Elem::i32) {
+      const auto x = static_cast<int32_t>(v[k]);
+      std::memcpy(dst + k * eb, &x, 4);
+    } else if (eb == 4) {
+      const auto x = static_cast<float>(v[k]);
+      std::memcpy(dst + k * eb, &x, 4);
+    } else {
+      const uint16_t x = bf16_bits(static_cast<float>(v[k]));
+      std::memcpy(dst + k * eb, &x, 2);
+    }
+  }
+}
+
+CompareResult host_compare(const TaskSpec& t, Precision p, const InstanceLayout& l, const std::vector<unsigned char>& out, const Args& want,
+                           Tolerance tol) {
+  CompareResult r;
+  for (std::size_t i = 0; i < t.params.size(); ++i) {
+    const Param& q = t.params[i];
+    if (!q.is_buffer || q.role == Role::in) continue;
+    compare_encoded(q.name, out.data() + l.params[i].out_offset, l.params[i].bytes, q.elem, p, q.role == Role::out ? 0xFF : -1,
+                    want[i].data, tol, q.elem == Elem::i32, r);
+  }
+  return r;
+}
+
+void expect_same(const CompareResult& gpu, const CompareResult& host, const std::string& what) {
+  EXPECT_EQ(gpu.ok, host.ok) << what;
+  EXPECT_EQ(gpu.checked, host.checked) << what;
+  EXPECT_EQ(gpu.mismatches, host.mismatches) << what;
+  EXPECT_EQ(gpu.nans, host.nans) << what;
+  EXPECT_EQ(gpu.unwritten, host.unwritten) << what;
+  EXPECT_EQ(gpu.max_abs_err, host.max_abs_err) << what;
+  EXPECT_EQ(gpu.max_rel_err, host.max_rel_err) << what;
+  EXPECT_EQ(gpu.param, host.param) << what;
+}
+
+}  // namespace
+
+TEST(GpuInstances, MatchTheHostPath) {
+  int cases = 0;
+  for (const auto& [name, ref] : gpu::device_references()) {
+    const TaskSpec& t = get_task(name);
+    ASSERT_TRUE(t.uniform_inputs) << name << ": a device reference without uniform inputs is never used";
+    std::vector<Shape> shapes = {t.paper.front(), t.heldout[1], t.heldout[3]};
+    for (const Shape& s : shapes)
+      for (Precision p : {Precision::fp32, Precision::bf16}) {
+        const std::string what = name + " " + s.str() + " " + to_string(p);
+        const uint64_t seed = 11;
+        // The host path.
+        const Args in = make_inputs(t, s, p, seed);
+        const Args want = make_expected(t, s, p, in);
+        std::vector<std::size_t> elements;
+        std::vector<double> scalars;
+        for (const Arg& a : in) {
+          elements.push_back(a.data.size());
+          scalars.push_back(a.value);
+        }
+        const InstanceLayout l = instance_layout(t, p, elements, 0);
+        std::vector<unsigned char> host_in(l.input_bytes + 1, 0), gpu_in(l.input_bytes + 1, 0);
+        encode_inputs(t, p, in, l, host_in.data());
+        // The GPU path.
+        Rng rng(instance_seed(t, s, seed));
+        const UniformDraw d = draw_uniform(t, s, rng);
+        ASSERT_EQ(d.elements, elements) << what;
+        std::vector<double> rounded(t.params.size(), 0.0);
+        for (std::size_t i = 0; i < t.params.size(); ++i)
+          if (!t.params[i].is_buffer) rounded[i] = round_scalar(t.params[i].scalar, p, d.scalars[i]);
+        ASSERT_EQ(rounded, scalars) << what;
+        gpu::GpuInstance g(t, p, s, d, rounded, ref);
+        g.download_inputs(l, gpu_in.data());
+        ASSERT_EQ(std::memcmp(host_in.data(), gpu_in.data(), l.input_bytes), 0) << what << ": inputs drawn on the GPU differ";
+        const Args gpu_want = g.expected_on_host();
+        for (std::size_t i = 0; i < t.params.size(); ++i) {
+          if (!t.params[i].is_buffer || t.params[i].role == Role::in) continue;
+          ASSERT_EQ(gpu_want[i].data, want[i].data) << what;
+        }
+
+        // Right outputs, then wrong ones (a NaN, a never-written element, a far-off value).
+        const Tolerance tol = t.tolerance(s, p);
+        std::vector<unsigned char> out(l.output_bytes + 1, 0);
+        std::size_t first_out = 0, out_elems = 0;
+        for (std::size_t i = 0; i < t.params.size(); ++i) {
+          const Param& q = t.params[i];
+          if (!q.is_buffer || q.role == Role::in) continue;
+          encode(want[i].data, q.elem, p, out.data() + l.params[i].out_offset);
+          first_out = i;
+          out_elems = want[i].data.size();
+        }
+        expect_same(g.compare(l, out.data(), tol), host_compare(t, p, l, out, want, tol), what + " right");
+        EXPECT_TRUE(g.compare(l, out.data(), tol).ok) << what;
+        const Param& q = t.params[first_out];
+        const std::size_t eb = elem_bytes(q.elem, p);
+        unsigned char* o = out.data() + l.params[first_out].out_offset;
+        std::vector<double> bad = want[first_out].data;
+        for (std::size_t k = 0; k < out_elems; k += 3) bad[k] = bad[k] * 1.5 + 0.25;
+        encode(bad, q.elem, p, o);
+        if (out_elems > 2) {
+          std::memset(o + eb, 0xFF, eb);  // poison: never written
+          const uint32_t nan = 0x7fc00000u;
+          std::memcpy(o + 2 * eb, reinterpret_cast<const unsigned char*>(&nan) + (eb == 2 ? 2 : 0), eb);
+        }
+        const CompareResult gr = g.compare(l, out.data(), tol), hr = host_compare(t, p, l, out, want, tol);
+        expect_same(gr, hr, what + " wrong");
+        EXPECT_FALSE(gr.ok) << what;
+        ++cases;
+      }
+  }
+  EXPECT_GE(cases, 18);
+  std::printf("%d instances: GPU and host paths agree\n", cases);
+}
