@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -28,16 +29,16 @@ MSKB_TASK(matrix_vector_mul) {
                   {{"M", 1000}, {"N", 2049}},  {{"M", 4097}, {"N", 300}},    {{"M", 65537}, {"N", 17}},
                   {{"M", 1}, {"N", 131073}},   {{"M", 2048}, {"N", 100003}}};
   spec.large = {{{"M", 16384}, {"N", 16384}}, {{"M", 4096}, {"N", 131072}}, {{"M", 32768}, {"N", 16384}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto m = static_cast<std::size_t>(s["M"]), n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(m * n);
-    a[1].data.resize(n);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].data.resize(m);
-    a[3].value = static_cast<double>(m);
-    a[4].value = static_cast<double>(n);
-  };
+  // A and x uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const auto rows = static_cast<std::size_t>(s["M"]), cols = static_cast<std::size_t>(s["N"]);
+                              n[0] = rows * cols;
+                              n[1] = cols;
+                              n[2] = rows;
+                              v[3] = static_cast<double>(rows);
+                              v[4] = static_cast<double>(cols);
+                            },
+                            {{-1.0, 1.0}, {-1.0, 1.0}, {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t M = s["M"], N = s["N"];
     const double* A = a[0].data.data();

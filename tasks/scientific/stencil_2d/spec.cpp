@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(stencil_2d) {
@@ -30,15 +31,14 @@ MSKB_TASK(stencil_2d) {
                   {{"nx", 20000}, {"ny", 1500}, {"rand_r", 1}},
                   {{"nx", 777}, {"ny", 20001}, {"rand_r", 1}}};
   spec.large = {{{"nx", 32768}, {"ny", 16384}}, {{"nx", 16384}, {"ny", 32768}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["nx"] * s["ny"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].value = (s.has("rand_r") && s["rand_r"] != 0) ? rng.uniform(0.05, 0.25) : 0.25;
-    a[3].value = static_cast<double>(s["nx"]);
-    a[4].value = static_cast<double>(s["ny"]);
-  };
+  // u_old uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng& rng, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["nx"] * s["ny"]);
+                              v[2] = (s.has("rand_r") && s["rand_r"] != 0) ? rng.uniform(0.05, 0.25) : 0.25;
+                              v[3] = static_cast<double>(s["nx"]);
+                              v[4] = static_cast<double>(s["ny"]);
+                            },
+                            {{}, {-1.0, 1.0}, {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t nx = s["nx"], ny = s["ny"];
     const double r = a[2].value;
