@@ -22,7 +22,7 @@ struct Proc {
 };
 
 // Starts `program` with `args`. Its environment is this process's, less the keys `env` sets and
-// the keys in `drop` (an entry ending in '*' drops every key with that prefix), plus `env`.
+// the keys in `drop` (an entry ending in '*' drops every key with that prefix, "*" every key), plus `env`.
 inline pid_t spawn(const std::vector<std::string>& args, const std::map<std::string, std::string>& env, const std::string& dir,
                    const std::string& tag, const std::string& program, const std::vector<std::string>& drop = {}) {
   auto dropped = [&](const std::string& key) {
@@ -67,6 +67,14 @@ inline Proc finish(pid_t pid, const std::string& dir, const std::string& tag) {
   p.out = read_file(dir + "/" + tag + ".out");
   p.err = read_file(dir + "/" + tag + ".err");
   return p;
+}
+
+// Runs `program` with `args` to its end in an environment of `env` alone (nothing inherited), its
+// output files in a temp folder of its own.
+inline Proc run_isolated(const std::string& program, const std::vector<std::string>& args,
+                         const std::map<std::string, std::string>& env) {
+  TempDir dir;
+  return finish(spawn(args, env, dir.file(""), "run", program, {"*"}), dir.file(""), "run");
 }
 
 #if defined(CM_AGENTS_FAKES) && defined(CM_FAKE_RUNNER)

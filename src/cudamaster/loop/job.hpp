@@ -95,6 +95,9 @@ class Job {
   void policy_step(const Cand& c, const mskb::CompileResult& b);
   // A candidate the screen rejected: recorded as an evaluation with disposition rejected_static.
   void screen_step(const Cand& c, const ScreenResult& sc);
+  // What both record: a candidate evaluation with disposition rejected_static, `message` its
+  // message and `failure` its result's failure detail.
+  void rejected_static_step(const Cand& c, const std::string& message, const nlohmann::json& failure);
   ProfileSummary profile_step(int round);
 
   // ---- the acceptance gate (job_gate.cpp): a candidate that would replace the best

@@ -161,7 +161,7 @@ mskb::ContenderResult Job::eval_step(const Cand& c, const std::string& contender
   return r;
 }
 
-void Job::policy_step(const Cand& c, const mskb::CompileResult& b) {
+void Job::rejected_static_step(const Cand& c, const std::string& message, const json& failure) {
   if (take(StepKind::evaluation) != nullptr) return;
   mskb::ContenderResult r;
   r.task = spec_.name;
@@ -169,25 +169,20 @@ void Job::policy_step(const Cand& c, const mskb::CompileResult& b) {
   r.contender = mskb::to_string(mskb::ContenderKind::candidate);
   r.kernel = c.file;
   r.disposition = mskb::Disposition::rejected_static;
-  r.message = b.error;
-  r.failure = {{"policy", mskb::policy_to_json(b)}};
+  r.message = message;
+  r.failure = failure;
   record_evaluation(&c, r.contender, r, Score{});
 }
 
+void Job::policy_step(const Cand& c, const mskb::CompileResult& b) {
+  rejected_static_step(c, b.error, {{"policy", mskb::policy_to_json(b)}});
+}
+
 void Job::screen_step(const Cand& c, const ScreenResult& sc) {
-  if (take(StepKind::evaluation) != nullptr) return;
-  mskb::ContenderResult r;
-  r.task = spec_.name;
-  r.precision = info_.precision;
-  r.contender = mskb::to_string(mskb::ContenderKind::candidate);
-  r.kernel = c.file;
-  r.disposition = mskb::Disposition::rejected_static;
-  r.message = sc.describe();
   json violations = json::array();
   for (const ScreenViolation& v : sc.violations)
     violations.push_back({{"rule", v.rule}, {"line", v.line}, {"excerpt", v.excerpt}, {"message", v.message}});
-  r.failure = {{"screen", violations}};
-  record_evaluation(&c, r.contender, r, Score{});
+  rejected_static_step(c, sc.describe(), {{"screen", violations}});
 }
 
 ProfileSummary Job::profile_step(int round) {

@@ -3,12 +3,9 @@
 // openai-compatible URL. The child gets a minimal environment: no real keys, no proxies.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <nlohmann/json.hpp>
 
+#include "support/child_process.hpp"
 #include "support/fake_llm_server.hpp"
 #include "support/llm_doubles.hpp"
 
@@ -17,51 +14,20 @@ using nlohmann::json;
 
 namespace {
 
-struct ProcessRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-ProcessRun run_cudamaster(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-  TempDir dir;
-  const std::string out_path = dir.file("out"), err_path = dir.file("err");
-  std::vector<std::string> argv_s = {CM_CUDAMASTER_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<std::string> env_s = {"PATH=/usr/bin:/bin", "HOME=/tmp"};
-  for (const auto& [k, v] : env) env_s.push_back(k + "=" + v);
-  std::vector<char*> argv, envp;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  for (auto& s : env_s) envp.push_back(s.data());
-  argv.push_back(nullptr);
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  ProcessRun run;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    run.err = "posix_spawn failed: " + std::to_string(rc);
-    return run;
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = read_file(out_path);
-  run.err = read_file(err_path);
-  return run;
+// The binary with PATH, HOME and `env` alone.
+Proc run_cudamaster(const std::vector<std::string>& args, std::map<std::string, std::string> env) {
+  env.emplace("PATH", "/usr/bin:/bin");
+  env.emplace("HOME", "/tmp");
+  return run_isolated(CM_CUDAMASTER_BIN, args, env);
 }
 
 }  // namespace
 
 TEST(LlmCheckCli, OpenAIThroughBaseUrlOverride) {
   FakeLlmServer server;
-  const ProcessRun r = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini"},
-                               {{"OPENAI_API_KEY", server.openai_key}, {"OPENAI_BASE_URL", server.url() + "/v1"}});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const Proc r = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini"},
+                                {{"OPENAI_API_KEY", server.openai_key}, {"OPENAI_BASE_URL", server.url() + "/v1"}});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("reply:    pong"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("tokens:   input 12 (cached 0), output 3"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("latency:  "), std::string::npos);
@@ -76,9 +42,9 @@ TEST(LlmCheckCli, OpenAIThroughBaseUrlOverride) {
 
 TEST(LlmCheckCli, AnthropicThroughBaseUrlOverrideJson) {
   FakeLlmServer server;
-  const ProcessRun r = run_cudamaster({"llm-check", "--llm", "anthropic:claude-haiku-4-5", "--json"},
-                               {{"ANTHROPIC_API_KEY", server.anthropic_key}, {"ANTHROPIC_BASE_URL", server.url()}});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const Proc r = run_cudamaster({"llm-check", "--llm", "anthropic:claude-haiku-4-5", "--json"},
+                                {{"ANTHROPIC_API_KEY", server.anthropic_key}, {"ANTHROPIC_BASE_URL", server.url()}});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["ok"], true);
   EXPECT_EQ(j["reply"], "pong");
@@ -98,17 +64,17 @@ TEST(LlmCheckCli, OpenAICompatibleUrlWithoutKeyRecordThenReplay) {
   {
     FakeLlmServer server;
     server.openai_key = "";
-    const ProcessRun r = run_cudamaster({"llm-check", "--llm", "openai-compatible:" + server.url() + "/v1:llama3.1:8b",
+    const Proc r = run_cudamaster({"llm-check", "--llm", "openai-compatible:" + server.url() + "/v1:llama3.1:8b",
                                   "--record", cassette},
-                                 {});
-    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+                                  {});
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("reply:    pong"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("recorded: " + cassette), std::string::npos) << r.out;
     EXPECT_EQ(server.requests()[0].json["model"], "llama3.1:8b");
   }
   // The server is gone; the cassette answers.
-  const ProcessRun replay = run_cudamaster({"llm-check", "--llm", "replay:" + cassette, "--json"}, {});
-  ASSERT_EQ(replay.exit_code, 0) << replay.out << replay.err;
+  const Proc replay = run_cudamaster({"llm-check", "--llm", "replay:" + cassette, "--json"}, {});
+  ASSERT_EQ(replay.code, 0) << replay.out << replay.err;
   const json j = json::parse(replay.out);
   EXPECT_EQ(j["reply"], "pong");
   EXPECT_EQ(j["replayed"], true);
@@ -117,27 +83,27 @@ TEST(LlmCheckCli, OpenAICompatibleUrlWithoutKeyRecordThenReplay) {
 
 TEST(LlmCheckCli, FailuresExitNonZeroWithOneLine) {
   FakeLlmServer server;
-  const ProcessRun bad_key = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o"},
-                                     {{"OPENAI_API_KEY", "wrong"}, {"OPENAI_BASE_URL", server.url() + "/v1"}});
-  EXPECT_EQ(bad_key.exit_code, 1);
+  const Proc bad_key = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o"},
+                                      {{"OPENAI_API_KEY", "wrong"}, {"OPENAI_BASE_URL", server.url() + "/v1"}});
+  EXPECT_EQ(bad_key.code, 1);
   EXPECT_EQ(bad_key.err,
             "cudamaster llm-check: openai: authentication (HTTP 401): invalid_request_error: Incorrect API key provided\n");
 
-  const ProcessRun no_key = run_cudamaster({"llm-check", "--llm", "anthropic:claude-haiku-4-5", "--json"}, {});
-  EXPECT_EQ(no_key.exit_code, 1);
+  const Proc no_key = run_cudamaster({"llm-check", "--llm", "anthropic:claude-haiku-4-5", "--json"}, {});
+  EXPECT_EQ(no_key.code, 1);
   const json j = json::parse(no_key.out);
   EXPECT_EQ(j["ok"], false);
   EXPECT_EQ(j["error"]["kind"], "missing_credentials");
 
   server.enqueue({503, R"({"error":{"message":"warming up"}})"});
   server.enqueue({503, R"({"error":{"message":"warming up"}})"});
-  const ProcessRun busy = run_cudamaster({"llm-check", "--llm", "openai-compatible:" + server.url() + "/v1:m", "--attempts", "2"},
-                                  {});
-  EXPECT_EQ(busy.exit_code, 1);
+  const Proc busy = run_cudamaster({"llm-check", "--llm", "openai-compatible:" + server.url() + "/v1:m", "--attempts", "2"},
+                                   {});
+  EXPECT_EQ(busy.code, 1);
   EXPECT_NE(busy.err.find("server_error (HTTP 503, 2 attempts): warming up"), std::string::npos) << busy.err;
 
-  const ProcessRun usage = run_cudamaster({"llm-check"}, {});
-  EXPECT_NE(usage.exit_code, 0);
+  const Proc usage = run_cudamaster({"llm-check"}, {});
+  EXPECT_NE(usage.code, 0);
   EXPECT_NE(usage.err.find("--llm"), std::string::npos) << usage.err;
 }
 
@@ -146,18 +112,18 @@ TEST(LlmCheckCli, ReplyAboveMaxReplyBytesIsRefused) {
   FakeLlmServer server;
   const std::map<std::string, std::string> env = {{"OPENAI_API_KEY", server.openai_key}, {"OPENAI_BASE_URL", server.url() + "/v1"}};
   server.enqueue({200, openai_reply(std::string(4096, 'x'))});
-  const ProcessRun r = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini", "--max-reply-bytes", "1024"}, env);
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const Proc r = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini", "--max-reply-bytes", "1024"}, env);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_EQ(r.err, "cudamaster llm-check: openai: reply_too_large (HTTP 200): LLM reply larger than 1024 bytes (limit --max-reply-bytes): refused\n");
   EXPECT_EQ(server.request_count(), 1u);  // not retried
 
   std::map<std::string, std::string> env2 = env;
   env2["CUDAMASTER_MAX_REPLY_BYTES"] = "2048";
   server.enqueue({200, openai_reply(std::string(4096, 'x'))});
-  const ProcessRun e = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini"}, env2);
-  EXPECT_EQ(e.exit_code, 1) << e.out << e.err;
+  const Proc e = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini"}, env2);
+  EXPECT_EQ(e.code, 1) << e.out << e.err;
   EXPECT_NE(e.err.find("LLM reply larger than 2048 bytes (limit --max-reply-bytes): refused"), std::string::npos) << e.err;
 
-  const ProcessRun ok = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini", "--max-reply-bytes", "1024"}, env);
-  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;  // the default reply is small
+  const Proc ok = run_cudamaster({"llm-check", "--llm", "openai:gpt-4o-mini", "--max-reply-bytes", "1024"}, env);
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;  // the default reply is small
 }

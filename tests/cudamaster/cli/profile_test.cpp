@@ -4,90 +4,35 @@
 // also every no-counters case falling back to the speed-of-light model, and a crashing kernel.
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
-#include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "support/child_process.hpp"
 #include "support/profile_fixtures.hpp"
 
 using nlohmann::json;
 using cmprof_test::fixture;
+using cmtest::read_file;
+using cmtest::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const std::string& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::random_device rd;
-    path_ = fs::temp_directory_path() / ("cm_profile_test_" + std::to_string(rd()) + std::to_string(rd()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string file(const std::string& n) const { return (path_ / n).string(); }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
+struct CliRun : cmtest::Proc {
   json j;  // stdout parsed, when it is JSON
 };
 
-CliRun cudamaster(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
-  TempDir dir;
-  const std::string out_path = dir.file("out"), err_path = dir.file("err");
-  std::vector<std::string> argv_s = {CM_CUDAMASTER_BIN};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
+// The binary with PATH, HOME, MSKB_CACHE_DIR (a build-tree cache) and `env` alone.
+CliRun run_cudamaster(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
   std::map<std::string, std::string> e = {{"PATH", "/usr/bin:/bin"}, {"HOME", "/tmp"}, {"MSKB_CACHE_DIR", CM_TEST_CACHE}};
   for (const auto& [k, v] : env) e[k] = v;
-  std::vector<std::string> env_s;
-  for (const auto& [k, v] : e) env_s.push_back(k + "=" + v);
-  std::vector<char*> argv, envp;
-  for (auto& s : argv_s) argv.push_back(s.data());
-  for (auto& s : env_s) envp.push_back(s.data());
-  argv.push_back(nullptr);
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  CliRun run;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    run.err = "posix_spawn failed";
-    return run;
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  run.out = read_file(out_path);
-  run.err = read_file(err_path);
-  run.j = json::parse(run.out, nullptr, false);
-  return run;
+  cmtest::Proc p = cmtest::run_isolated(CM_CUDAMASTER_BIN, args, e);
+  json j = json::parse(p.out, nullptr, false);
+  return {std::move(p), std::move(j)};
 }
 
 std::vector<std::string> lines(const std::string& path) {
@@ -111,7 +56,7 @@ std::map<std::string, std::string> fake_env(const TempDir& dir, const std::strin
                                             std::map<std::string, std::string> extra = {}) {
   std::map<std::string, std::string> e = {{"CM_NCU", kFakeNcu},
                                           {"MSKB_RUNNER", kFakeRunner},
-                                          {"FAKE_LOG_DIR", dir.path()},
+                                          {"FAKE_LOG_DIR", dir.file("")},
                                           {"FAKE_NCU_CSV", fixture(csv)}};
   for (const auto& [k, v] : extra) e[k] = v;
   return e;
@@ -120,8 +65,8 @@ std::map<std::string, std::string> fake_env(const TempDir& dir, const std::strin
 }  // namespace
 
 TEST(ProfileCli, ImportCsvJson) {
-  const CliRun r = cudamaster({"profile", "--import", fixture("stream_copy.csv"), "--json"}, {});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster({"profile", "--import", fixture("stream_copy.csv"), "--json"}, {});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   ASSERT_FALSE(r.j.is_discarded()) << r.out;
   EXPECT_EQ(r.j["class"], "memory-bandwidth");
   EXPECT_EQ(r.j["source"], "ncu");
@@ -135,28 +80,28 @@ TEST(ProfileCli, ImportCsvJson) {
 }
 
 TEST(ProfileCli, ImportTextAndModes) {
-  const CliRun f = cudamaster({"profile", "--import", fixture("fma_loop.csv")}, {});
-  ASSERT_EQ(f.exit_code, 0) << f.err;
+  const CliRun f = run_cudamaster({"profile", "--import", fixture("fma_loop.csv")}, {});
+  ASSERT_EQ(f.code, 0) << f.err;
   EXPECT_EQ(f.out.rfind("bottleneck: compute", 0), 0u) << f.out;
   EXPECT_NE(f.out.find("FMA pipe = "), std::string::npos);
-  const CliRun full = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "full"}, {});
-  ASSERT_EQ(full.exit_code, 0);
+  const CliRun full = run_cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "full"}, {});
+  ASSERT_EQ(full.code, 0);
   EXPECT_NE(full.out.find("sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active = "), std::string::npos);
   EXPECT_GT(full.out.size(), 10 * f.out.size());
-  const CliRun none = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "none", "--json"}, {});
-  ASSERT_EQ(none.exit_code, 0);
+  const CliRun none = run_cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "none", "--json"}, {});
+  ASSERT_EQ(none.code, 0);
   EXPECT_EQ(none.j["class"], "compute");
   EXPECT_TRUE(none.j["metrics"].empty());
   EXPECT_EQ(none.j["rendered"], "");
-  const CliRun bad = cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "most"}, {});
-  EXPECT_EQ(bad.exit_code, 2);
+  const CliRun bad = run_cudamaster({"profile", "--import", fixture("fma_loop.csv"), "--profile", "most"}, {});
+  EXPECT_EQ(bad.code, 2);
 }
 
 TEST(ProfileCli, ImportNcuRepThroughNcu) {
   TempDir dir;
-  const CliRun r = cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep"), "--json"},
-                           fake_env(dir, "pointer_chase.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep"), "--json"},
+                               fake_env(dir, "pointer_chase.csv"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["class"], "memory-latency");
   EXPECT_EQ(r.j["kernels"].size(), 2u);
   const auto args = lines(dir.file("ncu-import.args"));
@@ -164,8 +109,8 @@ TEST(ProfileCli, ImportNcuRepThroughNcu) {
   EXPECT_TRUE(has_pair(args, "--page", "raw"));
   EXPECT_TRUE(has_pair(args, "--print-units", "base"));
   // Without ncu, a .ncu-rep cannot be read; the CSV still can.
-  const CliRun missing = cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep")}, {{"CM_NCU", "/nonexistent/ncu"}});
-  EXPECT_EQ(missing.exit_code, 1);
+  const CliRun missing = run_cudamaster({"profile", "--import", fixture("pointer_chase.ncu-rep")}, {{"CM_NCU", "/nonexistent/ncu"}});
+  EXPECT_EQ(missing.code, 1);
   EXPECT_NE(missing.err.find("ncu_missing"), std::string::npos) << missing.err;
 }
 
@@ -175,8 +120,8 @@ TEST(ProfileCli, TokenReportOverEveryFixture) {
     args.push_back("--import");
     args.push_back(fixture(std::string(f.name) + ".csv"));
   }
-  const CliRun r = cudamaster(args, {});
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster(args, {});
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["ok"], true);
   EXPECT_GE(r.j["min_reduction_approx"].get<double>(), 0.30);
   EXPECT_GE(r.j["min_reduction_pieces"].get<double>(), 0.30);
@@ -184,20 +129,20 @@ TEST(ProfileCli, TokenReportOverEveryFixture) {
   for (std::size_t i = 0; i < r.j["files"].size(); ++i)
     EXPECT_EQ(r.j["files"][i]["class"], cmprof_test::fixture_facts()[i].cls);
   // An unreachable target fails the benchmark.
-  const CliRun strict = cudamaster({"profile", "--token-report", "--min-reduction", "0.9999", "--import", fixture("fma_loop.csv")}, {});
-  EXPECT_EQ(strict.exit_code, 1);
+  const CliRun strict = run_cudamaster({"profile", "--token-report", "--min-reduction", "0.9999", "--import", fixture("fma_loop.csv")}, {});
+  EXPECT_EQ(strict.code, 1);
   EXPECT_NE(strict.out.find("MISSED"), std::string::npos) << strict.out;
 }
 
 TEST(ProfileCli, UsageErrors) {
-  EXPECT_EQ(cudamaster({"profile"}, {}).exit_code, 2);
-  EXPECT_EQ(cudamaster({"profile", "--task", "vector_add", "--import", fixture("fma_loop.csv")}, {}).exit_code, 2);
-  EXPECT_EQ(cudamaster({"profile", "--import", "/nonexistent.csv"}, {}).exit_code, 2);
-  const CliRun unknown = cudamaster({"profile", "--task", "no_such_task", "--json"}, {});
-  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_EQ(run_cudamaster({"profile"}, {}).code, 2);
+  EXPECT_EQ(run_cudamaster({"profile", "--task", "vector_add", "--import", fixture("fma_loop.csv")}, {}).code, 2);
+  EXPECT_EQ(run_cudamaster({"profile", "--import", "/nonexistent.csv"}, {}).code, 2);
+  const CliRun unknown = run_cudamaster({"profile", "--task", "no_such_task", "--json"}, {});
+  EXPECT_EQ(unknown.code, 2);
   EXPECT_EQ(unknown.j["ok"], false);
-  const CliRun shape = cudamaster({"profile", "--task", "vector_add", "--shape", "Q=4"}, {});
-  EXPECT_EQ(shape.exit_code, 2);
+  const CliRun shape = run_cudamaster({"profile", "--task", "vector_add", "--shape", "Q=4"}, {});
+  EXPECT_EQ(shape.code, 2);
   EXPECT_NE(shape.err.find("no dimension 'Q'"), std::string::npos) << shape.err;
 }
 
@@ -205,8 +150,8 @@ TEST(ProfileCli, UsageErrors) {
 // nothing but records its arguments and runs the (fake) runner, then serves a captured export.
 TEST(ProfileCli, TaskPathWithFakeNcu) {
   TempDir dir;
-  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"}, fake_env(dir, "vector_add_baseline.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster({"profile", "--task", "vector_add", "--json"}, fake_env(dir, "vector_add_baseline.csv"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["ok"], true);
   EXPECT_EQ(r.j["source"], "ncu");
   EXPECT_EQ(r.j["class"], "memory-latency");
@@ -246,10 +191,10 @@ TEST(ProfileCli, TaskPathWithFakeNcu) {
 TEST(ProfileCli, TaskPathOptionsAndKeptReport) {
   TempDir dir;
   const std::string keep = dir.file("keep");
-  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--kernel", "vendor", "--shape", "N=4096", "--report-dir",
-                            keep, "--profile", "full", "--json"},
-                           fake_env(dir, "vector_add_vendor.csv"));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster({"profile", "--task", "vector_add", "--kernel", "vendor", "--shape", "N=4096", "--report-dir",
+                                keep, "--profile", "full", "--json"},
+                               fake_env(dir, "vector_add_vendor.csv"));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["shape"]["N"], 4096);
   EXPECT_NE(r.j["kernel"].get<std::string>().find("vector_add/vendor.cu"), std::string::npos);
   EXPECT_EQ(json::parse(read_file(dir.file("runner-profile.json")))["checks"][0]["shape"]["N"], 4096);
@@ -262,9 +207,9 @@ TEST(ProfileCli, TaskPathOptionsAndKeptReport) {
 
 TEST(ProfileCli, NoCountersFallsBackToTheSolModel) {
   TempDir dir;
-  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"},
-                           fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}}));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster({"profile", "--task", "vector_add", "--json"},
+                               fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}}));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["source"], "sol_model");
   // 3 MiB at 4300 GB/s is 0.73 us; 100 us measured is 0.7 % of the ceiling: memory, far from it.
   EXPECT_EQ(r.j["class"], "memory-latency");
@@ -282,40 +227,40 @@ TEST(ProfileCli, NoCountersFallsBackToTheSolModel) {
   EXPECT_NE(r.j["rendered"].get<std::string>().find("no hardware counters: no_permission"), std::string::npos);
 
   // A fast enough run is bandwidth-bound by the same model.
-  const CliRun fast = cudamaster({"profile", "--task", "vector_add", "--json"},
-                              fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}, {"FAKE_TIME_US", "1.0"}}));
-  ASSERT_EQ(fast.exit_code, 0) << fast.err;
+  const CliRun fast = run_cudamaster({"profile", "--task", "vector_add", "--json"},
+                                  fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}, {"FAKE_TIME_US", "1.0"}}));
+  ASSERT_EQ(fast.code, 0) << fast.err;
   EXPECT_EQ(fast.j["class"], "memory-bandwidth");
   // --no-fallback turns it into an error.
-  const CliRun strict = cudamaster({"profile", "--task", "vector_add", "--no-fallback"},
-                                fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}}));
-  EXPECT_EQ(strict.exit_code, 1);
+  const CliRun strict = run_cudamaster({"profile", "--task", "vector_add", "--no-fallback"},
+                                    fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "perm"}}));
+  EXPECT_EQ(strict.code, 1);
   EXPECT_NE(strict.err.find("no_permission"), std::string::npos) << strict.err;
 }
 
 TEST(ProfileCli, OtherNoCounterCases) {
   TempDir dir;
-  const CliRun missing = cudamaster({"profile", "--task", "vector_add", "--json"},
-                                 fake_env(dir, "vector_add_baseline.csv", {{"CM_NCU", "/nonexistent/ncu"}}));
-  ASSERT_EQ(missing.exit_code, 0) << missing.err;
+  const CliRun missing = run_cudamaster({"profile", "--task", "vector_add", "--json"},
+                                     fake_env(dir, "vector_add_baseline.csv", {{"CM_NCU", "/nonexistent/ncu"}}));
+  ASSERT_EQ(missing.code, 0) << missing.err;
   EXPECT_EQ(missing.j["source"], "sol_model");
   EXPECT_EQ(missing.j["ncu_error"]["kind"], "ncu_missing");
-  const CliRun none = cudamaster({"profile", "--task", "vector_add", "--json"},
-                              fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "nokernels"}}));
-  ASSERT_EQ(none.exit_code, 0) << none.err;
+  const CliRun none = run_cudamaster({"profile", "--task", "vector_add", "--json"},
+                                  fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "nokernels"}}));
+  ASSERT_EQ(none.code, 0) << none.err;
   EXPECT_EQ(none.j["ncu_error"]["kind"], "no_kernels");
-  const CliRun hang = cudamaster({"profile", "--task", "vector_add", "--timeout", "2", "--json"},
-                              fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "hang"}}));
-  ASSERT_EQ(hang.exit_code, 0) << hang.err;
+  const CliRun hang = run_cudamaster({"profile", "--task", "vector_add", "--timeout", "2", "--json"},
+                                  fake_env(dir, "vector_add_baseline.csv", {{"FAKE_NCU_MODE", "hang"}}));
+  ASSERT_EQ(hang.code, 0) << hang.err;
   EXPECT_EQ(hang.j["ncu_error"]["kind"], "timeout");
   EXPECT_EQ(hang.j["source"], "sol_model");
 }
 
 TEST(ProfileCli, CrashingKernelIsAnErrorNotAFallback) {
   TempDir dir;
-  const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"},
-                           fake_env(dir, "vector_add_baseline.csv", {{"FAKE_RUNNER_MODE", "crash"}}));
-  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  const CliRun r = run_cudamaster({"profile", "--task", "vector_add", "--json"},
+                               fake_env(dir, "vector_add_baseline.csv", {{"FAKE_RUNNER_MODE", "crash"}}));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_EQ(r.j["ok"], false);
   EXPECT_EQ(r.j["error"]["kind"], "kernel_crash");
   EXPECT_NE(r.j["error"]["message"].get<std::string>().find("cudaErrorIllegalAddress"), std::string::npos) << r.out;
@@ -327,9 +272,9 @@ TEST(ProfileCli, CrashingKernelIsAnErrorNotAFallback) {
 TEST(ProfileCli, NoGpuIsNoDeviceNotACrash) {
   TempDir dir;
   for (const std::string& ncu : {kFakeNcu, std::string("/nonexistent/ncu")}) {
-    const CliRun r = cudamaster({"profile", "--task", "vector_add", "--json"},
-                                fake_env(dir, "vector_add_baseline.csv", {{"FAKE_RUNNER_MODE", "nodevice"}, {"CM_NCU", ncu}}));
-    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    const CliRun r = run_cudamaster({"profile", "--task", "vector_add", "--json"},
+                                    fake_env(dir, "vector_add_baseline.csv", {{"FAKE_RUNNER_MODE", "nodevice"}, {"CM_NCU", ncu}}));
+    EXPECT_EQ(r.code, 1) << r.out << r.err;
     ASSERT_FALSE(r.j.is_discarded()) << r.out;
     EXPECT_EQ(r.j["error"]["kind"], "no_device") << r.out;
     EXPECT_EQ(r.j["error"]["message"], "no CUDA device (cudaGetDeviceCount: no CUDA-capable device is detected)") << r.out;
@@ -356,8 +301,8 @@ TEST(ProfileCli, TaskPathThroughSlurm) {
   };
   auto has = [](const std::string& call, const std::string& what) { return call.find(what) != std::string::npos; };
 
-  const CliRun r = cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}}));
-  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const CliRun r = run_cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}}));
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.j["source"], "ncu");
   EXPECT_EQ(r.j["class"], "memory-latency");
   EXPECT_EQ(r.j["ncu"]["call_us"], 42.5);
@@ -379,8 +324,8 @@ TEST(ProfileCli, TaskPathThroughSlurm) {
     fs::remove(dir.file("ncu-import.args"));
     auto env = fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}, {"FAKE_SRUN_PATH", CM_FAKES}});
     env.erase("CM_NCU");
-    const CliRun node = cudamaster(args, env);
-    ASSERT_EQ(node.exit_code, 0) << node.out << node.err;
+    const CliRun node = run_cudamaster(args, env);
+    ASSERT_EQ(node.code, 0) << node.out << node.err;
     EXPECT_EQ(node.j["source"], "ncu");
     const auto node_steps = calls();
     ASSERT_EQ(node_steps.size(), 2u);
@@ -389,16 +334,16 @@ TEST(ProfileCli, TaskPathThroughSlurm) {
     EXPECT_TRUE(fs::exists(dir.file("ncu-import.args")));
     // Nor on the nodes: no counters (the speed-of-light fallback), not a failed launch.
     env.erase("FAKE_SRUN_PATH");
-    const CliRun none = cudamaster(args, env);
-    ASSERT_EQ(none.exit_code, 0) << none.out << none.err;
+    const CliRun none = run_cudamaster(args, env);
+    ASSERT_EQ(none.code, 0) << none.out << none.err;
     EXPECT_EQ(none.j["source"], "sol_model");
     EXPECT_EQ(none.j["ncu_error"]["kind"], "ncu_missing") << none.out;
     (void)calls();
   }
 
   // No counters: the speed-of-light fallback's timed run and device query are job steps too.
-  const CliRun sol = cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}, {"FAKE_NCU_MODE", "perm"}}));
-  ASSERT_EQ(sol.exit_code, 0) << sol.out << sol.err;
+  const CliRun sol = run_cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_LOG", srun_log}, {"FAKE_NCU_MODE", "perm"}}));
+  ASSERT_EQ(sol.code, 0) << sol.out << sol.err;
   EXPECT_EQ(sol.j["source"], "sol_model");
   const auto sol_steps = calls();
   ASSERT_GE(sol_steps.size(), 3u);  // ncu, the timed run, identify (+ device unless cached)
@@ -407,13 +352,13 @@ TEST(ProfileCli, TaskPathThroughSlurm) {
   EXPECT_TRUE(fs::exists(dir.file("runner-evaluate.json")));
 
   // srun cannot allocate: an error with srun's words, not a counters fallback.
-  const CliRun fail = cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_FAIL", "--clock-control"}}));
-  EXPECT_EQ(fail.exit_code, 1) << fail.out << fail.err;
+  const CliRun fail = run_cudamaster(args, fake_env(dir, "vector_add_baseline.csv", {{"FAKE_SRUN_FAIL", "--clock-control"}}));
+  EXPECT_EQ(fail.code, 1) << fail.out << fail.err;
   EXPECT_EQ(fail.j["error"]["kind"], "launch_failed");
   EXPECT_NE(fail.j["error"]["message"].get<std::string>().find("srun: error: Unable to allocate resources"), std::string::npos) << fail.out;
 
   // Usage: Slurm options without the Slurm executor.
-  const CliRun usage = cudamaster({"profile", "--task", "vector_add", "--slurm-args", "--partition=gpu"}, {});
-  EXPECT_EQ(usage.exit_code, 2);
+  const CliRun usage = run_cudamaster({"profile", "--task", "vector_add", "--slurm-args", "--partition=gpu"}, {});
+  EXPECT_EQ(usage.code, 2);
   EXPECT_NE(usage.err.find("--slurm-args needs --executor slurm"), std::string::npos) << usage.err;
 }
