@@ -225,7 +225,7 @@ SlurmRunResult run_suite_on_slurm(const SuitePlan& plan, const SlurmRunOptions& 
     a.command.insert(a.command.end(), args.begin(), args.end());
     a.log_path = file_of(i, attempt, "log");
     std::remove(file_of(i, attempt, "json").c_str());
-    if (attempt == 1) note(fmt::format("{} {}: started", units[i].task, units[i].precision));
+    if (attempt == 1) note(fmt::format("{} {}: submitted", units[i].task, units[i].precision));
     return a;
   };
   cb.judge = [&](std::size_t i, int attempt, const ProcessResult& r, const std::string& log) {
@@ -271,9 +271,9 @@ SlurmRunResult run_suite_on_slurm(const SuitePlan& plan, const SlurmRunOptions& 
                       {"reason", out.failed[i]},
                       {"attempts", out.attempts[i]},
                       {"log", out.attempts[i] > 0 ? file_of(i, out.attempts[i], "log") : std::string()}});
-    if (out.interrupted_by == 0)
-      note(fmt::format("FAILED unit {} {} after {} attempt{}: {} (log: {})", units[i].task, units[i].precision, out.attempts[i],
-                       out.attempts[i] == 1 ? "" : "s", out.failed[i], failed.back()["log"].get<std::string>()));
+    if (out.interrupted_by == 0)  // a result, not progress: printed under --quiet too
+      std::fprintf(stderr, "%s\n", fmt::format("FAILED unit {} {} after {} attempt{}: {} (log: {})", units[i].task, units[i].precision, out.attempts[i],
+                       out.attempts[i] == 1 ? "" : "s", out.failed[i], failed.back()["log"].get<std::string>()).c_str());
   }
   if (!failed.empty() && out.interrupted_by == 0) result.report["failed_units"] = failed;
   if (hooks.on_report) hooks.on_report(result.report);

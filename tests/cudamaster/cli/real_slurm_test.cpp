@@ -46,6 +46,9 @@ std::string shell(const std::string& cmd) {
   return out;
 }
 
+// Whether the cluster's fake GPUs are device files (then a job's CUDA_VISIBLE_DEVICES is set).
+bool g_bound_gpus = false;
+
 // The cluster, once for every test of this binary.
 class Cluster : public ::testing::Environment {
  public:
@@ -64,6 +67,7 @@ class Cluster : public ::testing::Environment {
     const std::string out = shell(kClusterScript + " start " + dir_->file("cluster") + " 2>&1");
     ASSERT_NE(out.find("SLURM_CONF="), std::string::npos) << out;
     ::setenv("SLURM_CONF", dir_->file("cluster/slurm.conf").c_str(), 1);
+    g_bound_gpus = read_file(dir_->file("cluster/gres.conf")).find("File=") != std::string::npos;
     up_ = true;
   }
   void TearDown() override {
@@ -102,8 +106,33 @@ std::string running_job(const std::string& part, double seconds) {
   return "";
 }
 
+// The runner, wrapped to log where it ran: "job=<SLURM_JOB_ID or none> cvd=<CUDA_VISIBLE_DEVICES>".
 struct Cli : FakeCliDir {
-  Cli() { drop = {"CUDA_VISIBLE_DEVICES", "SLURM_JOB_ID", "FAKE_SRUN*"}; }
+  Cli() {
+    drop = {"CUDA_VISIBLE_DEVICES", "SLURM_*", "FAKE_SRUN*"};
+    env["SLURM_CONF"] = std::getenv("SLURM_CONF") != nullptr ? std::getenv("SLURM_CONF") : "";
+    const std::string wrapper = dir.file("runner-in-job");
+    write_file(wrapper, "#!/bin/sh\necho \"job=${SLURM_JOB_ID:-none} cvd=${CUDA_VISIBLE_DEVICES-unset} $*\" >> " + dir.file("jobs.log") +
+                            "\nexec " + env["MSKB_RUNNER"] + " \"$@\"\n");
+    std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+    env["MSKB_RUNNER"] = wrapper;
+  }
+  // Every runner (evaluations and device queries) ran in a Slurm job, with a GPU of its own when
+  // the cluster binds them; returns the evaluations (FAKE_RUNNER_LOG's lines). `local_probe`: a
+  // device-identify query may run here (a cudamaster resume that names no executor looks for
+  // local GPUs before it reads the recorded one; it tolerates none).
+  std::size_t evaluations_in_jobs(bool local_probe = false) const {
+    const auto lines = read_lines(dir.file("jobs.log"));
+    EXPECT_FALSE(lines.empty());
+    for (const std::string& l : lines) {
+      if (local_probe && l.find("/device-identify/") != std::string::npos) continue;
+      EXPECT_EQ(l.find("job=none"), std::string::npos) << "a runner outside Slurm: " << l;
+      if (g_bound_gpus) {
+        EXPECT_EQ(l.find("cvd=unset"), std::string::npos) << "a runner without its GPU: " << l;
+      }
+    }
+    return read_lines(dir.file("runner.log")).size();
+  }
   Proc mskb(std::vector<std::string> args) { return run_program(args, CM_MSKB_BIN); }
   Proc cudamaster(const std::vector<std::string>& args) { return run_program(args, CM_CUDAMASTER_BIN); }
   std::vector<std::string> slurm() const { return {"--executor", "slurm", "--partition", "gpu", "--slurm-workdir", dir.file("work")}; }
@@ -161,15 +190,13 @@ TEST(MskbSlurm, ReportEqualsTheLocalRun) {
   for (const json& x : sj["contenders"]) EXPECT_TRUE(x["build"]["cache_hit"].get<bool>()) << x.dump();
   EXPECT_NE(s.err.find("built 9 kernels here (0 from the cache)"), std::string::npos) << s.err;
   // --max-jobs 4: the fifth unit starts after one of the first four is done.
-  EXPECT_GT(s.err.find("dot_product fp32: started"), s.err.find(": done (1/6 units")) << s.err;
+  EXPECT_GT(s.err.find("dot_product fp32: submitted"), s.err.find(": done (1/6 units")) << s.err;
   EXPECT_NE(s.err.find("6 units as Slurm jobs (slurm (srun --partition=gpu; work dir " + c.dir.file("work") + "); at most 4 at once"),
             std::string::npos)
       << s.err;
-  // Each evaluation ran in a job that holds one (fake) GPU: Slurm's binding set CUDA_VISIBLE_DEVICES.
-  const auto runner = read_lines(c.dir.file("runner.log"));
-  EXPECT_EQ(runner.size(), read_lines(local.dir.file("runner.log")).size());
-  for (const std::string& line : runner) EXPECT_NE(line.find(" gpu="), std::string::npos) << line;
-  EXPECT_TRUE(no_job_named(".vector_add.")) << shell("squeue");
+  // Each evaluation ran in a job that holds one (fake) GPU.
+  EXPECT_EQ(c.evaluations_in_jobs(), 12u);
+  EXPECT_EQ(read_lines(local.dir.file("runner.log")).size(), 12u);
 
   // mskb check too: the same PASS lines.
   const std::vector<std::string> check = {"check", "--task", "vector_add,spmv_csr", "--precision", "fp32", "--shape-seed", "3"};
@@ -189,7 +216,7 @@ TEST(MskbSlurm, ACancelledJobIsRetriedOrReportedFailed) {
   for (const int retries : {1, 0}) {
     SCOPED_TRACE("--retries " + std::to_string(retries));
     Cli c;
-    c.env["FAKE_RUNNER_SLEEP_MS"] = "400";
+    c.env["FAKE_RUNNER_SLEEP_MS"] = "1000";  // each unit runs for seconds: the scancel lands while it runs
     const std::vector<std::string> args =
         concat(concat({"run", "--task", "vector_add,spmv_csr", "--precision", "fp32", "--budget", "0.01", "--json", c.dir.file("r.json")},
                       c.slurm()),
@@ -227,7 +254,7 @@ TEST(MskbSlurm, ACancelledJobIsRetriedOrReportedFailed) {
 // of the finished units; --skip-done runs only what is missing; merged, the two make the whole run.
 TEST(MskbSlurm, AStoppedDriverCancelsItsJobsAndSkipDoneContinues) {
   Cli c;
-  c.env["FAKE_RUNNER_SLEEP_MS"] = "300";
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "800";
   const std::vector<std::string> run = concat(
       {"run", "--task", "vector_add,spmv_csr,dot_product", "--precision", "fp32", "--budget", "0.01", "--shape-seed", "5"}, c.slurm());
   const pid_t pid = spawn(concat(run, {"--max-jobs", "1", "--json", c.dir.file("a.json")}), c.env, c.dir.file(""), "driver", CM_MSKB_BIN,
@@ -293,9 +320,7 @@ TEST(CudamasterSlurm, OptimizeRunsItsEvaluationsAsRealJobSteps) {
   for (const char* k : {"status", "p", "best_origin", "vs_vendor", "vendor_p", "rounds"}) EXPECT_EQ(sl["tasks"][0][k], lo["tasks"][0][k]) << k;
   EXPECT_EQ(sl["config"]["executor"]["kind"], "slurm");
   EXPECT_EQ(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(local.dir.file("out") + "/spmv_csr_fp32.cu"));
-  const auto runner = read_lines(c.dir.file("runner.log"));
-  EXPECT_EQ(runner.size(), read_lines(local.dir.file("runner.log")).size());
-  for (const std::string& line : runner) EXPECT_NE(line.find(" gpu="), std::string::npos) << "not in a job step: " << line;
+  EXPECT_EQ(c.evaluations_in_jobs(), read_lines(local.dir.file("runner.log")).size());
 
   // Two tasks, both precisions: four jobs' baselines and vendors as job steps.
   Cli two;
@@ -305,9 +330,7 @@ TEST(CudamasterSlurm, OptimizeRunsItsEvaluationsAsRealJobSteps) {
                                         two.db(), "--out", two.dir.file("out")},
                                        cm_slurm(two)));
   ASSERT_EQ(t.code, 0) << t.err;
-  const auto two_runner = read_lines(two.dir.file("runner.log"));
-  EXPECT_EQ(two_runner.size(), 8u);
-  for (const std::string& line : two_runner) EXPECT_NE(line.find(" gpu="), std::string::npos) << line;
+  EXPECT_EQ(two.evaluations_in_jobs(), 8u);
 
   // Killed (SIGKILL) while an evaluation runs as a job step, then resumed: finished, as the local run.
   Cli k;
@@ -332,5 +355,5 @@ TEST(CudamasterSlurm, OptimizeRunsItsEvaluationsAsRealJobSteps) {
   const json rj = json::parse(resumed.out);
   for (const char* key : {"status", "p", "best_origin", "vs_vendor"}) EXPECT_EQ(rj["tasks"][0][key], lo["tasks"][0][key]) << key;
   EXPECT_EQ(read_file(k.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(local.dir.file("out") + "/spmv_csr_fp32.cu"));
-  for (const std::string& line : read_lines(k.dir.file("runner.log"))) EXPECT_NE(line.find(" gpu="), std::string::npos) << line;
+  EXPECT_GE(k.evaluations_in_jobs(true), 9u);
 }

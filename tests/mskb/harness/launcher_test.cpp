@@ -12,6 +12,7 @@
 
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/harness/launcher.hpp"
+#include "mskb/harness/slurm_units.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/registry.hpp"
 
@@ -290,4 +291,67 @@ TEST(Launcher, EvaluationWhoseStepCannotStartIsAHarnessError) {
   EXPECT_EQ(n.disposition, mskb::Disposition::harness_error);
   EXPECT_EQ(n.message, "harness_error: srun not found at /nonexistent/srun");
   fs::remove_all(o.launcher.work_root);
+}
+
+// Why a Slurm attempt failed, from srun's exit and its log (the lines real srun writes).
+TEST(SlurmUnits, FailureReasons) {
+  ProcessResult term;
+  term.signaled = true;
+  term.signal = SIGTERM;
+  EXPECT_EQ(slurm_failure(term, "slurmstepd-vm: error: *** STEP 2.0 ON vm CANCELLED AT 2026-12-01T19:14:07 ***\n"
+                                "srun: error: vm: task 0: Terminated\n"),
+            "the job was cancelled (scancel or the scheduler)");
+  EXPECT_EQ(slurm_failure(term, "slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2026-12-01T19:14:07 DUE TO TIME LIMIT ***\n"),
+            "the job hit its time limit (--time)");
+  ProcessResult one;
+  one.exit_code = 1;
+  EXPECT_EQ(slurm_failure(one, "srun: error: Unable to allocate resources: Invalid partition name specified\n"),
+            "srun: error: Unable to allocate resources: Invalid partition name specified");
+  ProcessResult two;
+  two.exit_code = 2;
+  EXPECT_EQ(slurm_failure(two, "progress\nmskb: error: no task 'x'\nsrun: error: n1: task 0: Exited with exit code 2\n"),
+            "exit code 2: mskb: error: no task 'x'");
+  EXPECT_EQ(slurm_failure(term, ""), "killed by SIGTERM");
+}
+
+// The batch through the fake srun: at most max_jobs at once, a failed attempt started again up
+// to `retries` times, then reported with the judge's reason; srun's environment as asked.
+TEST(SlurmUnits, RetriesAFailedAttemptThenReportsIt) {
+  const std::string dir = tmp("units");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ScopedEnv state("FAKE_SRUN_STATE", dir);
+  ScopedEnv drop("MSKB_UNITS_TEST_DROP", "x");
+  SlurmUnitsOptions o;
+  o.launcher = slurm({"--partition=gpu"});
+  o.launcher.srun = MSKB_FAKE_SRUN;
+  o.max_jobs = 2;
+  o.retries = 1;
+  o.env = {{"MSKB_UNITS_TEST", "set"}};
+  o.unset_env = {"MSKB_UNITS_TEST_DROP"};
+  // Unit 0 succeeds; unit 1 fails on its first attempt only; unit 2 always fails.
+  const std::vector<std::string> names = {"u0", "u1", "u2"};
+  std::vector<std::string> lines;
+  SlurmUnitsCallbacks cb;
+  cb.start = [&](std::size_t u, int attempt) {
+    UnitAttempt a;
+    const std::string code = u == 0 || (u == 1 && attempt == 2) ? "0" : "3";
+    a.command = {"/bin/sh", "-c", "sleep 0.2; echo \"env=$MSKB_UNITS_TEST drop=${MSKB_UNITS_TEST_DROP-unset}\"; exit " + code};
+    a.log_path = dir + "/" + std::to_string(u) + "." + std::to_string(attempt) + ".log";
+    return a;
+  };
+  cb.judge = [&](std::size_t, int, const ProcessResult& r, const std::string& log) {
+    EXPECT_NE(log.find("env=set drop=unset"), std::string::npos) << log;
+    return UnitVerdict{!r.signaled && r.exit_code == 0, slurm_failure(r, log)};
+  };
+  cb.say = [&](const std::string& line) { lines.push_back(line); };
+  const SlurmUnitsOutcome out = run_slurm_units(names, o, cb);
+  EXPECT_EQ(out.interrupted_by, 0);
+  EXPECT_EQ(out.failed, (std::vector<std::string>{"", "", "exit code 3: env=set drop=unset"}));
+  EXPECT_EQ(out.attempts, (std::vector<int>{1, 2, 2}));
+  EXPECT_EQ(slurp(dir + "/max"), "2\n");
+  EXPECT_EQ(slurp(dir + "/count"), "0\n");
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "u1: attempt 1 failed (exit code 3: env=set drop=unset); retrying");
+  fs::remove_all(dir);
 }
