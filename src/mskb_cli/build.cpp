@@ -1,5 +1,6 @@
-// `mskb build`: builds (and caches) kernels without a GPU - the shipped ones of a task, --all, or
-// --kernel files - and applies the binary policy to each (compile_all).
+// `mskb build`: builds (and caches) kernels without a GPU - the shipped ones of a task (or of a
+// task file: its reference and baselines), --all, or --kernel files - and applies the binary
+// policy to each (compile_all).
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "commands.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/core/task_file.hpp"
 #include "mskb/harness/build_info.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/suite.hpp"
@@ -30,7 +32,7 @@ namespace {
 using json = nlohmann::json;
 
 struct BuildOptions {
-  std::string task;
+  std::string task, task_file;
   bool all = false;
   std::vector<std::string> kernels;
   int jobs = 0;
@@ -53,6 +55,11 @@ BuildList build_list(const BuildOptions& o) {
     for (const auto& t : all_tasks()) names.push_back(t.name);
   else if (!o.task.empty())
     names.push_back(get_task(o.task).name);
+  else if (!o.task_file.empty()) {
+    const TaskFile& tf = register_task_file(o.task_file);  // one-line errors (file:line: key: ...)
+    (void)compile_reference(tf);                           // the reference builds too, or the file fails here
+    names.push_back(tf.spec.name);
+  }
   for (const auto& n : names) {
     const TaskSpec& t = get_task(n);
     for (Precision p : {Precision::fp32, Precision::bf16})
@@ -121,7 +128,9 @@ int print_table(const BuildList& list, const std::vector<CompileResult>& results
 // The binary policy screens every file but vendor contenders (compile_all applies it): a refusal
 // fails the build unless the file declares `mskb-expect: rejected_static`.
 void run_build(const BuildOptions& o) {
-  if (!o.all && o.task.empty() && o.kernels.empty()) throw CLI::ValidationError("nothing to build: give --task, --all or --kernel");
+  if (!o.all && o.task.empty() && o.task_file.empty() && o.kernels.empty())
+    throw CLI::ValidationError("nothing to build: give --task, --task-file, --all or --kernel");
+  if (o.all && !o.task_file.empty()) throw CLI::ValidationError("--task-file and --all: give one of them");
   const BuildList list = build_list(o);
   CompileOptions co;
   co.arch = o.arch;
@@ -139,6 +148,9 @@ void add_build_command(CLI::App& app) {
   auto o = std::make_shared<BuildOptions>();
   auto* build = app.add_subcommand("build", "Build (and cache) kernels without a GPU: the shipped ones of a task, --all, or --kernel files");
   build->add_option("--task", o->task, "Task name");
+  build->add_option("--task-file", o->task_file, "Your own task from a task file (docs/task-files.md): its reference and baselines")
+      ->type_name("FILE")
+      ->excludes("--task");
   build->add_flag("--all", o->all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
   build->add_option("--kernel", o->kernels, "Kernel file(s)");
   build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));

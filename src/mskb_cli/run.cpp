@@ -3,6 +3,7 @@
 // share most options (RunOptions) and the plan they build (SuitePlan).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -40,7 +41,7 @@ struct RunOptions {
   bool check = false;  // mskb check, else mskb run
   // Both.
   std::vector<std::string> tasks;
-  std::string category, skip_done_path, task_file;
+  std::string category, skip_done_path, task_file, submission;
   std::string precision = "all", contenders = "baseline,vendor", json_path, csv_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false;
@@ -82,6 +83,11 @@ void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--kernel", o.kernels, "Kernel file(s) exporting the MSKernelBench entry point");
   c->add_option("--task-file", o.task_file, "Your own task from a task file (TOML, docs/task-files.md), judged like a built-in one")
       ->type_name("FILE");
+  c->add_option("--submission", o.submission,
+                "A folder of kernels for many tasks, each judged on its task: TASK.cu (fp32, and bf16 if it exports it), "
+                "TASK_bf16.cu, or fp32/TASK.cu and bf16/TASK.cu; other .cu files are skipped with the reason. "
+                "--task / --category narrow it; the report ends with the submission's summary")
+      ->type_name("DIR");
   c->add_option("--precision", o.precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
   c->add_option("--seeds", o.seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
   c->add_option("--shape-seed", o.shape_seed,
@@ -132,7 +138,7 @@ std::vector<std::string> selected_tasks(const RunOptions& o) {
 // `mskb check --kernel F` judges F alone; without --kernel it judges the shipped contenders.
 std::vector<ContenderKind> selected_contenders(const RunOptions& o) {
   std::vector<ContenderKind> contenders;
-  if (o.contenders == "none" || (o.check && !o.kernels.empty())) return contenders;
+  if (o.contenders == "none" || (o.check && (!o.kernels.empty() || !o.submission.empty()))) return contenders;
   for (const std::string& c : split(o.contenders, ',')) {
     if (c == "wrong" && !o.check) throw std::invalid_argument("--contenders wrong is for mskb check (wrong/ kernels are judged, not timed)");
     if (c != "baseline" && c != "vendor" && c != "wrong" && c != "adversarial")
@@ -174,6 +180,29 @@ void apply_matrix(const std::string& matrix_path, SuitePlan& plan) {
                static_cast<long long>(m.cols), static_cast<long long>(m.nnz()), static_cast<long long>(m.max_row_nnz()));
 }
 
+// --submission DIR: the tasks it has kernels for, in the registry's order, narrowed by --task or
+// --category.
+std::vector<std::string> submission_tasks(const RunOptions& o, const Submission& sub) {
+  if (!o.kernels.empty() || !o.task_file.empty()) throw std::invalid_argument("--submission names the kernels: drop --kernel and --task-file");
+  if (!o.tasks.empty() && !o.category.empty()) throw std::invalid_argument("--submission: narrow it with --task or --category, not both");
+  std::vector<std::string> wanted;
+  for (const auto& t : o.tasks) wanted.push_back(get_task(t).name);
+  std::vector<std::string> tasks;
+  for (const auto& t : all_tasks()) {
+    if (!o.category.empty() && t.category != o.category) continue;
+    if (!wanted.empty() && std::find(wanted.begin(), wanted.end(), t.name) == wanted.end()) continue;
+    for (const TaskKernel& k : sub.kernels)
+      if (k.task == t.name) {
+        tasks.push_back(t.name);
+        break;
+      }
+  }
+  if (tasks.empty())
+    throw std::invalid_argument("--submission " + o.submission + ": no kernel" + (wanted.empty() && o.category.empty() ? "" : " of the selected tasks") +
+                                " (TASK.cu, TASK_bf16.cu, fp32/TASK.cu or bf16/TASK.cu)");
+  return tasks;
+}
+
 // The options as a suite plan; throws std::invalid_argument with a one-line message.
 SuitePlan make_plan(const RunOptions& o) {
   SuitePlan plan;
@@ -190,7 +219,11 @@ SuitePlan make_plan(const RunOptions& o) {
   if (o.json_path == "-" && o.csv_path == "-") throw std::invalid_argument("--json - and --csv -: only one of them can go to stdout");
   for (const auto& k : o.kernels)
     if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
-  if (!o.task_file.empty()) {
+  if (!o.submission.empty()) {
+    plan.submission = scan_submission(o.submission);
+    plan.tasks = submission_tasks(o, *plan.submission);
+    plan.skip_missing_precisions = false;  // TASK.cu's bf16 is optional; the other files are for one precision
+  } else if (!o.task_file.empty()) {
     if (o.all || !o.tasks.empty() || !o.category.empty()) throw std::invalid_argument("--task-file names the task: drop --task, --category and --all");
     plan.tasks = {use_task_file(o.task_file, o.precision, plan)};
   } else {
@@ -226,7 +259,9 @@ bool as_expected(const json& c) {
 void print_check_lines(const json& report, std::ostream& out) {
   for (const json& c : report["contenders"]) {
     const std::string task = c["task"], precision = c["precision"], contender = c["contender"], disposition = c["disposition"];
-    const std::string message = c.value("message", std::string()), kernel = fs::path(c.value("kernel", std::string())).filename().string();
+    // A user kernel by its file name, or by its contender name where that tells it from another file of the same name.
+    const fs::path path = c.value("kernel", std::string());
+    const std::string message = c.value("message", std::string()), kernel = contender == path.stem().string() ? path.filename().string() : contender;
     const bool ok = as_expected(c);
     if (c.contains("expect") && c["expect"].is_string())
       out << fmt::format("{} {} {} {}: {}{}\n", ok ? "PASS" : "FAIL", task, precision, contender,
@@ -258,11 +293,22 @@ void write_report_files(const RunOptions& o, const nlohmann::json& j) {
 // the missing GPU: one FAIL line per file that does not build.
 void report_build_errors(const SuitePlan& plan) {
   std::vector<KernelFile> files;
-  for (const std::string& k : plan.kernels) files.push_back({k, fs::path(k).stem().string(), false});
+  std::vector<std::string> tasks, labels;
+  for (const std::string& k : plan.kernels) {
+    files.push_back({k, fs::path(k).stem().string(), false});
+    tasks.push_back(plan.tasks.front());
+    labels.push_back(fs::path(k).filename().string());
+  }
+  if (plan.submission)
+    for (const TaskKernel& k : plan.submission->kernels)
+      if (std::find(plan.tasks.begin(), plan.tasks.end(), k.task) != plan.tasks.end()) {
+        files.push_back({k.path, fs::path(k.path).stem().string(), false});
+        tasks.push_back(k.task);
+        labels.push_back(fs::path(k.path).lexically_relative(plan.submission->dir).string());
+      }
   const std::vector<CompileResult> built = compile_all(files, plan.compile, plan.build_jobs);
   for (std::size_t i = 0; i < files.size(); ++i)
-    if (!built[i].ok)
-      std::cout << fmt::format("FAIL {} {}: {}\n", plan.tasks.front(), fs::path(files[i].path).filename().string(), built[i].error);
+    if (!built[i].ok) std::cout << fmt::format("FAIL {} {}: {}\n", tasks[i], labels[i], built[i].error);
   std::cout.flush();
 }
 
@@ -278,6 +324,8 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
   std::vector<std::string> a = {o.check ? "check" : "run"};
   if (!o.task_file.empty())
     a.insert(a.end(), {"--task-file", abs(o.task_file)});
+  else if (!o.submission.empty())
+    a.insert(a.end(), {"--submission", abs(o.submission), "--task", task});
   else
     a.insert(a.end(), {"--task", task});
   a.insert(a.end(), {"--precision", precision, "--shape-seed", std::to_string(shape_seed), "--seeds", std::to_string(o.seeds),
@@ -316,10 +364,12 @@ void run_suite_on_slurm_command(const RunOptions& o, const SuitePlan& plan) {
   for (const json& c : r.report["contenders"])
     if (!as_expected(c)) ++failures;
   std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
-  if (o.check)
+  if (o.check) {
     print_check_lines(r.report, text);
-  else
+    text << render_submission_summary(r.report);
+  } else {
     text << render_table(r.report);
+  }
   if (o.json_path == "-") write_json(r.report, "-");
   if (o.csv_path == "-") std::cout << csv_of(o, r.report);
   if (failures) throw CommandExit(1);
@@ -328,6 +378,8 @@ void run_suite_on_slurm_command(const RunOptions& o, const SuitePlan& plan) {
 void run_suite_command(const RunOptions& o) {
   check_slurm_run_options(o.slurm, !o.gpus.empty());
   const SuitePlan plan = make_plan(o);
+  if (plan.submission && !o.quiet)
+    for (const SkippedFile& f : plan.submission->skipped) std::fprintf(stderr, "skipping %s: %s\n", f.path.c_str(), f.reason.c_str());
   if (o.slurm.slurm()) return run_suite_on_slurm_command(o, plan);
   // A user kernel that exports only one precision is judged on that precision alone.
   // --json/--csv/--markdown files are rewritten after every contender ("partial": true until the
@@ -339,7 +391,7 @@ void run_suite_command(const RunOptions& o) {
   try {
     report = run_suite(plan, stderr_progress(o.quiet), partial);
   } catch (const std::runtime_error& e) {
-    if (!plan.kernels.empty() && no_cuda_device(e.what())) report_build_errors(plan);
+    if ((!plan.kernels.empty() || plan.submission) && no_cuda_device(e.what())) report_build_errors(plan);
     throw;  // the missing GPU: one line, exit 1 (run_command_line)
   }
   int failures = 0;
@@ -347,10 +399,13 @@ void run_suite_command(const RunOptions& o) {
     if (!r.as_expected()) ++failures;
   // JSON or CSV on stdout (--json -, --csv -) leaves stdout to it: the lines or the table go to stderr.
   std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
-  if (o.check)
-    print_check_lines(report.to_json(), text);
-  else
+  if (o.check) {
+    const json j = report.to_json();
+    print_check_lines(j, text);
+    text << render_submission_summary(j);
+  } else {
     text << report.table();
+  }
   write_report_files(o, report);
   if (o.json_path == "-") write_json(report.to_json(), "-");
   if (o.csv_path == "-") std::cout << csv_of(o, report.to_json());

@@ -57,6 +57,13 @@ std::vector<std::string> report_sweeps(const nlohmann::json& run);
 // and name; points and roofline by complexity. Numbers that cannot be computed are null.
 nlohmann::json run_report_data(const nlohmann::json& run, const CategoryOf& category_of = registry_category);
 
+// The summary of a submission's report (mskb run|check --submission): the overview above over
+// the user's kernels alone (kind candidate), per timed sweep, per category and "all":
+// {"kernels" (entries), "correct", "skipped" (files of "submission"."skipped"),
+//  "rows": [{"sweep", "category", "entries", "correct", "share_correct", "fast_1", "fast_1_5",
+//            "fast_2", "mean_P", "geomean_P", "vendor_ratio", "median_sol"}]}
+nlohmann::json submission_summary(const nlohmann::json& run, const CategoryOf& category_of = registry_category);
+
 // The data of `mskb compare`: report 0 against each of the others on one sweep. Entries are
 // matched on (task, precision, contender); a group with exactly one candidate kernel on each side
 // that no name matched pairs those two (two submissions named differently, "a / b").

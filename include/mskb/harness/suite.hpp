@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,7 +22,40 @@ struct KernelFile {
   std::string path;
   std::string contender;  // "baseline", "vendor", "wrong/<stem>", "adversarial/<stem>" or the file's stem (contender_kind)
   bool trusted = false;   // shipped with the task: may link vendor libraries
+  // Judged on this precision only when it builds and exports the entry point (a submission's
+  // TASK.cu on bf16); otherwise left out of the run (no entry in the report).
+  bool optional = false;
 };
+
+// A kernel file of a submission (mskb run|check --submission DIR), judged on its task alone.
+struct TaskKernel {
+  std::string task;
+  std::string path;
+  // The precision it is for (TASK_bf16.cu, fp32/TASK.cu, bf16/TASK.cu); none for TASK.cu: fp32,
+  // and bf16 when it exports that entry point too (unless the submission has a bf16 file of the task).
+  std::optional<Precision> precision;
+};
+
+struct SkippedFile {
+  std::string path;
+  std::string reason;
+};
+
+// A folder of kernels for many tasks: TASK.cu and TASK_bf16.cu at its top, or fp32/TASK.cu and
+// bf16/TASK.cu; other .cu files (no such task, another subfolder) are skipped with the reason.
+struct Submission {
+  std::string dir;
+  std::vector<TaskKernel> kernels;   // sorted by path
+  std::vector<SkippedFile> skipped;  // sorted by path
+};
+// Throws std::invalid_argument (one line) when `dir` is not a folder.
+Submission scan_submission(const std::string& dir);
+
+// The contender names of user kernel files, unique within one run: the file's stem, with as many
+// parent folders prefixed as it takes to tell files with the same stem apart (a/softmax,
+// b/softmax); a name that would read as a shipped contender kind (baseline, vendor, wrong/...)
+// gets "candidate/" prefixed. The same file (by path) gets the same name.
+std::map<std::string, std::string> user_contender_names(const std::vector<std::string>& paths);
 
 struct SuitePlan {
   std::vector<std::string> tasks;
@@ -29,6 +63,9 @@ struct SuitePlan {
   // Shipped contenders: baseline, vendor, wrong (check only), adversarial.
   std::vector<ContenderKind> contenders = {ContenderKind::baseline, ContenderKind::vendor};
   std::vector<std::string> kernels;   // user kernel files (single task only)
+  // mskb run|check --submission: kernels of many tasks, each judged on its own task (those of
+  // `tasks` only); a (task, precision) group without one of them is not run.
+  std::optional<Submission> submission;
   EvalOptions eval;
   CompileOptions compile;
   // Check under compute-sanitizer with this tool (none: no sanitizer): correctness only, one seed
@@ -66,6 +103,9 @@ struct SuiteReport {
   std::vector<ContenderRun> runs;
   bool partial = false;             // written while the run goes on ("partial": true in the JSON)
   uint64_t shape_seed = 0;          // the random shapes' seed (`--shape-seed` replays them)
+  // A submission's run: the JSON gets "submission" ({"dir", "kernels", "skipped": [{"file",
+  // "reason"}]}) and "submission_summary" (report_data.hpp), the table and Markdown both too.
+  std::optional<Submission> submission;
   nlohmann::json to_json() const;   // the `mskb run --json` contract
   std::string table() const;        // human summary
   std::string markdown() const;     // summary + per-shape tables, for docs/results/
@@ -73,8 +113,13 @@ struct SuiteReport {
 
 // The Markdown report of a `mskb run --json` report (SuiteReport::markdown renders its own).
 std::string render_markdown(const nlohmann::json& report);
-// The human summary of a `mskb run --json` report (SuiteReport::table renders its own).
+// The human summary of a `mskb run --json` report (SuiteReport::table renders its own); a
+// submission's report ends with render_submission_summary.
 std::string render_table(const nlohmann::json& report);
+// The "submission_summary" of a report as a table (per category and all: kernels, share correct,
+// fast_1, fast_1.5, fast_2, mean and geomean P, vs vendor), then one line per skipped file; empty
+// for a report that is not a submission's.
+std::string render_submission_summary(const nlohmann::json& report);
 // CSV (RFC 4180, a header line) of a `mskb run|check --json` report: one row per timed result
 // (task, precision, contender, sweep, shape, complexity, disposition, median_us, min_us, max_us,
 // n, noise, speedup_vs_baseline, ratio_vs_vendor, sol_fraction; an unknown number is empty), or
@@ -89,7 +134,8 @@ std::string render_contenders_csv(const nlohmann::json& report);
 // is partial, listing them under "incomplete_groups", unless each is there with every shipped
 // contender of its task (baseline, vendor where the task has one) finished and, in a timed
 // report, timed. Without it, the merge is partial when any input was (what a partial input never
-// started cannot be known).
+// started cannot be known). Submission reports: "skipped" is the union of the inputs' and the
+// "submission_summary" is computed again over the merged report.
 nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& expect = {});
 // The groups of `--expect all|CATEGORY|TASK,...`: every precision of the named tasks.
 std::vector<std::string> expected_groups(const std::vector<std::string>& selectors);

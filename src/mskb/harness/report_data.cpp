@@ -325,6 +325,24 @@ std::vector<std::string> report_sweeps(const json& run) {
   return out;
 }
 
+json submission_summary(const json& run, const CategoryOf& category_of) {
+  require_report(run, "the report");
+  json candidates = json::array();
+  int correct = 0;
+  for (const json& e : entries_of(run, category_of))
+    if (e["kind"] == to_string(ContenderKind::candidate)) {
+      correct += e["correct"].get<bool>();
+      candidates.push_back(e);
+    }
+  json rows = overview_of(candidates, report_sweeps(run));
+  for (json& r : rows) r.erase("kind");
+  const json& sub = run.value("submission", json::object());
+  return {{"kernels", candidates.size()},
+          {"correct", correct},
+          {"skipped", sub.is_object() ? array_at(sub, "skipped").size() : 0},
+          {"rows", rows}};
+}
+
 json run_report_data(const json& run, const CategoryOf& category_of) {
   require_report(run, "the report");
   const json entries = entries_of(run, category_of);

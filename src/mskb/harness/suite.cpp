@@ -33,6 +33,9 @@ struct Item {
   KernelFile kernel;
   std::shared_future<CompileResult> build;
   std::string expect;  // wrong/ kernels: the disposition their header declares
+  // Shipped contenders of a group whose user kernels are all optional: run only when one of
+  // these items (indices) is judged.
+  std::vector<std::size_t> needs_one_of;
 };
 
 using Results = std::vector<std::optional<ContenderRun>>;
@@ -89,7 +92,7 @@ std::string adversarial_skip(const WrongKernel& w, const SuitePlan& plan) {
 
 // The kernels of one (task, precision) with their declared dispositions ("" for none).
 std::vector<std::pair<KernelFile, std::string>> group_kernels(const SuitePlan& plan, const TaskSpec& spec, Precision p,
-                                                              const Progress& progress) {
+                                                              const std::map<std::string, std::string>& names, const Progress& progress) {
   auto wanted = [&](ContenderKind k) { return std::find(plan.contenders.begin(), plan.contenders.end(), k) != plan.contenders.end(); };
   std::vector<std::pair<KernelFile, std::string>> group;
   for (auto& k : shipped_kernels(spec, p, plan.contenders)) group.push_back({k, ""});
@@ -109,8 +112,23 @@ std::vector<std::pair<KernelFile, std::string>> group_kernels(const SuitePlan& p
       }
       group.push_back({KernelFile{w.path, contender, false}, declared(w)});
     }
-  for (const auto& path : plan.kernels) group.push_back({KernelFile{path, fs::path(path).stem().string(), false}, ""});
+  for (const auto& path : plan.kernels) group.push_back({KernelFile{path, names.at(path), false}, ""});
+  if (plan.submission)
+    for (const TaskKernel& k : plan.submission->kernels) {
+      if (k.task != spec.name || (k.precision && *k.precision != p)) continue;
+      KernelFile f{k.path, names.at(k.path), false};
+      f.optional = !k.precision && p != Precision::fp32;  // TASK.cu: bf16 when it exports it
+      group.push_back({f, ""});
+    }
   return group;
+}
+
+// The contender names of the plan's user kernels (user_contender_names over all of them).
+std::map<std::string, std::string> plan_kernel_names(const SuitePlan& plan) {
+  std::vector<std::string> paths = plan.kernels;
+  if (plan.submission)
+    for (const TaskKernel& k : plan.submission->kernels) paths.push_back(k.path);
+  return user_contender_names(paths);
 }
 
 struct PlannedGroup {
@@ -123,14 +141,19 @@ struct PlannedGroup {
 // `skipped`).
 std::vector<PlannedGroup> planned_groups(const SuitePlan& plan, const Progress& progress, std::size_t& skipped) {
   const auto done = done_groups(plan.skip_done, !plan.eval.check_only && !plan.sanitizer);
+  const auto names = plan_kernel_names(plan);
   std::vector<PlannedGroup> out;
   for (const auto& name : plan.tasks) {
     const TaskSpec& spec = get_task(name);
     for (Precision p : plan.precisions) {
-      auto group = group_kernels(plan, spec, p, progress);
+      auto group = group_kernels(plan, spec, p, names, progress);
+      // A submission's group without a kernel of the submission: nothing to compare.
+      if (plan.submission && std::none_of(group.begin(), group.end(), [&](const auto& g) { return names.count(g.first.path) > 0; })) continue;
       const auto d = done.find(spec.name + "|" + to_string(p));
-      if (d != done.end() && !group.empty() &&
-          std::all_of(group.begin(), group.end(), [&](const auto& g) { return d->second.count(g.first.contender) > 0; })) {
+      // Done: every contender is in the previous report (an optional one may have been left out).
+      if (d != done.end() && !group.empty() && std::all_of(group.begin(), group.end(), [&](const auto& g) {
+            return g.first.optional || d->second.count(g.first.contender) > 0;
+          })) {
         ++skipped;
         continue;
       }
@@ -182,6 +205,7 @@ class SuiteRun {
     eval_.random_shapes = plan_.eval.matrix_path.empty() ? plan_.random_shapes : 0;
     eval_.shape_seed = plan_.shape_seed != 0 ? plan_.shape_seed : fresh_shape_seed();
     report_.shape_seed = eval_.shape_seed;
+    report_.submission = plan_.submission;
     if (!eval_.check_only && !plan_.sanitizer) {
       report_.device = device_info(false, eval_.runner);
       eval_.ceilings = ceilings_from(report_.device);
@@ -196,8 +220,18 @@ class SuiteRun {
   // Every (task, precision, kernel) to judge, its build submitted to the pool.
   void plan_items() {
     std::size_t skipped_groups = 0;
-    for (auto& g : planned_groups(plan_, progress_, skipped_groups))
-      for (auto& [k, expect] : g.kernels) items_.push_back({g.spec, g.precision, k, pool_.submit(k), expect});
+    for (auto& g : planned_groups(plan_, progress_, skipped_groups)) {
+      std::vector<std::size_t> optional, shipped;
+      bool all_optional = true;
+      for (auto& [k, expect] : g.kernels) {
+        if (k.optional) optional.push_back(items_.size());
+        else if (k.trusted) shipped.push_back(items_.size());
+        else all_optional = false;
+        items_.push_back({g.spec, g.precision, k, pool_.submit(k), expect, {}});
+      }
+      if (all_optional && !optional.empty())
+        for (std::size_t i : shipped) items_[i].needs_one_of = optional;
+    }
     if (skipped_groups > 0 && progress_)
       progress_(fmt::format("skipping {} (task, precision) group{} already complete in the previous report", skipped_groups,
                             skipped_groups == 1 ? "" : "s"),
@@ -280,11 +314,33 @@ class SuiteRun {
     }
   }
 
+  // An optional item is judged when it builds and exports its precision's entry point (or its
+  // symbols cannot be read: the evaluation tells).
+  bool judged_optional(Item& it) {
+    const CompileResult& b = it.build.get();
+    if (!b.ok) return false;
+    const auto syms = exported_symbols(b.so_path);
+    return syms.empty() || std::find(syms.begin(), syms.end(), it.spec->symbol(it.precision)) != syms.end();
+  }
+
   // One item, one part. `prior` is this item's checks part, when the run is two-phase: a
   // contender that failed it is not timed, one that passed adds its counts.
   std::optional<ContenderRun> run_item(Item& it, const std::string& lane, Part part, const std::optional<ContenderRun>* prior) {
     // Skipped or failed its checks (a declared kernel that failed as declared too): not timed.
     if (prior && !(*prior && is_correct((*prior)->result.disposition))) return *prior;
+    const std::string sym = it.spec->symbol(it.precision);
+    // An optional kernel that does not build or lacks the entry point is not judged here, nor
+    // the shipped contenders of a group where no kernel is.
+    if (it.kernel.optional && !judged_optional(it)) {
+      say(fmt::format("{} {} {}: skipped (no {} in it)", it.spec->name, to_string(it.precision), it.kernel.contender, sym), true);
+      return std::nullopt;
+    }
+    if (!it.needs_one_of.empty() &&
+        std::none_of(it.needs_one_of.begin(), it.needs_one_of.end(), [&](std::size_t j) { return judged_optional(items_[j]); })) {
+      say(fmt::format("{} {} {}: skipped (no kernel of the group exports {})", it.spec->name, to_string(it.precision), it.kernel.contender, sym),
+          true);
+      return std::nullopt;
+    }
     const std::size_t idx = ++started_;
     const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items_.size(), it.spec->name, to_string(it.precision),
                                           it.kernel.contender, lanes_.size() > 1 ? " (gpu " + lane + ")" : "",
@@ -308,7 +364,6 @@ class SuiteRun {
       r.message = err;
     } else {
       const auto syms = exported_symbols(run.build.so_path);
-      const std::string sym = it.spec->symbol(it.precision);
       auto exports = [&](const std::string& s) { return std::find(syms.begin(), syms.end(), s) != syms.end(); };
       if (!syms.empty() && !exports(sym) && !it.kernel.trusted && plan_.skip_missing_precisions &&
           (exports(it.spec->symbol(Precision::fp32)) || exports(it.spec->symbol(Precision::bf16)))) {
@@ -342,6 +397,7 @@ class SuiteRun {
     SuiteReport so_far;
     so_far.device = report_.device;
     so_far.shape_seed = report_.shape_seed;
+    so_far.submission = report_.submission;
     so_far.partial = true;
     for (std::size_t k = 0; k < items_.size(); ++k) {
       if (results_[k]) {

@@ -4,12 +4,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "build_pool.hpp"
+#include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"
@@ -30,7 +33,119 @@ std::string read_text_or_empty(const std::string& path) {
   return s.str();
 }
 
+// The kernel naming rules, for the reason a file is skipped.
+constexpr const char* kSubmissionLayout = "kernels are TASK.cu, TASK_bf16.cu, fp32/TASK.cu or bf16/TASK.cu; mskb list names the tasks";
+
+// A file's parent folders, nearest first (the root left out).
+std::vector<std::string> parent_names(const fs::path& p) {
+  std::vector<std::string> out;
+  for (const auto& c : p.parent_path().relative_path()) out.push_back(c.string());
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fs::path> sorted_entries(const fs::path& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool is_kernel_file(const fs::path& p) {
+  std::error_code ec;
+  return p.extension() == ".cu" && fs::is_regular_file(p, ec);
+}
+
 }  // namespace
+
+Submission scan_submission(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw std::invalid_argument("--submission: " + dir + " is not a folder");
+  const fs::path root = fs::absolute(dir).lexically_normal();
+  Submission s;
+  s.dir = root.string();
+  auto skip = [&](const fs::path& p, const std::string& reason) { s.skipped.push_back({p.lexically_relative(root).string(), reason}); };
+  const std::string bf16 = std::string("_") + to_string(Precision::bf16);
+  for (const fs::path& p : sorted_entries(root)) {
+    const std::string name = p.filename().string();
+    if (fs::is_directory(p, ec)) {
+      const std::optional<Precision> folder = name == to_string(Precision::fp32)   ? std::optional<Precision>(Precision::fp32)
+                                              : name == to_string(Precision::bf16) ? std::optional<Precision>(Precision::bf16)
+                                                                                  : std::nullopt;
+      for (const fs::path& f : sorted_entries(p)) {
+        if (!is_kernel_file(f)) continue;
+        const std::string stem = f.stem().string();
+        if (!folder)
+          skip(f, "not a precision folder (" + std::string(kSubmissionLayout) + ")");
+        else if (find_task(stem) == nullptr)
+          skip(f, "no task named '" + stem + "' (" + kSubmissionLayout + ")");
+        else
+          s.kernels.push_back({find_task(stem)->name, f.string(), folder});
+      }
+      continue;
+    }
+    if (!is_kernel_file(p)) continue;
+    const std::string stem = p.stem().string();
+    if (const TaskSpec* t = find_task(stem)) {
+      s.kernels.push_back({t->name, p.string(), std::nullopt});
+    } else if (stem.size() > bf16.size() && stem.compare(stem.size() - bf16.size(), bf16.size(), bf16) == 0 &&
+               find_task(stem.substr(0, stem.size() - bf16.size())) != nullptr) {
+      s.kernels.push_back({find_task(stem.substr(0, stem.size() - bf16.size()))->name, p.string(), Precision::bf16});
+    } else {
+      skip(p, "no task named '" + stem + "' (" + kSubmissionLayout + ")");
+    }
+  }
+  // TASK.cu is the task's bf16 kernel too unless the submission has a bf16 file of that task.
+  std::set<std::string> has_bf16;
+  for (const TaskKernel& k : s.kernels)
+    if (k.precision == Precision::bf16) has_bf16.insert(k.task);
+  for (TaskKernel& k : s.kernels)
+    if (!k.precision && has_bf16.count(k.task)) k.precision = Precision::fp32;
+  std::sort(s.kernels.begin(), s.kernels.end(), [](const TaskKernel& a, const TaskKernel& b) { return a.path < b.path; });
+  std::sort(s.skipped.begin(), s.skipped.end(), [](const SkippedFile& a, const SkippedFile& b) { return a.path < b.path; });
+  return s;
+}
+
+std::map<std::string, std::string> user_contender_names(const std::vector<std::string>& paths) {
+  // Distinct files by absolute path; each starts at its stem and takes one more parent folder
+  // while its name collides with another file's.
+  std::vector<fs::path> files;
+  for (const std::string& p : paths) {
+    const fs::path a = fs::absolute(p).lexically_normal();
+    if (std::find(files.begin(), files.end(), a) == files.end()) files.push_back(a);
+  }
+  std::vector<std::vector<std::string>> parents;
+  for (const fs::path& f : files) parents.push_back(parent_names(f));
+  std::vector<std::size_t> depth(files.size(), 0);
+  auto name_of = [&](std::size_t i) {
+    std::string n = files[i].stem().string();
+    for (std::size_t d = 0; d < depth[i]; ++d) n = parents[i][d] + "/" + n;
+    return contender_kind(n) == ContenderKind::candidate ? n : to_string(ContenderKind::candidate) + "/" + n;
+  };
+  std::vector<std::string> names(files.size());
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::map<std::string, std::vector<std::size_t>> by_name;
+    for (std::size_t i = 0; i < files.size(); ++i) by_name[names[i] = name_of(i)].push_back(i);
+    for (const auto& [n, same] : by_name)
+      if (same.size() > 1)
+        for (std::size_t i : same)
+          if (depth[i] < parents[i].size()) {
+            ++depth[i];
+            changed = true;
+          }
+  }
+  // Names that no folder tells apart (a name equal to another's longer one): numbered.
+  std::map<std::string, int> seen;
+  for (std::string& n : names)
+    if (++seen[n] > 1) n += "#" + std::to_string(seen[n]);
+  std::map<std::string, std::string> out;
+  for (const std::string& p : paths) {
+    const fs::path a = fs::absolute(p).lexically_normal();
+    out[p] = names[static_cast<std::size_t>(std::find(files.begin(), files.end(), a) - files.begin())];
+  }
+  return out;
+}
 
 std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs) {
   std::vector<std::shared_future<CompileResult>> futures;

@@ -12,6 +12,7 @@
 
 #include "mskb/core/registry.hpp"
 #include "mskb/core/scoring.hpp"
+#include "mskb/harness/report_data.hpp"
 #include "mskb/harness/suite.hpp"
 
 using json = nlohmann::json;
@@ -97,6 +98,12 @@ json SuiteReport::to_json() const {
   json out = {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
   if (shape_seed != 0) out["shape_seed"] = shape_seed;
   if (partial) out["partial"] = true;
+  if (submission) {
+    json skipped = json::array();
+    for (const SkippedFile& f : submission->skipped) skipped.push_back({{"file", f.path}, {"reason", f.reason}});
+    out["submission"] = {{"dir", submission->dir}, {"kernels", submission->kernels.size()}, {"skipped", skipped}};
+    out["submission_summary"] = submission_summary(out);
+  }
   return out;
 }
 
@@ -189,6 +196,19 @@ json merge_reports(const std::vector<json>& reports, const std::vector<std::stri
     for (const char* k : {"contenders", "results", "scores"})
       for (const json& e : array_of(reports[i], k))
         if (owner.count(group(e)) && owner[group(e)] == i) out[k].push_back(e);
+  // Submissions: the skipped files of every input, the summary of the merged report.
+  for (const json& r : reports) {
+    if (!r.contains("submission") || !r["submission"].is_object()) continue;
+    if (!out.contains("submission")) {
+      out["submission"] = r["submission"];
+      out["submission"]["skipped"] = json::array();
+    }
+    for (const json& f : array_of(r["submission"], "skipped")) {
+      json& all = out["submission"]["skipped"];
+      if (std::find(all.begin(), all.end(), f) == all.end()) all.push_back(f);
+    }
+  }
+  if (out.contains("submission")) out["submission_summary"] = submission_summary(out);
   if (!expect.empty()) {
     json incomplete = json::array();
     for (const std::string& g : expect) {
@@ -349,10 +369,82 @@ std::string markdown_phase_times(const json& j) {
   return out;
 }
 
+// A number of the submission summary: "-" for null, a share as a percentage, else two decimals.
+std::string summary_cell(const json& row, const char* key, bool share) {
+  const auto it = row.find(key);
+  if (it == row.end() || !it->is_number()) return "-";
+  return share ? fmt::format("{:.0f}%", 100 * it->get<double>()) : fmt::format("{:.2f}", it->get<double>());
+}
+
+const std::vector<std::pair<const char*, const char*>>& summary_columns() {
+  static const std::vector<std::pair<const char*, const char*>> cols = {
+      {"share_correct", "correct"}, {"fast_1", "fast_1"},   {"fast_1_5", "fast_1.5"},     {"fast_2", "fast_2"},
+      {"mean_P", "mean P"},         {"geomean_P", "geomean P"}, {"vendor_ratio", "vs vendor"}};
+  return cols;
+}
+
+bool is_share(const char* key) { return std::string(key) == "share_correct" || std::string(key).rfind("fast_", 0) == 0; }
+
+// The heading line of the summary: kernels, skipped files, the sweep(s).
+std::string summary_heading(const json& sum) {
+  std::string sweeps;
+  for (const json& r : sum["rows"])
+    if (r["sweep"].is_string() && sweeps.find(r["sweep"].get<std::string>()) == std::string::npos)
+      sweeps += (sweeps.empty() ? "" : ", ") + r["sweep"].get<std::string>();
+  return fmt::format("{} kernel{} judged ({} correct), {} file{} skipped; {}", sum.value("kernels", 0), sum.value("kernels", 0) == 1 ? "" : "s",
+                     sum.value("correct", 0), sum.value("skipped", 0), sum.value("skipped", 0) == 1 ? "" : "s",
+                     sweeps.empty() ? std::string("not timed") : "P over the " + sweeps + " sweep");
+}
+
+// The submission summary and skipped files as Markdown (empty for another report).
+std::string markdown_submission(const json& j) {
+  if (!j.contains("submission_summary")) return "";
+  const json& sum = j["submission_summary"];
+  std::string out = "\n## Submission summary\n\n" + summary_heading(sum) +
+                    ". fast_p: share of kernels correct with P > p; mean and geomean P over the correct ones; "
+                    "vs vendor: geomean of vendor time / kernel time.\n\n| sweep | category | kernels |";
+  std::string rule = "|---|---|---|";
+  for (const auto& [key, head] : summary_columns()) {
+    out += std::string(" ") + head + " |";
+    rule += "---|";
+  }
+  out += "\n" + rule + "\n";
+  for (const json& r : sum["rows"]) {
+    out += fmt::format("| {} | {} | {} |", r["sweep"].is_string() ? r["sweep"].get<std::string>() : "-", r["category"].get<std::string>(),
+                       r["entries"].get<int>());
+    for (const auto& [key, head] : summary_columns()) out += " " + summary_cell(r, key, is_share(key)) + " |";
+    out += "\n";
+  }
+  const json& sub = j.value("submission", json::object());
+  if (sub.contains("skipped") && !sub["skipped"].empty()) {
+    out += "\nSkipped files:\n\n";
+    for (const json& f : sub["skipped"]) out += "- " + f.value("file", "") + ": " + f.value("reason", "") + "\n";
+  }
+  return out;
+}
+
 }  // namespace
 
+std::string render_submission_summary(const json& j) {
+  if (!j.contains("submission_summary")) return "";
+  const json& sum = j["submission_summary"];
+  std::string out = "\nsubmission: " + summary_heading(sum) + "\n" + fmt::format("{:<8} {:<12} {:>7}", "sweep", "category", "kernels");
+  for (const auto& [key, head] : summary_columns()) out += fmt::format(" {:>9}", head);
+  out += "\n";
+  for (const json& r : sum["rows"]) {
+    out += fmt::format("{:<8} {:<12} {:>7}", r["sweep"].is_string() ? r["sweep"].get<std::string>() : "-", r["category"].get<std::string>(),
+                       r["entries"].get<int>());
+    for (const auto& [key, head] : summary_columns()) out += fmt::format(" {:>9}", summary_cell(r, key, is_share(key)));
+    out += "\n";
+  }
+  const json& sub = j.value("submission", json::object());
+  if (sub.contains("skipped"))
+    for (const json& f : sub["skipped"]) out += "skipped " + f.value("file", "") + ": " + f.value("reason", "") + "\n";
+  return out;
+}
+
 std::string render_markdown(const json& j) {
-  return markdown_preamble(j) + markdown_summary(j) + markdown_per_shape(j) + markdown_phase_times(j);
+  return markdown_preamble(j) + markdown_summary(j) + markdown_submission(j) + markdown_per_shape(j) + markdown_phase_times(j);
 }
 
 namespace {
@@ -406,7 +498,10 @@ std::string render_contenders_csv(const json& report) {
 std::string SuiteReport::table() const { return render_table(to_json()); }
 
 std::string render_table(const json& j) {
-  std::string out = fmt::format("{:<22} {:<5} {:<12} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", "task", "prec", "contender",
+  // The contender column fits the longest name (at least 12): two user kernels stay apart.
+  std::size_t cw = 12;
+  for (const auto& c : j["contenders"]) cw = std::max(cw, c["contender"].get<std::string>().size());
+  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", "task", "prec", "contender", cw,
                                 "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)");
   for (const auto& c : j["contenders"]) {
     std::string P = "-", G = "-", V = "-", S = "-", T = "-";
@@ -426,11 +521,11 @@ std::string render_table(const json& j) {
     if (auto g = geomean(vv)) V = fmt::format("{:.2f}", *g);
     if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
     if (largest > 0) T = fmt::format("{:.1f}", largest);
-    out += fmt::format("{:<22} {:<5} {:<12} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", c["task"].get<std::string>(),
-                       c["precision"].get<std::string>(), c["contender"].get<std::string>().substr(0, 12),
+    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}\n", c["task"].get<std::string>(),
+                       c["precision"].get<std::string>(), c["contender"].get<std::string>(), cw,
                        c["disposition"].get<std::string>(), P, G, V, S, T);
   }
-  return out + shared_gpu_warning(j, "", "\n", "  ");
+  return out + shared_gpu_warning(j, "", "\n", "  ") + render_submission_summary(j);
 }
 
 }  // namespace mskb

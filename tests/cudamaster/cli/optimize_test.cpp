@@ -9,8 +9,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -910,4 +912,155 @@ TEST(CliContract, JsonIsAFileOrDashForStdoutOnEveryCommand) {
       }
     }
   }
+}
+
+namespace {
+
+// A file of the test folder, its folders made.
+void write_kernel(const Cli& c, const std::string& rel, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(c.dir.file(rel)).parent_path());
+  std::ofstream(c.dir.file(rel)) << text << "\n";
+}
+
+const json* summary_row(const json& report, const std::string& category) {
+  for (const json& r : report["submission_summary"]["rows"])
+    if (r["category"] == category) return &r;
+  return nullptr;
+}
+
+}  // namespace
+
+// mskb run --submission DIR: both naming layouts, a TASK.cu that exports only its fp32 entry point
+// (no bf16 group at all), an unknown name and a file in another folder (skipped, not fatal), two
+// files with the same stem (both in every report, told apart by their folder), and the summary
+// against numbers worked out by hand from the fake runner's speeds (every shape's time is the
+// baseline's divided by the speed; the vendor is as fast as the baseline, spmv_csr's 1.5x).
+TEST(MskbCli, SubmissionJudgesAFolderOfKernelsAndSummarizesIt) {
+  Cli c;
+  write_kernel(c, "sub/vector_add.cu", "// fake-eval: speed=2.5\n// fake-build: exports vector_add");
+  write_kernel(c, "sub/fp32/vector_add.cu", "// fake-eval: speed=0.5");
+  write_kernel(c, "sub/RELU.cu", "// fake-eval: speed=1.25");  // fp32 alone: bf16/RELU.cu is the bf16 one
+  write_kernel(c, "sub/bf16/RELU.cu", "// fake-eval: speed=3");
+  write_kernel(c, "sub/sigmoid_bf16.cu", "// fake-eval: wrong_result");
+  write_kernel(c, "sub/fp32/spmv_csr.cu", "// fake-eval: speed=3");
+  write_kernel(c, "sub/nosuchtask.cu", "// fake-eval: speed=9");
+  write_kernel(c, "sub/misc/helper.cu", "// fake-eval: speed=9");
+  write_kernel(c, "sub/README.md", "not a kernel");
+  const Proc p = c.run({"run", "--submission", c.dir.file("sub"), "--budget", "0.01", "-q", "--json", c.dir.file("run.json"), "--markdown",
+                        c.dir.file("run.md"), "--csv", c.dir.file("run.csv")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 1) << p.err;  // sigmoid_bf16 is wrong; the skipped files are not failures
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  std::set<std::string> got;
+  for (const json& e : report["contenders"])
+    got.insert(e["task"].get<std::string>() + " " + e["precision"].get<std::string>() + " " + e["contender"].get<std::string>());
+  EXPECT_EQ(got, (std::set<std::string>{"vector_add fp32 baseline", "vector_add fp32 vendor", "vector_add fp32 sub/vector_add",
+                                        "vector_add fp32 fp32/vector_add", "RELU fp32 baseline", "RELU fp32 vendor", "RELU fp32 sub/RELU",
+                                        "RELU bf16 baseline", "RELU bf16 vendor", "RELU bf16 bf16/RELU", "sigmoid bf16 baseline",
+                                        "sigmoid bf16 vendor", "sigmoid bf16 sigmoid_bf16", "spmv_csr fp32 baseline", "spmv_csr fp32 vendor",
+                                        "spmv_csr fp32 spmv_csr"}));
+
+  // Skipped files: one line each on stdout, in the JSON and the Markdown.
+  const json& skipped = report["submission"]["skipped"];
+  ASSERT_EQ(skipped.size(), 2u) << skipped;
+  EXPECT_EQ(skipped[0]["file"], "misc/helper.cu");
+  EXPECT_EQ(skipped[1]["file"], "nosuchtask.cu");
+  EXPECT_NE(skipped[1]["reason"].get<std::string>().find("no task named 'nosuchtask'"), std::string::npos);
+  const std::string md = read_file(c.dir.file("run.md"));
+  for (const json& f : skipped) {
+    const std::string line = f["file"].get<std::string>() + ": " + f["reason"].get<std::string>();
+    EXPECT_NE(p.out.find("skipped " + line + "\n"), std::string::npos) << p.out;
+    EXPECT_NE(md.find("- " + line + "\n"), std::string::npos) << md;
+  }
+
+  // The two vector_add kernels stay apart in the table, the Markdown and the CSV.
+  for (const std::string name : {"sub/vector_add", "fp32/vector_add"}) {
+    EXPECT_NE(p.out.find(" " + name + " "), std::string::npos) << p.out;
+    EXPECT_NE(md.find("| vector_add | fp32 | " + name + " |"), std::string::npos) << md;
+    EXPECT_NE(read_file(c.dir.file("run.csv")).find("vector_add,fp32," + name + ",paper,"), std::string::npos);
+  }
+
+  // The summary, by hand: P per kernel = its speed; vs vendor = speed / vendor speed.
+  const json& sum = report["submission_summary"];
+  EXPECT_EQ(sum["kernels"], 6);
+  EXPECT_EQ(sum["correct"], 5);
+  EXPECT_EQ(sum["skipped"], 2);
+  struct Want {
+    const char* category;
+    int entries, correct;
+    double share, f1, f15, f2, mean, geo, vendor;
+  };
+  const std::vector<Want> want = {
+      {"algebra", 2, 2, 1.0, 0.5, 0.5, 0.5, (2.5 + 0.5) / 2, std::sqrt(2.5 * 0.5), std::sqrt(2.5 * 0.5)},
+      {"llm", 3, 2, 2.0 / 3, 2.0 / 3, 1.0 / 3, 1.0 / 3, (1.25 + 3) / 2, std::sqrt(1.25 * 3), std::sqrt(1.25 * 3)},
+      {"sparse", 1, 1, 1.0, 1.0, 1.0, 1.0, 3.0, 3.0, 2.0},
+      {"all", 6, 5, 5.0 / 6, 4.0 / 6, 3.0 / 6, 3.0 / 6, (2.5 + 0.5 + 1.25 + 3 + 3) / 5, std::pow(2.5 * 0.5 * 1.25 * 3 * 3, 0.2),
+       std::pow(2.5 * 0.5 * 1.25 * 3 * 2, 0.2)},
+  };
+  ASSERT_EQ(sum["rows"].size(), want.size()) << sum.dump(1);
+  for (const Want& w : want) {
+    const json* r = summary_row(report, w.category);
+    ASSERT_NE(r, nullptr) << w.category;
+    EXPECT_EQ((*r)["sweep"], "paper");
+    EXPECT_EQ((*r)["entries"], w.entries) << w.category;
+    EXPECT_EQ((*r)["correct"], w.correct) << w.category;
+    EXPECT_NEAR((*r)["share_correct"].get<double>(), w.share, 1e-9) << w.category;
+    EXPECT_NEAR((*r)["fast_1"].get<double>(), w.f1, 1e-9) << w.category;
+    EXPECT_NEAR((*r)["fast_1_5"].get<double>(), w.f15, 1e-9) << w.category;
+    EXPECT_NEAR((*r)["fast_2"].get<double>(), w.f2, 1e-9) << w.category;
+    EXPECT_NEAR((*r)["mean_P"].get<double>(), w.mean, 1e-6) << w.category;
+    EXPECT_NEAR((*r)["geomean_P"].get<double>(), w.geo, 1e-6) << w.category;
+    EXPECT_NEAR((*r)["vendor_ratio"].get<double>(), w.vendor, 1e-6) << w.category;
+  }
+  EXPECT_NE(p.out.find("paper    all                6       83%       67%       50%       50%      2.05      1.70      1.56\n"), std::string::npos)
+      << p.out;
+  EXPECT_NE(md.find("| paper | all | 6 | 83% | 67% | 50% | 50% | 2.05 | 1.70 | 1.56 |"), std::string::npos) << md;
+
+  // mskb check --submission, narrowed to two tasks: the kernels alone, by name where the file names repeat.
+  const Proc chk = c.run({"check", "--submission", c.dir.file("sub"), "--task", "vector_add,RELU", "--precision", "fp32", "-q", "--json",
+                          c.dir.file("check.json")},
+                         CM_MSKB_BIN);
+  ASSERT_EQ(chk.code, 0) << chk.err << chk.out;
+  for (const char* line : {"PASS vector_add fp32 sub/vector_add: ", "PASS vector_add fp32 fp32/vector_add: ", "PASS RELU fp32 sub/RELU: "})
+    EXPECT_NE(chk.out.find(line), std::string::npos) << chk.out;
+  const json checked = json::parse(read_file(c.dir.file("check.json")));
+  EXPECT_EQ(checked["contenders"].size(), 3u) << "no baseline or vendor in a check";
+  EXPECT_EQ(checked["submission_summary"]["rows"].back()["fast_1"], nullptr);
+  EXPECT_NE(chk.out.find("submission: 3 kernels judged (3 correct), 2 files skipped; not timed"), std::string::npos) << chk.out;
+
+  // mskb merge keeps the skipped files and computes the summary again.
+  const Proc merged = c.run({"merge", c.dir.file("check.json"), c.dir.file("run.json"), "--json", c.dir.file("merged.json")}, CM_MSKB_BIN);
+  ASSERT_EQ(merged.code, 0) << merged.err;
+  const json m = json::parse(read_file(c.dir.file("merged.json")));
+  EXPECT_EQ(m["submission"]["skipped"], skipped);
+  EXPECT_EQ(m["submission_summary"], sum);
+
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"run", "--submission", c.dir.file("sub"), "--kernel", c.dir.file("sub/RELU.cu")}, "--submission names the kernels: drop --kernel and --task-file"},
+           {{"run", "--submission", c.dir.file("sub"), "--category", "scientific"}, ": no kernel of the selected tasks"},
+           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: " + c.dir.file("nowhere") + " is not a folder"}}) {
+    const Proc bad = c.run(args, CM_MSKB_BIN);
+    EXPECT_EQ(bad.code, 2) << bad.err;
+    EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
+  }
+}
+
+// Two --kernel files with the same name: each contender is named with its folder, so the lines
+// and the report tell them apart; a file named like a shipped contender kind is still a candidate.
+TEST(MskbCli, KernelsWithTheSameFileNameAreToldApartByTheirFolder) {
+  Cli c;
+  write_kernel(c, "a/softmax.cu", "// fake-eval: speed=2");
+  write_kernel(c, "b/softmax.cu", "// fake-eval: wrong_result");
+  write_kernel(c, "c/vendor.cu", "// fake-eval: speed=3");
+  const Proc p = c.run({"check", "--task", "softmax", "--precision", "fp32", "-q", "--kernel", c.dir.file("a/softmax.cu"), "--kernel", c.dir.file("b/softmax.cu"),
+                        "--kernel", c.dir.file("c/vendor.cu"), "--json", c.dir.file("check.json")},
+                       CM_MSKB_BIN);
+  EXPECT_EQ(p.code, 1) << p.err;
+  EXPECT_NE(p.out.find("PASS softmax fp32 a/softmax: "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("FAIL softmax fp32 b/softmax: "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("PASS softmax fp32 candidate/vendor: "), std::string::npos) << "a user's vendor.cu is no vendor contender\n" << p.out;
+  std::set<std::string> names;
+  const json report = json::parse(read_file(c.dir.file("check.json")));
+  for (const json& e : report["contenders"]) names.insert(e["contender"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"a/softmax", "b/softmax", "candidate/vendor"}));
 }
