@@ -54,6 +54,9 @@ struct LoopConfig {
   agents::AgentSettings coder_settings{16384, std::nullopt, std::nullopt};
   agents::AgentSettings debug_settings{16384, std::nullopt, std::nullopt};
   agents::AgentSettings compiler_settings{2048, std::nullopt, std::nullopt};
+  // Users' task files (absolute paths, mskb/core/task_file.hpp): registered before the tasks are
+  // looked up, on a new run and on every resume (they are part of the run's identity).
+  std::vector<std::string> task_files;
 
   nlohmann::json to_json() const;
   static LoopConfig from_json(const nlohmann::json& j);

@@ -3,6 +3,7 @@
 // Exit codes: 0 finished, 3 stopped early and resumable (budget, wall clock, interrupt, LLM
 // error), 1 failed (or no GPU on this machine: then before anything is written to the store),
 // 2 usage errors.
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -24,6 +25,7 @@
 #include "commands/executor_options.hpp"
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "mskb/core/task_file.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/core/registry.hpp"
@@ -51,6 +53,7 @@ struct OptimizeOptions {
   double budget_usd = -1, max_minutes = -1, min_gain = 0.02;
   std::string db = "cudamaster.db";
   std::int64_t resume = -1;
+  std::vector<std::string> task_files;
   std::string out;
   std::string json;  // --json: FILE, or "-" for stdout
   bool quiet = false;
@@ -120,8 +123,11 @@ loop::OptimizeRequest base_request(const OptimizeOptions& o, const std::optional
   req.provider.http.read_timeout = std::chrono::milliseconds{static_cast<std::int64_t>(o.timeout_s * 1000.0)};
   req.provider.retry.max_attempts = o.attempts;
   req.provider.http.max_reply_bytes = o.max_reply_bytes;
-  if (o.replay_match != "system" && o.replay_match != "full") usage("--replay-match must be system or full");
-  req.provider.replay_match = o.replay_match == "system" ? llm::ReplayMatch::SystemOnly : llm::ReplayMatch::Full;
+  if (o.replay_match != "system" && o.replay_match != "task" && o.replay_match != "full")
+    usage("--replay-match must be system, task or full");
+  req.provider.replay_match = o.replay_match == "system" ? llm::ReplayMatch::SystemOnly
+                              : o.replay_match == "task" ? llm::ReplayMatch::Task
+                                                         : llm::ReplayMatch::Full;
   req.provider.replay_allow_reorder = o.replay_reorder;
   if (o.budget_usd >= 0) req.config.budget_usd = o.budget_usd;
   if (o.max_minutes > 0) req.config.max_minutes = o.max_minutes;
@@ -135,7 +141,17 @@ void pick_tasks(const OptimizeOptions& o, loop::OptimizeRequest& req) {
   } else {
     req.tasks = split_list(o.tasks);
   }
-  if (req.tasks.empty()) usage("name a task (--task T[,T...]) or --all");
+  // Users' tasks: each file's task joins the run (recorded, so a resume registers it again).
+  for (const std::string& f : o.task_files) {
+    try {
+      const std::string name = mskb::register_task_file(std::filesystem::absolute(f).lexically_normal().string()).spec.name;
+      if (std::find(req.tasks.begin(), req.tasks.end(), name) == req.tasks.end()) req.tasks.push_back(name);
+      req.config.task_files.push_back(std::filesystem::absolute(f).lexically_normal().string());
+    } catch (const std::exception& e) {
+      usage(e.what());
+    }
+  }
+  if (req.tasks.empty()) usage("name a task (--task T[,T...], --task-file FILE) or --all");
   try {
     for (const std::string& t : req.tasks) (void)mskb::get_task(t);
   } catch (const std::invalid_argument& e) {
@@ -271,6 +287,7 @@ void add_optimize_command(CLI::App& app) {
   auto o = std::make_shared<OptimizeOptions>();
   CLI::App* cmd = app.add_subcommand("optimize", "Optimize kernels with the Planner/Coder/Compiler/Debug agents (docs/agents.md)");
   cmd->add_option("--task", o->tasks, "Task(s) to optimize: T or T1,T2 (repeatable)");
+  cmd->add_option("--task-file", o->task_files, "A task of your own (TOML, docs/task-files.md) to optimize (repeatable)");
   cmd->add_flag("--all", o->all, "Every task of the suite");
   cmd->add_option("--precision", o->precision, "fp32 | bf16 | all (default fp32)");
   cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE")
@@ -300,7 +317,8 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, see docs/llm.md)");
   cmd->add_option("--prompts", o->prompts, "Prompt templates folder (default $CM_PROMPTS_DIR or <source>/prompts)");
   cmd->add_option("--replay-match", o->replay_match,
-                  "replay: what must equal the cassette: system (system prompts, roles, parameters; default) or full");
+                  "replay: what must equal the cassette: system (system prompts, roles, parameters; default), task (system "
+                  "+ each prompt's task heading, any order across tasks: multi-task runs with --jobs N) or full");
   cmd->add_flag("--replay-reorder", o->replay_reorder, "replay: accept recorded exchanges out of order (with --replay-match full)");
   cmd->add_option("--max-tokens", o->max_tokens, "Token limit of Coder and Debug answers")->check(CLI::Range(1, 100000000));
   cmd->add_option("--temperature", o->temperature, "Sampling temperature for every agent (default: the provider's)")->check(CLI::Range(0.0, 2.0));

@@ -13,6 +13,7 @@
 
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "mskb/core/task_file.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/suite.hpp"
@@ -111,6 +112,13 @@ std::string check_plan(const RunPlan& plan, const Backends& backends) {
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(e.what());
   }
+  for (const std::string& f : plan.loop.task_files) {
+    try {
+      (void)mskb::register_task_file(f);
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("the run's task file: ") + e.what());
+    }
+  }
   for (const std::string& t : plan.tasks) (void)mskb::get_task(t);  // throws "unknown task 'x' (did you mean ...)"
   if (plan.tasks.empty()) throw std::runtime_error("no tasks to optimize");
   // The acceptance gate needs compute-sanitizer (the real evaluator; test doubles bring their own).
@@ -165,7 +173,9 @@ void record_session(store::RunStore& store, const OptimizeRequest& request, RunP
               {"device", plan.device},
               {"executor", plan.executor.to_json()},
               {"jobs", request.jobs},
-              {"replay_match", request.provider.replay_match == llm::ReplayMatch::SystemOnly ? "system" : "full"},
+              {"replay_match", request.provider.replay_match == llm::ReplayMatch::SystemOnly ? "system"
+                               : request.provider.replay_match == llm::ReplayMatch::Task     ? "task"
+                                                                                             : "full"},
               // The random shapes every candidate is also checked on (mskb/random_shapes.hpp):
               // drawn once per run, the same in a resumed session.
               {"shape_seed", mskb::fresh_shape_seed()},
@@ -302,6 +312,7 @@ json LoopConfig::to_json() const {
               {"coder", settings_json(coder_settings)},
               {"debug", settings_json(debug_settings)},
               {"compiler", settings_json(compiler_settings)}}}};
+  if (!task_files.empty()) j["task_files"] = task_files;
   return j;
 }
 
@@ -329,6 +340,7 @@ LoopConfig LoopConfig::from_json(const json& j) {
   c.coder_settings = settings_from(a.value("coder", json()), c.coder_settings);
   c.debug_settings = settings_from(a.value("debug", json()), c.debug_settings);
   c.compiler_settings = settings_from(a.value("compiler", json()), c.compiler_settings);
+  c.task_files = j.value("task_files", std::vector<std::string>{});
   return c;
 }
 

@@ -1064,3 +1064,39 @@ TEST(MskbCli, KernelsWithTheSameFileNameAreToldApartByTheirFolder) {
   for (const json& e : report["contenders"]) names.insert(e["contender"].get<std::string>());
   EXPECT_EQ(names, (std::set<std::string>{"a/softmax", "b/softmax", "candidate/vendor"}));
 }
+
+// A task of the user's own (examples/bias_gelu/task.toml) is optimized like a built-in one: its
+// baseline evaluated through the harness, the run recorded with the task file, which a resume
+// registers again on its own; a bad task file is a one-line usage error.
+TEST(Cli, TaskFileTaskIsOptimizedAndResumedLikeABuiltInOne) {
+  Cli c;
+  const std::string root = std::string(CM_AGENTS_FAKES) + "/../../..";
+  const std::string task_file = root + "/examples/bias_gelu/task.toml";
+  const std::string cassette = record_story(c.dir.file("story.jsonl"));  // never reached with 0 rounds
+  const Proc p = c.run({"optimize", "--task-file", task_file, "--llm", "replay:" + cassette, "--rounds", "0", "--profile", "none",
+                        "--db", c.db(), "--out", c.dir.file("out"), "--json"});
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json summary = json::parse(p.out);
+  EXPECT_EQ(summary["status"], "finished") << summary.dump();
+  ASSERT_EQ(summary["tasks"].size(), 1u) << summary.dump();
+  EXPECT_EQ(summary["tasks"][0]["task"], "bias_gelu") << summary.dump();
+  const json shown = json::parse(c.run({"show", "1", "--db", c.db(), "--json"}).out);
+  const std::string recorded = shown.dump();
+  EXPECT_NE(recorded.find("examples/bias_gelu/task.toml"), std::string::npos) << "the task file is part of the run";
+  EXPECT_GE(lines_in(c.dir.file("runner.log")), 1u) << "its baseline went through the runner";
+
+  // A run of the task stopped by its wall clock, resumed by a process that was never told the
+  // file: the run's record registers it (an unregistered task would be "unknown task").
+  const std::string db2 = c.dir.file("stopped.db");
+  const Proc stopped = c.run({"optimize", "--task-file", task_file, "--llm", "replay:" + cassette, "--rounds", "1", "--profile", "none",
+                              "--db", db2, "--out", c.dir.file("out2"), "--max-minutes", "0.001"});
+  EXPECT_EQ(stopped.code, 3) << stopped.err;
+  const Proc resumed = c.run({"optimize", "--resume", "1", "--db", db2});
+  EXPECT_EQ(resumed.code, 3) << resumed.err;
+  EXPECT_EQ(resumed.err.find("unknown task"), std::string::npos) << resumed.err;
+  EXPECT_NE(resumed.err.find("run 1 stopped early"), std::string::npos) << resumed.err;
+
+  const Proc bad = c.run({"optimize", "--task-file", c.dir.file("missing.toml"), "--llm", "replay:" + cassette, "--db", c.db()});
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
