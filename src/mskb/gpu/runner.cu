@@ -331,9 +331,16 @@ class InstanceQueue {
     while (at < jobs_.size() && !(jobs_[at].item == &c && jobs_[at].seed == seed)) ++at;
     std::unique_ptr<HeldInstance> h;
     if (ahead_.valid()) {
-      std::unique_ptr<HeldInstance> a = ahead_.get();  // rethrows the preparation's error
-      if (ahead_at_ == at) h = std::move(a);
-      else if (a && !dropped) dropped = std::move(a);  // a job skipped after a failure
+      if (ahead_at_ == at) {
+        h = ahead_.get();  // rethrows the preparation's error
+      } else {
+        // A job skipped after a failure: its buffers are reused, an error preparing it is moot.
+        try {
+          std::unique_ptr<HeldInstance> a = ahead_.get();
+          if (a && !dropped) dropped = std::move(a);
+        } catch (const std::exception&) {
+        }
+      }
     }
     Args storage = dropped ? std::move(dropped->expected) : Args{};
     dropped.reset();  // its regions go now, before the next instance's are created
