@@ -24,6 +24,7 @@ int cudamaster_main(int argc, char** argv) {
   cli::add_runs_command(app);
   cli::add_show_command(app);
   cli::add_report_command(app);
+  cli::add_compare_command(app);
   mskb::show_option_defaults(app);
 
   return mskb::run_command_line(app, argc, argv, 1);

@@ -34,7 +34,7 @@ class Provider {
   virtual Result<ChatResponse> complete(const ChatRequest& request) = 0;
 };
 
-enum class ReplayMatch { Full, SystemOnly };
+enum class ReplayMatch { Full, SystemOnly, Task };
 
 struct ProviderOptions {
   HttpOptions http;
@@ -46,7 +46,10 @@ struct ProviderOptions {
   bool replay_allow_reorder = false;
   // Replay: what must equal the recording. Full: messages and parameters. SystemOnly: the system
   // messages, the roles of all messages and the parameters; user and assistant text may differ
-  // (prompts that carry measurements - times, profiles - replay on another machine).
+  // (prompts that carry measurements - times, profiles - replay on another machine). Task: as
+  // SystemOnly, plus the first line of every user message (the prompts' heading, which names the
+  // task and precision), and the first unused matching exchange is served: each conversation keeps
+  // its recorded order while concurrent ones interleave freely (a multi-task run with --jobs N).
   ReplayMatch replay_match = ReplayMatch::Full;
 };
 

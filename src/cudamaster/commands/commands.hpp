@@ -28,6 +28,7 @@ void add_optimize_command(CLI::App& app);
 void add_runs_command(CLI::App& app);
 void add_show_command(CLI::App& app);
 void add_report_command(CLI::App& app);
+void add_compare_command(CLI::App& app);
 
 // In a build without SQLite (no CM_HAVE_AGENT_LOOP): a subcommand `name` that takes any arguments
 // and fails with exit code 1, saying the build has no run store, then `remedy`.

@@ -31,14 +31,32 @@ json cassette_line(std::int64_t seq, const std::string& provider, const std::str
 
 namespace {
 
-// The part of a normalised request that replay compares: everything (Full), or everything but
-// the text of user and assistant messages (SystemOnly).
+// The part of a normalised request that replay compares: everything (Full), everything but the
+// text of user and assistant messages (SystemOnly), or that plus the first line of each user
+// message (Task).
 json match_view(const json& request, ReplayMatch match) {
   if (match == ReplayMatch::Full || !request.contains("messages")) return request;
   json v = request;
-  for (json& m : v["messages"])
-    if (m.value("role", "") != "system" && m.contains("content")) m["content"] = "";
+  for (json& m : v["messages"]) {
+    const std::string role = m.value("role", "");
+    if (role == "system" || !m.contains("content")) continue;
+    if (match == ReplayMatch::Task && role == "user" && m["content"].is_string()) {
+      const std::string text = m["content"].get<std::string>();
+      m["content"] = text.substr(0, text.find('\n'));
+    } else {
+      m["content"] = "";
+    }
+  }
   return v;
+}
+
+// The first user message's text in a match view ("" when there is none): under Task, the heading
+// that tells the conversations apart.
+std::string first_user_text(const json& view) {
+  if (!view.contains("messages")) return "";
+  for (const json& m : view["messages"])
+    if (m.value("role", "") == "user" && m.contains("content") && m["content"].is_string()) return m["content"].get<std::string>();
+  return "";
 }
 
 struct Exchange {
@@ -69,12 +87,22 @@ class ReplayProvider final : public Provider {
     Exchange* hit = nullptr;
     if (exchanges_[next_].request == got) {
       hit = &exchanges_[next_];
-    } else if (allow_reorder_) {
+    } else if (allow_reorder_ || match_ == ReplayMatch::Task) {
       for (std::size_t i = next_ + 1; i < exchanges_.size() && hit == nullptr; ++i)
         if (!exchanges_[i].used && exchanges_[i].request == got) hit = &exchanges_[i];
     }
     if (hit == nullptr) {
-      const Exchange& want = exchanges_[next_];
+      // Under Task the difference is shown against the next unused exchange of the same conversation.
+      std::size_t shown = next_;
+      if (match_ == ReplayMatch::Task) {
+        const std::string heading = first_user_text(got);
+        for (std::size_t i = next_; i < exchanges_.size(); ++i)
+          if (!exchanges_[i].used && first_user_text(exchanges_[i].request) == heading) {
+            shown = i;
+            break;
+          }
+      }
+      const Exchange& want = exchanges_[shown];
       return make_error(LlmErrorKind::ReplayMismatch, "replay",
                         fmt::format("{} line {}: request differs from the recording at {}", path_,
                                     want.line_no, first_difference(want.request, got)));

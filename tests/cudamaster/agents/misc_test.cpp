@@ -227,6 +227,6 @@ TEST(HtmlReport, EscapesUntrustedTextAndMarksWinsAndLosses) {
   EXPECT_NE(html.find("<td class=\"win\">1.25</td>"), std::string::npos);
   EXPECT_NE(html.find("<td class=\"loss\">0.80</td>"), std::string::npos);
   EXPECT_NE(html.find("<b>50%</b><span>success rate"), std::string::npos);
-  EXPECT_NE(html.find("<svg class=\"chart\""), std::string::npos) << "best P per round";
+  EXPECT_NE(html.find("aria-label=\"P per round: softmax bf16\""), std::string::npos) << "P per round";
   EXPECT_NE(html.find("href=\"#task-rope-fp32\""), std::string::npos);
 }

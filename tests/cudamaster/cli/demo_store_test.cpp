@@ -1,5 +1,5 @@
 // The committed store of the H200 replay demo (docs/results/h200/demo/demo.db) opens with the
-// reading commands on any machine, as the README shows: runs, show and report work on a copy
+// reading commands on any machine, as the README shows: runs, show, report and compare work on a copy
 // (never on the committed file) and the committed file's bytes stay as they were.
 #include <gtest/gtest.h>
 
@@ -33,5 +33,9 @@ TEST(DemoStore, RunsShowAndReportReadTheCommittedDemo) {
   const Proc report = run({"report", "--run", "1", "--db", db, "--html", dir.file("demo.html")});
   ASSERT_EQ(report.code, 0) << report.err;
   EXPECT_NE(read_file(dir.file("demo.html")).find("<svg"), std::string::npos);
+  const Proc compare = run({"compare", "1", "--db", db});
+  ASSERT_EQ(compare.code, 0) << compare.err;
+  EXPECT_EQ(compare.out.rfind("| run | status | tasks |", 0), 0u) << compare.out;
+  EXPECT_NE(compare.out.find("| 1 | finished | 1 | 1 | 100% | 100% | 0% | 0% | 1.03 | 4.61 |"), std::string::npos) << compare.out;
   EXPECT_EQ(read_file(committed), before) << "the committed store changed";
 }

@@ -16,10 +16,12 @@ void record(const std::string& path, const std::vector<std::string>& prompts) {
   for (const auto& p : prompts) ASSERT_TRUE(client.complete(simple_request(p)).ok());
 }
 
-std::unique_ptr<llm::LlmClient> replay_client(const std::string& path, bool reorder = false) {
+std::unique_ptr<llm::LlmClient> replay_client(const std::string& path, bool reorder = false,
+                                              llm::ReplayMatch match = llm::ReplayMatch::Full) {
   llm::ClientOptions o;
   o.llm = "replay:" + path;
   o.provider.replay_allow_reorder = reorder;
+  o.provider.replay_match = match;
   auto c = llm::LlmClient::create(o);
   EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().describe());
   return c.ok() ? std::move(c).value() : nullptr;
@@ -90,6 +92,40 @@ TEST(LlmReplay, OrderIsStrictUnlessReorderAllowed) {
   EXPECT_EQ(loose->complete(simple_request("a"))->text, "echo: a");
   EXPECT_EQ(loose->complete(simple_request("c"))->text, "echo: c");
   EXPECT_EQ(loose->complete(simple_request("a")).error().kind, llm::LlmErrorKind::ReplayExhausted);
+}
+
+// Task: system prompts + the first line of the user prompt; conversations (here: "# Task: a" and
+// "# Task: b") may interleave, each keeps its recorded order; the rest of the user text is free.
+TEST(LlmReplay, TaskMatchKeepsEachConversationsOrderAndIgnoresMeasurements) {
+  TempDir dir;
+  const std::string path = dir.file("c.jsonl");
+  record(path, {"# Task: a\nplan 1", "# Task: a\nplan 2", "# Task: b\nplan 1", "# Task: b\nplan 2"});
+  auto task = replay_client(path, false, llm::ReplayMatch::Task);
+  ASSERT_TRUE(task);
+  EXPECT_EQ(task->complete(simple_request("# Task: b\ntimes measured here"))->text, "echo: # Task: b\nplan 1");
+  EXPECT_EQ(task->complete(simple_request("# Task: a\nother times"))->text, "echo: # Task: a\nplan 1");
+  EXPECT_EQ(task->complete(simple_request("# Task: a"))->text, "echo: # Task: a\nplan 2");
+  EXPECT_EQ(task->complete(simple_request("# Task: b\n"))->text, "echo: # Task: b\nplan 2");
+  EXPECT_EQ(task->complete(simple_request("# Task: a\nplan 1")).error().kind, llm::LlmErrorKind::ReplayExhausted);
+
+  // A heading that was never recorded, or another system prompt, is a mismatch named against the
+  // next unused exchange of the same conversation.
+  auto other = replay_client(path, false, llm::ReplayMatch::Task);
+  const auto c = other->complete(simple_request("# Task: c\nplan 1"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().kind, llm::LlmErrorKind::ReplayMismatch);
+  EXPECT_EQ(other->complete(simple_request("# Task: b\nplan 1"))->text, "echo: # Task: b\nplan 1");
+  const auto sys = other->complete(simple_request("# Task: b\nplan 2", "You review CUDA."));
+  ASSERT_FALSE(sys.ok());
+  const std::string d = sys.error().describe();
+  EXPECT_NE(d.find("line 4"), std::string::npos) << d;
+  EXPECT_NE(d.find("messages[0].content"), std::string::npos) << d;
+
+  // SystemOnly serves the next exchange whatever its heading; Full wants the whole text.
+  auto system_only = replay_client(path, false, llm::ReplayMatch::SystemOnly);
+  EXPECT_EQ(system_only->complete(simple_request("# Task: b\nplan 1"))->text, "echo: # Task: a\nplan 1");
+  auto full = replay_client(path, false, llm::ReplayMatch::Full);
+  EXPECT_EQ(full->complete(simple_request("# Task: a\nother times")).error().kind, llm::LlmErrorKind::ReplayMismatch);
 }
 
 TEST(LlmReplay, RecordedErrorsReplayAsTheSameTypedError) {

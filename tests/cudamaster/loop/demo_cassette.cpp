@@ -1,6 +1,8 @@
-// cm_demo_cassette: records the shipped demo cassette (data/demo/spmv_csr_fp32.jsonl) by running
-// the real loop against the scripted answers in data/demo/spmv_csr_fp32/ (see demo_support.hpp).
-//   cm_demo_cassette [--real-nvcc] [--out FILE] [--demo DIR]
+// cm_demo_cassette: records a shipped demo cassette by running the real loop against the scripted
+// answers of a demo folder (see demo_support.hpp): by default data/demo/spmv_csr_fp32/ into
+// data/demo/spmv_csr_fp32.jsonl; --demo DIR records DIR (one task, or a suite such as
+// data/demo/suite4, whose script.json lists task folders) into DIR.jsonl unless --out says where.
+//   cm_demo_cassette [--real-nvcc] [--demo DIR] [--out FILE]
 // --real-nvcc builds every candidate with the harness's nvcc recipe (needs the CUDA toolkit, no
 // GPU), so the Debug agent's prompt carries nvcc's genuine diagnostics; without it the build
 // verdicts come from script.json. Either way the cassette replays the same story.
@@ -11,7 +13,7 @@
 #include "demo_support.hpp"
 
 int main(int argc, char** argv) {
-  std::string out = cmtest::demo_cassette(), dir = cmtest::demo_dir();
+  std::string out, dir = cmtest::demo_dir();
   bool real_nvcc = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -19,10 +21,12 @@ int main(int argc, char** argv) {
     else if (a == "--out" && i + 1 < argc) out = argv[++i];
     else if (a == "--demo" && i + 1 < argc) dir = argv[++i];
     else {
-      std::fprintf(stderr, "usage: cm_demo_cassette [--real-nvcc] [--out FILE] [--demo DIR]\n");
+      std::fprintf(stderr, "usage: cm_demo_cassette [--real-nvcc] [--demo DIR] [--out FILE]\n");
       return 2;
     }
   }
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (out.empty()) out = dir + ".jsonl";
   try {
     cmtest::TempDir work;
     const std::string tmp = out + ".tmp";

@@ -1,12 +1,15 @@
-// The shipped demo (data/demo/spmv_csr_fp32*): how its cassette is recorded and replayed on a
-// CPU. The answers in data/demo/spmv_csr_fp32/*.md are fed to the real loop by a scripted LLM in
-// the order script.json gives; the evaluator is scripted (script.json's verdicts and times), the
-// builder is the real nvcc (--real-nvcc, genuine diagnostics) or scripted. The loop's requests and
-// the answers are recorded as the cassette. On a GPU the cassette replays with
-// --replay-match system: the prompts then carry real measurements, the agents' answers are these.
+// The shipped demos (data/demo/spmv_csr_fp32*, and data/demo/suite4*: four tasks): how their
+// cassettes are recorded and replayed on a CPU. The answers in a demo folder's *.md are fed to the
+// real loop by a scripted LLM in the order its script.json gives; the evaluator is scripted
+// (script.json's verdicts and times), the builder is the real nvcc (--real-nvcc, genuine
+// diagnostics) or scripted. The loop's requests and the answers are recorded as the cassette. A
+// suite folder's script.json lists task folders ("tasks"), recorded one job at a time in that
+// order. On a GPU a cassette replays with --replay-match system (one task) or task (several tasks,
+// any --jobs): the prompts then carry real measurements, the agents' answers are these.
 #pragma once
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "cudamaster/loop/backends.hpp"
@@ -17,6 +20,11 @@ namespace cmtest {
 
 inline std::string demo_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/spmv_csr_fp32"; }
 inline std::string demo_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/spmv_csr_fp32.jsonl"; }
+inline std::string suite_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/suite4"; }
+inline std::string suite_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/suite4.jsonl"; }
+
+// Whether `dir` holds a suite (script.json lists task folders) rather than one task's demo.
+inline bool is_demo_suite(const std::string& dir) { return json::parse(read_file(dir + "/script.json")).contains("tasks"); }
 
 class Demo {
  public:
@@ -52,6 +60,15 @@ class Demo {
   }
 
   const json& script() const { return script_; }
+  std::string task() const { return script_["task"].get<std::string>(); }
+  const std::string& dir() const { return dir_; }
+
+  // The size the scripted times grow with: a dimension of the shape ("size", default "rows") or
+  // the task's complexity ("size": "complexity").
+  double size_of(const mskb::TaskSpec& spec, const mskb::Shape& s) const {
+    const std::string key = script_.value("size", "rows");
+    return static_cast<double>(key == "complexity" ? static_cast<std::int64_t>(spec.complexity(s)) : s[key]);
+  }
 
   // What script.json says about the candidate with this source (null for baseline/vendor).
   const json* spec_for(const std::string& source) const {
@@ -61,12 +78,20 @@ class Demo {
     return nullptr;
   }
 
+  // What the demos say about the candidate with this source (null when none has it).
+  static const json* spec_in(const std::vector<const Demo*>& demos, const std::string& source) {
+    for (const Demo* d : demos)
+      if (const json* s = d->spec_for(source)) return s;
+    return nullptr;
+  }
+
   class Builder final : public loop::KernelBuilder {
    public:
-    explicit Builder(const Demo& d) : d_(d) {}
+    explicit Builder(const Demo& d) : demos_{&d} {}
+    explicit Builder(std::vector<const Demo*> demos) : demos_(std::move(demos)) {}
     mskb::CompileResult build(const loop::BuildRequest& r) override {
       mskb::CompileResult c;
-      const json* s = d_.spec_for(slurp(r.path));
+      const json* s = spec_in(demos_, slurp(r.path));
       if (s != nullptr && s->contains("build")) {
         const json& b = (*s)["build"];
         c.log = r.path + "(" + std::to_string(b.value("line", 1)) + "): error: " + b.value("error", "") + "\n\n1 error detected in the compilation of \"" +
@@ -81,13 +106,20 @@ class Demo {
     }
 
    private:
-    const Demo& d_;
+    std::vector<const Demo*> demos_;
   };
 
+  // Stateless, so concurrent jobs may share it.
   class Evaluator final : public loop::CandidateEvaluator {
    public:
-    explicit Evaluator(const Demo& d) : d_(d) {}
+    explicit Evaluator(const Demo& d) : demos_{&d} {}
+    explicit Evaluator(std::vector<const Demo*> demos) : demos_(std::move(demos)) {}
     mskb::ContenderResult evaluate(const loop::EvalRequest& r) override {
+      const Demo* found = nullptr;
+      for (const Demo* d : demos_)
+        if (d->task() == r.spec->name) found = d;
+      if (found == nullptr) throw std::runtime_error("no demo scripts task " + r.spec->name);
+      const Demo& d = *found;
       mskb::ContenderResult res;
       res.task = r.spec->name;
       res.precision = mskb::to_string(r.precision);
@@ -96,10 +128,10 @@ class Demo {
       res.checks_total = 3 * static_cast<int>(r.spec->paper.size() + r.spec->heldout.size());
       json verdict;
       if (r.contender == "baseline" || r.contender == "vendor") {
-        verdict = d_.script()[r.contender];
+        verdict = d.script()[r.contender];
         verdict["disposition"] = "passed";
       } else {
-        const json* s = d_.spec_for(slurp(r.kernel));
+        const json* s = d.spec_for(slurp(r.kernel));
         if (s == nullptr || !s->contains("eval")) throw std::runtime_error("the demo script has no verdict for " + r.kernel);
         verdict = (*s)["eval"];
       }
@@ -111,14 +143,15 @@ class Demo {
       }
       if (res.disposition == mskb::Disposition::wrong_result) {
         const mskb::Shape& shape = r.spec->paper.front();
+        const auto checked = static_cast<std::int64_t>(d.size_of(*r.spec, shape));
         res.failure = {{"sweep", "paper"}, {"shape_str", shape.str()}, {"seed", 1},
-                       {"detail", {{"checked", shape["rows"]}, {"mismatches", shape["rows"] - 1}, {"nans", 0}, {"unwritten", 0},
+                       {"detail", {{"checked", checked}, {"mismatches", checked - 1}, {"nans", 0}, {"unwritten", 0},
                                    {"max_abs_err", 4.41}, {"max_err_over_tol", 1.1e5}, {"atol", 1e-5}, {"rtol", 4.5e-6},
                                    {"param", "y"},
                                    {"first_mismatches", {{{"index", 0}, {"got", 0.0463}, {"want", 1.3177}},
                                                          {{"index", 1}, {"got", -0.2271}, {"want", -0.4398}},
                                                          {{"index", 2}, {"got", 0.5902}, {"want", 2.0871}}}},
-                                   {"message", std::to_string(shape["rows"] - 1) + " of " + std::to_string(shape["rows"]) +
+                                   {"message", std::to_string(checked - 1) + " of " + std::to_string(checked) +
                                                    " elements outside tolerance (0 NaN) in 'y'"}}}};
         res.message = "wrong_result at " + shape.str() + " (paper, seed 1): " + res.failure["detail"]["message"].get<std::string>();
         return res;
@@ -130,7 +163,7 @@ class Demo {
         t.sweep = mskb::Sweep::paper;
         t.shape = s;
         t.complexity = r.spec->complexity(s);
-        t.time.median_us = a + b * static_cast<double>(s["rows"]);
+        t.time.median_us = a + b * d.size_of(*r.spec, s);
         t.time.min_us = t.time.median_us * 0.99;
         t.time.max_us = t.time.median_us * 1.03;
         t.time.n = 200;
@@ -144,7 +177,7 @@ class Demo {
     }
 
    private:
-    const Demo& d_;
+    std::vector<const Demo*> demos_;
   };
 
  private:
@@ -157,17 +190,83 @@ class Demo {
   std::vector<Answer> answers_;
 };
 
-inline loop::OptimizeRequest demo_request(const Demo& d, const std::string& work) {
+// A suite: the demos of the task folders its script.json lists, in that order, all at the same
+// precision and number of rounds.
+class DemoSuite {
+ public:
+  explicit DemoSuite(const std::string& dir) {
+    const json script = json::parse(read_file(dir + "/script.json"));
+    for (const json& t : script["tasks"]) demos_.push_back(std::make_unique<Demo>(dir + "/" + t.get<std::string>()));
+    if (demos_.empty()) throw std::runtime_error(dir + "/script.json lists no tasks");
+    for (const auto& d : demos_)
+      if (d->script()["precision"] != demos_[0]->script()["precision"] || d->script()["rounds"] != demos_[0]->script()["rounds"])
+        throw std::runtime_error(d->dir() + ": every task of a suite needs the same precision and rounds");
+  }
+  std::vector<const Demo*> demos() const {
+    std::vector<const Demo*> out;
+    for (const auto& d : demos_) out.push_back(d.get());
+    return out;
+  }
+  // {task: script.json's "expect"} for every task.
+  json expect() const {
+    json out = json::object();
+    for (const auto& d : demos_) out[d->task()] = d->script()["expect"];
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<Demo>> demos_;
+};
+
+// The task a request's prompt is about: the word before " (" on the first line of its first user
+// message ("# Task: NAME (fp32, ...)", "# Build of a kernel for NAME (fp32) failed").
+inline std::string task_named_by(const llm::ChatRequest& request) {
+  for (const llm::Message& m : request.messages) {
+    if (m.role != llm::Role::User) continue;
+    const std::string line = m.content.substr(0, m.content.find('\n'));
+    const std::size_t paren = line.find(" (");
+    if (paren == std::string::npos || paren == 0) return "";
+    const std::size_t space = line.rfind(' ', paren - 1);
+    const std::size_t begin = space == std::string::npos ? 0 : space + 1;
+    return line.substr(begin, paren - begin);
+  }
+  return "";
+}
+
+// Each task's scripted answers, served to the requests about that task.
+class TaskRoutedProvider final : public llm::Provider {
+ public:
+  explicit TaskRoutedProvider(const std::vector<const Demo*>& demos) {
+    for (const Demo* d : demos) by_task_[d->task()] = d->provider();
+  }
+  std::string name() const override { return "openai-compatible"; }
+  std::string model() const override { return "cudamaster-demo-script"; }
+  std::string endpoint() const override { return "script://"; }
+  llm::Result<llm::ChatResponse> complete(const llm::ChatRequest& request) override {
+    const std::string task = task_named_by(request);
+    const auto it = by_task_.find(task);
+    if (it == by_task_.end())
+      return llm::make_error(llm::LlmErrorKind::InvalidArgument, name(), "a request about no scripted task ('" + task + "')");
+    return it->second->complete(request);
+  }
+
+ private:
+  std::map<std::string, std::unique_ptr<ScriptedProvider>> by_task_;
+};
+
+inline loop::OptimizeRequest demo_request(const std::vector<const Demo*>& demos, const std::string& work) {
   loop::OptimizeRequest r;
-  r.tasks = {d.script()["task"].get<std::string>()};
-  r.precisions = {mskb::parse_precision(d.script()["precision"])};
-  r.config.rounds = d.script()["rounds"];
+  for (const Demo* d : demos) r.tasks.push_back(d->task());
+  r.precisions = {mskb::parse_precision(demos.front()->script()["precision"])};
+  r.config.rounds = demos.front()->script()["rounds"];
   r.config.profile = cudamaster::profile::RenderMode::none;
   r.db_path = work + "/demo.db";
   r.out_dir = work + "/out";
   r.device = {{"name", "NVIDIA H200"}};
   return r;
 }
+
+inline loop::OptimizeRequest demo_request(const Demo& d, const std::string& work) { return demo_request(std::vector<const Demo*>{&d}, work); }
 
 // The rounds' outcomes and fix attempts of run 1 in `db`, as script.json's "expect" lists them.
 inline json demo_outcome(const std::string& db) {
@@ -181,14 +280,42 @@ inline json demo_outcome(const std::string& db) {
   return out;
 }
 
-// Records the demo cassette to `out`; returns the run's summary. Throws when the story differs
-// from script.json's "expect".
+// The same per task of run 1: {task: {rounds, attempts}}, as DemoSuite::expect lists them.
+inline json demo_outcomes(const std::string& db) {
+  auto s = store::RunStore::open(db);
+  json out = json::object();
+  for (const auto& j : s->jobs(1)) {
+    json& t = out[j.task];
+    t = {{"rounds", json::array()}, {"attempts", json::array()}};
+    for (const json& r : s->rows("rounds", j.id)) {
+      t["rounds"].push_back(r["outcome"]);
+      t["attempts"].push_back(r["attempts"]);
+    }
+  }
+  return out;
+}
+
+// Records the cassette of the demo or suite in `dir` to `out` (one job at a time); returns the
+// run's summary. Throws when the story differs from the scripts' "expect".
 inline json record_demo(const std::string& dir, const std::string& out, bool real_nvcc, const std::string& work) {
-  Demo d(dir);
-  Demo::Builder scripted_builder(d);
+  const bool suite = is_demo_suite(dir);
+  std::unique_ptr<DemoSuite> demo_suite;
+  std::unique_ptr<Demo> single;
+  std::vector<const Demo*> demos;
+  if (suite) {
+    demo_suite = std::make_unique<DemoSuite>(dir);
+    demos = demo_suite->demos();
+  } else {
+    single = std::make_unique<Demo>(dir);
+    demos = {single.get()};
+  }
+  Demo::Builder scripted_builder(demos);
   loop::MskbBuilder nvcc(work + "/kernel-cache");
-  Demo::Evaluator evaluator(d);
-  auto provider = llm::make_recording_provider(d.provider(), out);
+  Demo::Evaluator evaluator(demos);
+  std::unique_ptr<llm::Provider> scripted;
+  if (suite) scripted = std::make_unique<TaskRoutedProvider>(demos);
+  else scripted = single->provider();
+  auto provider = llm::make_recording_provider(std::move(scripted), out);
   if (!provider) throw std::runtime_error(provider.error().describe());
   auto client = std::make_unique<llm::LlmClient>(std::move(provider).value(), llm::PricingTable::builtin(), std::make_shared<llm::Budget>());
   auto gateway = loop::LlmGateway::wrap(std::move(client));
@@ -196,10 +323,10 @@ inline json record_demo(const std::string& dir, const std::string& out, bool rea
   b.builder = real_nvcc ? static_cast<loop::KernelBuilder*>(&nvcc) : &scripted_builder;
   b.evaluator = &evaluator;
   b.gateway = gateway.get();
-  const auto res = loop::run_optimize(demo_request(d, work), b, [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
-  const json got = demo_outcome(work + "/demo.db");
-  if (got != d.script()["expect"])
-    throw std::runtime_error("the demo did not follow its script: got " + got.dump() + ", expected " + d.script()["expect"].dump());
+  const auto res = loop::run_optimize(demo_request(demos, work), b, [](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
+  const json got = suite ? demo_outcomes(work + "/demo.db") : demo_outcome(work + "/demo.db");
+  const json want = suite ? demo_suite->expect() : single->script()["expect"];
+  if (got != want) throw std::runtime_error("the demo did not follow its script: got " + got.dump() + ", expected " + want.dump());
   return res.summary;
 }
 

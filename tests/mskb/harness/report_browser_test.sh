@@ -12,62 +12,12 @@ MSKB=$1
 SRC=$2
 OUT=$3
 
-if [ "${MSKB_NO_BROWSER:-}" = 1 ]; then
-  echo "SKIPPED: MSKB_NO_BROWSER=1"
-  exit 125
-fi
-BROWSER=${MSKB_CHROMIUM:-}
-if [ -z "$BROWSER" ]; then
-  for b in chromium chromium-browser google-chrome; do
-    if command -v "$b" >/dev/null; then BROWSER=$(command -v "$b"); break; fi
-  done
-fi
-if [ -z "$BROWSER" ]; then
-  echo "FAIL: no chromium on PATH (scripts/install-deps.sh installs it; MSKB_NO_BROWSER=1 skips this test)"
-  exit 1
-fi
-
-rm -rf "$OUT"
-mkdir -p "$OUT"
-failures=0
-fail() {
-  echo "FAIL: $*"
-  failures=$((failures + 1))
-}
-
-# Renders PAGE (an absolute path) as NAME.png and NAME.dom; prints the reasons it is broken, if any.
-# MIN_SVG: the fewest charts the page must draw.
-check_page() {
-  local page=$1 name=$2 min_svg=$3
-  timeout 60 "$BROWSER" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$OUT/profile" \
-    --enable-logging=stderr --v=0 --window-size=1400,2000 --screenshot="$OUT/$name.png" --dump-dom "file://$page" \
-    >"$OUT/$name.dom" 2>"$OUT/$name.log"
-  local rc=$?
-  [ $rc -eq 0 ] || echo "chromium exited with $rc (see $OUT/$name.log)"
-  if grep -E "Uncaught|ERROR:CONSOLE|:CONSOLE" "$OUT/$name.log"; then echo "console messages (above)"; fi
-  [ -s "$OUT/$name.png" ] || echo "no screenshot"
-  local svgs
-  svgs=$(grep -o "<svg" "$OUT/$name.dom" | wc -l)
-  [ "$svgs" -ge "$min_svg" ] || echo "$svgs charts (<svg>) in the DOM, expected at least $min_svg"
-  if grep -q "&lt;svg" "$OUT/$name.dom"; then echo "escaped markup (&lt;svg) in the DOM"; fi
-  grep -Eq '<html[^>]* class="[^"]*\bjs\b' "$OUT/$name.dom" || echo "the sort script did not run (no class js on <html>)"
-}
-
-expect_clean() {
-  local why
-  why=$(check_page "$@")
-  if [ -n "$why" ]; then fail "$2: $why"; else echo "ok: $2 ($1)"; fi
-}
+# shellcheck source=../../support/browser_check.sh
+. "$(dirname "$0")/../../support/browser_check.sh"
+browser_test_begin
 
 # The check catches a broken page.
-cat >"$OUT/canary.html" <<'EOF'
-<!doctype html><html><head><meta charset="utf-8"><title>canary</title></head><body><p>&lt;svg</p>
-<script>notDefinedAnywhere();</script></body></html>
-EOF
-canary=$(check_page "$OUT/canary.html" canary 1)
-for sign in "console messages" "charts (<svg>)" "escaped markup" "sort script"; do
-  case "$canary" in *"$sign"*) ;; *) fail "the canary page's defect '$sign' was not caught: $canary" ;; esac
-done
+check_canary js
 
 # A hostile report: a kernel message and a contender name that would run script if not escaped.
 hostile() {  # $1: the evil contender's disposition, $2: its message
@@ -109,10 +59,10 @@ run "$MSKB" report "$OUT/hostile.json" --html "$OUT/hostile.html"
 run "$MSKB" compare "$OUT/hostile.json" "$OUT/hostile_fixed.json" --label "A=<i>before</i>" --html "$OUT/hostile_compare.html"
 
 # The full suite: 100 groups, each with a time chart, and the 86 with a vendor a speedup chart.
-expect_clean "$OUT/run.html" run 186
-expect_clean "$OUT/compare.html" compare 2
-expect_clean "$OUT/hostile.html" hostile 2
-expect_clean "$OUT/hostile_compare.html" hostile_compare 2
+expect_clean "$OUT/run.html" run 186 js
+expect_clean "$OUT/compare.html" compare 2 js
+expect_clean "$OUT/hostile.html" hostile 2 js
+expect_clean "$OUT/hostile_compare.html" hostile_compare 2 js
 
 # The hostile text is on the page as text.
 for page in hostile hostile_compare; do
@@ -136,7 +86,7 @@ rc=$?
 rc=$?
 [ $rc -eq 2 ] || fail "mskb compare --label for no report exited $rc, expected 2"
 
-rm -rf "$OUT/profile"
+rm -rf "$OUT"/profile-*
 if [ $failures -ne 0 ]; then
   echo "$failures failure(s); pages, screenshots, DOMs and browser logs in $OUT"
   exit 1
