@@ -27,6 +27,37 @@ using namespace cmtest;
 
 namespace {
 
+// vector_add for the two-task story (the fake runner's markers decide its verdict and speed).
+std::string vector_add_kernel(const std::string& markers) {
+  return "// vector_add candidate\n" + markers +
+         "#include <cuda_runtime.h>\n"
+         "__global__ void k(const float* a, const float* b, float* c, int n) {\n"
+         "  const int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "  if (i < n) c[i] = a[i] + b[i];\n"
+         "}\n"
+         "extern \"C\" void vector_add(const float* A, const float* B, float* C, int N) {\n"
+         "  if (N > 0) k<<<(N + 255) / 256, 256>>>(A, B, C, N);\n"
+         "  cudaDeviceSynchronize();\n"
+         "}\n";
+}
+
+// A two-task story recorded through the real loop: spmv_csr's (script_story), then vector_add's
+// (round 1 accepted, round 2 slower and rejected).
+std::string record_two_task_story(const std::string& path) {
+  InProcess rec;
+  auto p = std::make_unique<ScriptedProvider>();
+  script_story(*p);
+  p->add(cudamaster::agents::Agent::planner, plan_answer("float4 loads", 1.6));
+  p->add(cudamaster::agents::Agent::coder, code_answer(vector_add_kernel("// fake-eval: speed=1.6\n"), "float4 loads."));
+  p->add(cudamaster::agents::Agent::planner, plan_answer("two per thread", 2.0));
+  p->add(cudamaster::agents::Agent::coder, code_answer(vector_add_kernel("// fake-eval: speed=1.2\n"), "Two per thread."));
+  auto req = rec.request();
+  req.tasks = {"spmv_csr", "vector_add"};
+  req.config.profile = cudamaster::profile::RenderMode::none;
+  EXPECT_EQ(rec.run(req, std::move(p), nullptr, path).status, cudamaster::store::Status::finished);
+  return path;
+}
+
 const std::string kClusterScript = std::string(CM_SOURCE_DIR) + "/tests/support/slurm/slurm-cluster.sh";
 
 bool on_path(const std::string& name) {
@@ -322,15 +353,28 @@ TEST(CudamasterSlurm, OptimizeRunsItsEvaluationsAsRealJobSteps) {
   EXPECT_EQ(read_file(c.dir.file("out") + "/spmv_csr_fp32.cu"), read_file(local.dir.file("out") + "/spmv_csr_fp32.cu"));
   EXPECT_EQ(c.evaluations_in_jobs(), read_lines(local.dir.file("runner.log")).size());
 
-  // Two tasks, both precisions: four jobs' baselines and vendors as job steps.
-  Cli two;
-  write_file(two.dir.file("empty.jsonl"), "");
-  const Proc t = two.cudamaster(concat({"optimize", "--task", "spmv_csr,vector_add", "--precision", "all", "--rounds", "0", "--llm",
-                                        "replay:" + two.dir.file("empty.jsonl"), "--profile", "none", "--slurm-jobs", "3", "--db",
-                                        two.db(), "--out", two.dir.file("out")},
-                                       cm_slurm(two)));
+  // Two tasks, two rounds each, the LLM answers replayed on the driver and every evaluation a real
+  // job step: the same results as the same run without Slurm.
+  Cli two, two_local;
+  const std::string cassette2 = record_two_task_story(two_local.dir.file("two.jsonl"));
+  auto two_args = [&](Cli& x) {
+    return std::vector<std::string>{"optimize", "--task", "spmv_csr,vector_add", "--llm", "replay:" + cassette2, "--rounds", "2",
+                                    "--profile", "none", "--db", x.db(), "--out", x.dir.file("out"), "--json"};
+  };
+  const Proc tl = two_local.cudamaster(two_args(two_local));
+  ASSERT_EQ(tl.code, 0) << tl.err;
+  const Proc t = two.cudamaster(concat(concat(two_args(two), cm_slurm(two)), {"--slurm-jobs", "3"}));
   ASSERT_EQ(t.code, 0) << t.err;
-  EXPECT_EQ(two.evaluations_in_jobs(), 8u);
+  const json tj = json::parse(t.out), tlj = json::parse(tl.out);
+  ASSERT_EQ(tj["tasks"].size(), 2u) << t.out;
+  ASSERT_EQ(tlj["tasks"].size(), 2u) << tl.out;
+  for (std::size_t i = 0; i < 2; ++i)
+    for (const char* k : {"task", "status", "p", "best_origin", "rounds"}) EXPECT_EQ(tj["tasks"][i][k], tlj["tasks"][i][k]) << i << " " << k;
+  EXPECT_EQ(tj["tasks"][1]["task"], "vector_add");
+  EXPECT_NEAR(tj["tasks"][0]["p"].get<double>(), 2.5, 1e-9) << "spmv_csr's round-2 kernel, replayed";
+  EXPECT_NEAR(tj["tasks"][1]["p"].get<double>(), 1.6, 1e-9) << "vector_add's round-1 kernel, replayed";
+  EXPECT_EQ(tj["config"]["executor"]["kind"], "slurm");
+  EXPECT_EQ(two.evaluations_in_jobs(), read_lines(two_local.dir.file("runner.log")).size());
 
   // Killed (SIGKILL) while an evaluation runs as a job step, then resumed: finished, as the local run.
   Cli k;
