@@ -58,6 +58,7 @@ BuildList build_list(const BuildOptions& o) {
   else if (!o.task_file.empty()) {
     const TaskFile& tf = register_task_file(o.task_file);  // one-line errors (file:line: key: ...)
     (void)compile_reference(tf);                           // the reference builds too, or the file fails here
+    if (!tf.reference_kernel.empty()) list.files.push_back({tf.reference_kernel, "reference", true});  // built like a baseline
     names.push_back(tf.spec.name);
   }
   for (const auto& n : names) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,11 @@ void add_task_command(CLI::App& app);     // task.cpp: mskb task new / validate
 std::string use_task_file(const std::string& path, const std::string& precision, SuitePlan& plan);
 void add_report_command(CLI::App& app);   // report.cpp: mskb report and mskb compare
 void add_compare_command(CLI::App& app);
+void add_rerun_command(CLI::App& app);    // rerun.cpp: mskb rerun REPORT.json
+
+// The arguments of this mskb process, the program first (main.cpp records them): the reports'
+// "reproduce" record carries them.
+const std::vector<std::string>& invocation();
 
 // Atomic: a reader (or a run killed mid-write) sees the old file or the new one, never half.
 void write_text(const std::string& text, const std::string& path);

@@ -1,5 +1,6 @@
-// The mskb command line: list | device | run | check | build | merge. Thin: parsing and printing
-// only; the work is in mskb::harness (suite.hpp, evaluator.hpp, compiler.hpp).
+// The mskb command line: list | device | run | check | build | merge | task | report | compare |
+// rerun. Thin: parsing and printing only; the work is in mskb::harness (suite.hpp, evaluator.hpp,
+// compiler.hpp, reproduce.hpp).
 #include "mskb/cli.hpp"
 
 #include <exception>
@@ -15,6 +16,12 @@
 namespace mskb {
 
 namespace cli {
+
+namespace {
+std::vector<std::string> g_invocation;
+}  // namespace
+
+const std::vector<std::string>& invocation() { return g_invocation; }
 
 void write_text(const std::string& text, const std::string& path) { write_file_atomic(path, text); }
 
@@ -32,6 +39,7 @@ int mskb_main(int argc, char** argv) {
   CLI::App app{"mskb - MSKernelBench: a multi-scenario CUDA kernel benchmark with a harness that cannot be fooled", "mskb"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text("mskb"));
+  cli::g_invocation.assign(argv, argv + argc);
 
   // One line per subcommand, in the order `mskb --help` lists them.
   cli::add_list_command(app);
@@ -42,6 +50,7 @@ int mskb_main(int argc, char** argv) {
   cli::add_task_command(app);
   cli::add_report_command(app);
   cli::add_compare_command(app);
+  cli::add_rerun_command(app);
   show_option_defaults(app);
 
   return run_command_line(app, argc, argv, 2);

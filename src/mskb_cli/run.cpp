@@ -1,7 +1,6 @@
 // `mskb run` and `mskb check`: one suite over tasks x precisions x contenders. run checks, then
 // times and scores; check judges correctness only (or runs a compute-sanitizer tool). The two
 // share most options (RunOptions) and the plan they build (SuitePlan).
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -28,6 +27,7 @@
 #include "mskb/harness/vocabulary.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb/util/command_line.hpp"
+#include "mskb/util/progress.hpp"
 
 namespace fs = std::filesystem;
 
@@ -53,25 +53,45 @@ struct RunOptions {
   std::string sweep = "paper", md_path, matrix_path;
   double budget = 0.25;
   bool sanitize_gate = false;
+  int timing_overlap = 3;
   // check
   std::string check_sweep;
   bool memcheck = false, racecheck = false;
   SlurmRunOptions slurm;  // --executor slurm (slurm_run.hpp)
 };
 
-bool stderr_is_tty() { return ::isatty(2) == 1; }
-
-Progress stderr_progress(bool quiet) {
-  return [quiet](const std::string& line, bool final_line) {
+// Progress on stderr (util/progress.hpp): on a terminal (or MSKB_PROGRESS=live) a live line, the
+// phase's [done/total], the contenders in flight, elapsed and ETA, with the result lines printed
+// above it; elsewhere (or MSKB_PROGRESS=plain) the result lines alone. The two phases of a
+// two-phase run (checks, then timing) each count their own items and have their own ETA. -q: none.
+struct StderrProgress {
+  StderrProgress(bool quiet, const std::string& name) : phase_name(name) {
     if (quiet) return;
-    if (stderr_is_tty()) {
-      std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
-    } else if (final_line) {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
-    std::fflush(stderr);
-  };
-}
+    display = std::make_shared<ProgressDisplay>(0);
+    display->phase("preparing", 0);
+  }
+  Progress lines() const {
+    return [d = display](const std::string& line, bool final_line) {
+      if (d && final_line) d->line(line);
+    };
+  }
+  ProgressItems items() const {
+    if (!display) return {};
+    ProgressItems p;
+    p.phase = [d = display, name = phase_name](const std::string& phase, std::size_t n) { d->phase(phase.empty() ? name : phase, n); };
+    p.item = [d = display](std::size_t i, const std::string& line, bool final_line) {
+      if (final_line && line.empty()) d->drop(i);
+      else if (final_line) d->finish(i, line);
+      else d->start(i, line.rfind('[', 0) == 0 && line.find("] ") != std::string::npos ? line.substr(line.find("] ") + 2) : line);
+    };
+    return p;
+  }
+  void close() const {
+    if (display) display->close();
+  }
+  std::string phase_name;                    // of a one-phase run: run or check
+  std::shared_ptr<ProgressDisplay> display;  // null: -q
+};
 
 std::vector<Precision> parse_precisions(const std::string& s) {
   if (s == "all") return {Precision::fp32, Precision::bf16};
@@ -109,7 +129,7 @@ void add_common_options(CLI::App* c, RunOptions& o) {
       ->check(CLI::IsMember({"algebra", "llm", "sparse", "scientific"}));
   c->add_option("--checks-per-gpu", o.checks_per_gpu,
                 "Correctness checks of this many contenders at once per GPU (checking needs no exclusive GPU); "
-                "run: then the timing, one contender per GPU (default 1: check and time each in one pass)")
+                "run: then the timing, --timing-overlap contenders per GPU (default 1: check and time each in one pass)")
       ->check(CLI::Range(1, 64));
   c->add_option("--skip-done", o.skip_done_path,
                 "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
@@ -232,6 +252,8 @@ SuitePlan make_plan(const RunOptions& o) {
   plan.contenders = selected_contenders(o);
   plan.gpus = o.gpus;
   plan.checks_per_gpu = o.checks_per_gpu;
+  plan.command_line = invocation();  // the report's "reproduce" record (mskb rerun)
+  plan.timing_overlap = o.timing_overlap;
   plan.sanitize_gate = o.sanitize_gate;
   if (!o.skip_done_path.empty()) plan.skip_done = read_skip_done(o);
   if (o.check) {
@@ -344,6 +366,7 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
     a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget)});
     if (!o.matrix_path.empty()) a.insert(a.end(), {"--matrix", abs(o.matrix_path)});
     if (o.sanitize_gate) a.push_back("--sanitize");
+    a.push_back("--timing-overlap=" + std::to_string(o.timing_overlap));
   }
   return a;
 }
@@ -388,12 +411,15 @@ void run_suite_command(const RunOptions& o) {
   if (is_file(o.json_path) || is_file(o.csv_path) || !o.md_path.empty())
     partial = [&o](const SuiteReport& so_far) { write_report_files(o, so_far); };
   SuiteReport report;
+  const StderrProgress progress(o.quiet, o.check ? "check" : "run");
   try {
-    report = run_suite(plan, stderr_progress(o.quiet), partial);
+    report = run_suite(plan, progress.lines(), partial, progress.items());
   } catch (const std::runtime_error& e) {
+    progress.close();
     if ((!plan.kernels.empty() || plan.submission) && no_cuda_device(e.what())) report_build_errors(plan);
     throw;  // the missing GPU: one line, exit 1 (run_command_line)
   }
+  progress.close();
   int failures = 0;
   for (const auto& r : report.runs)
     if (!r.as_expected()) ++failures;
@@ -420,6 +446,10 @@ void add_run_command(CLI::App& app) {
   run->add_option("--budget", o->budget, "Timing budget per shape in seconds")->check(mskb::positive());
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
+  run->add_option("--timing-overlap", o->timing_overlap,
+                  "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default 3; 1: one at a time); "
+                  "their host work overlaps, each timing holds the GPU alone")
+      ->check(CLI::Range(1, 16));
   run->add_flag("--sanitize", o->sanitize_gate,
                 "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "
                 "a report makes it sanitizer_error");

@@ -18,6 +18,7 @@
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/launcher.hpp"
+#include "mskb/harness/reproduce.hpp"
 #include "mskb/harness/slurm_units.hpp"
 #include "mskb/harness/suite.hpp"
 
@@ -123,7 +124,8 @@ Launcher make_launcher(const SlurmRunOptions& o, const std::string& workdir) {
 }
 
 // The report of the units so far, in the run's order (each group from its unit's report).
-json merged_report(const std::vector<Unit>& units, bool final_report, std::uint64_t shape_seed) {
+// `record`: the whole run's reproduce record (each unit's report has its own unit's).
+json merged_report(const std::vector<Unit>& units, bool final_report, std::uint64_t shape_seed, const json& record) {
   std::vector<json> reports;
   json incomplete = json::array();
   for (const Unit& u : units) {
@@ -137,6 +139,7 @@ json merged_report(const std::vector<Unit>& units, bool final_report, std::uint6
   if (!final_report || !incomplete.empty()) out["partial"] = true;
   else out.erase("partial");
   if (!incomplete.empty()) out["incomplete_groups"] = incomplete;
+  out["reproduce"] = reproduce_observed(record, out);
   return out;
 }
 
@@ -193,6 +196,7 @@ SlurmRunResult run_suite_on_slurm(const SuitePlan& plan, const SlurmRunOptions& 
   if (skipped > 0)
     note(fmt::format("skipping {} (task, precision) group{} already complete in the previous report", skipped, skipped == 1 ? "" : "s"));
   const std::uint64_t shape_seed = plan.shape_seed != 0 ? plan.shape_seed : fresh_shape_seed();
+  const json record = reproduce_record(plan, shape_seed);
   const std::string cache = plan.compile.cache_dir.empty() ? default_cache_dir() : plan.compile.cache_dir;
   if (node_local_path(workdir))
     note("note: the Slurm work folder " + workdir + " is node-local on most clusters; give --slurm-workdir on a shared filesystem");
@@ -253,7 +257,7 @@ SlurmRunResult run_suite_on_slurm(const SuitePlan& plan, const SlurmRunOptions& 
     ++finished;
     note(fmt::format("{} {}: done ({}/{} units, {} contender{}, {:.1f} s)", u.task, u.precision, finished, units.size(),
                      (*rep)["contenders"].size(), (*rep)["contenders"].size() == 1 ? "" : "s", r.seconds));
-    if (hooks.on_report) hooks.on_report(merged_report(units, false, shape_seed));
+    if (hooks.on_report) hooks.on_report(merged_report(units, false, shape_seed, record));
     return v;
   };
   cb.say = [&](const std::string& line) { note(line); };
@@ -261,7 +265,7 @@ SlurmRunResult run_suite_on_slurm(const SuitePlan& plan, const SlurmRunOptions& 
 
   SlurmRunResult result;
   result.interrupted_by = out.interrupted_by;
-  result.report = merged_report(units, out.interrupted_by == 0, shape_seed);
+  result.report = merged_report(units, out.interrupted_by == 0, shape_seed, record);
   json failed = json::array();
   for (std::size_t i = 0; i < units.size(); ++i) {
     if (units[i].done) continue;

@@ -1,5 +1,6 @@
 // `mskb task new NAME` (a runnable starting task folder: task.toml, ref.cpp, baseline.cu) and
-// `mskb task validate FILE` (read a task file and compile its reference, no GPU), and the
+// `mskb task validate FILE` (read a task file and compile its reference or build its reference
+// kernel, no GPU), and the
 // `--task-file` selection of mskb run / check (docs/task-files.md).
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include "commands.hpp"
 #include "mskb/core/task_file.hpp"
+#include "mskb/harness/reference_kernel.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"
 
@@ -24,6 +26,7 @@ namespace mskb::cli {
 std::string use_task_file(const std::string& path, const std::string& precision, SuitePlan& plan) {
   const TaskFile& tf = register_task_file(path);  // one-line errors (file:line: key: ...)
   (void)compile_reference(tf);  // a reference that does not compile fails here, before any GPU work
+  (void)build_reference_kernel(tf, plan.compile);  // a reference kernel too, with the contenders' recipe
   if (precision == "all") {
     plan.precisions = tf.precisions;
   } else {
@@ -58,6 +61,7 @@ void new_task(const NewOptions& o) {
 void validate_task(const std::string& path) {
   const TaskFile tf = load_task_file(path);
   const std::string so = compile_reference(tf);
+  const std::string kernel_so = build_reference_kernel(tf);  // "" without a reference kernel
   const TaskSpec& s = tf.spec;
   std::vector<std::string> precisions, baselines;
   for (Precision p : tf.precisions) {
@@ -69,7 +73,11 @@ void validate_task(const std::string& path) {
   for (Precision p : tf.precisions) std::cout << "  " << s.signature(p) << "\n";
   std::cout << fmt::format("  shapes: {} paper, {} held-out, {} large; {} seeds\n", s.paper.size(), s.heldout.size(), s.large.size(), s.seeds);
   std::cout << fmt::format("  baseline: {}\n", fmt::join(baselines, ", "));
-  std::cout << fmt::format("  reference: {} (compiled: {})\n", fs::path(tf.reference_source).filename().string(), so);
+  if (tf.reference_kernel.empty())
+    std::cout << fmt::format("  reference: {} (compiled: {})\n", fs::path(tf.reference_source).filename().string(), so);
+  else
+    std::cout << fmt::format("  reference: the kernel {}, computing in {} (built: {})\n", fs::path(tf.reference_kernel).filename().string(),
+                             tf.reference_precision, kernel_so);
 }
 
 }  // namespace

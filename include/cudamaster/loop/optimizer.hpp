@@ -82,6 +82,9 @@ struct JobEnv {
   const std::atomic<bool>* interrupted = nullptr;
   std::function<void(const std::string&)> progress;  // one or more lines for stderr
   std::function<void()> heartbeat;                   // after every round (active time)
+  // Where the job is, for a live progress line: stage 0 its references (baseline, vendor), then
+  // each round r, rounds + 1 when it is over (RunProgress::stage).
+  std::function<void(const store::JobInfo& job, int stage)> stage;
 };
 
 struct JobResult {
@@ -131,10 +134,19 @@ struct Backends {
   LlmGateway* gateway = nullptr;
 };
 
+// What a live progress line is told besides the progress lines (cudamaster optimize on a
+// terminal, mskb/util/progress.hpp): the jobs this session runs and the rounds each has, then
+// each job's stage as it reaches it (JobEnv::stage). A job's units of work are its stages 0 (the
+// references) to `rounds`; one stopped early skips the rest.
+struct RunProgress {
+  std::function<void(std::size_t jobs, int rounds)> jobs;
+  std::function<void(const store::JobInfo& job, int stage)> stage;
+};
+
 // Throws std::runtime_error (one-line message) for setup problems: unknown task, unusable
 // database, a run to resume that does not exist or is still running, LLM setup errors.
 OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& backends,
                             const std::function<void(const std::string&)>& progress,
-                            const std::atomic<bool>* interrupted = nullptr);
+                            const std::atomic<bool>* interrupted = nullptr, const RunProgress& stages = {});
 
 }  // namespace cudamaster::loop

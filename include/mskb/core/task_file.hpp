@@ -35,9 +35,16 @@ struct TaskFile {
   TaskSpec spec;                             // name, category, folder (the file's directory, absolute), ...
   std::vector<Precision> precisions;         // the entry points the task defines
   std::map<Precision, std::string> baseline; // absolute kernel paths; a precision may have none
-  std::string reference_source;              // absolute
+  std::string reference_source;              // absolute; empty with a reference kernel
   std::vector<std::string> reference_flags;  // extra host-compiler flags (e.g. -fopenmp)
-  std::shared_ptr<TaskFileReference> reference_state;  // shared with spec.reference
+  std::shared_ptr<TaskFileReference> reference_state;  // shared with spec.reference; null with a reference kernel
+  // `reference_kernel = "orig.cu"` instead of `reference`: the expected outputs are what this CUDA
+  // file's entry point computes, on the GPU, in its own process (mskb/gpu/kernel_reference.cuh),
+  // built by the parent like a contender (mskb/harness/reference_kernel.hpp). spec.reference then
+  // throws: there is no host reference.
+  std::string reference_kernel;        // absolute; empty: the FP64 host reference
+  std::string reference_precision;     // what it computes in, as the file states: fp64, fp32, tf32, bf16, fp16
+  std::string reference_kernel_where;  // "FILE:LINE: reference_kernel", for errors about it
 };
 
 // Reads and validates `path` (every expression at every sweep shape). The reference is compiled on
@@ -46,7 +53,8 @@ TaskFile load_task_file(const std::string& path);
 
 // Compiles the task's reference (or finds it in the cache, $MSKB_CACHE_DIR/references, keyed by the
 // source, flags, compiler and ABI header), loads it and returns the shared object's path. Throws
-// TaskFileError("FILE:LINE: reference: ref.cpp does not compile: <first error>").
+// TaskFileError("FILE:LINE: reference: ref.cpp does not compile: <first error>"). A file with a
+// reference kernel has no host reference: "" (build_reference_kernel builds the kernel).
 std::string compile_reference(const TaskFile& file);
 
 // The process-wide user tasks: registering a file makes find_task/get_task (mskb/core/registry.hpp)

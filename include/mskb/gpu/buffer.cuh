@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "mskb/gpu/check.cuh"
@@ -27,6 +28,30 @@ class DeviceMemory {
   void* ptr_ = nullptr;
   std::size_t bytes_ = 0;
 };
+
+// A device allocation of another process on this GPU, mapped into ours through CUDA IPC (the
+// verifier reads the candidate's device output region this way: no host round trip). Closed on
+// destruction; the exporting process keeps the allocation until we have closed it.
+class IpcMapping {
+ public:
+  IpcMapping() = default;
+  // `handle_hex`: ipc_handle_hex() of the exporting process. Throws CudaError when it cannot be
+  // opened, std::invalid_argument when it is not a handle.
+  explicit IpcMapping(const std::string& handle_hex);
+  ~IpcMapping();
+  IpcMapping(IpcMapping&& o) noexcept;
+  IpcMapping& operator=(IpcMapping&& o) noexcept;
+  IpcMapping(const IpcMapping&) = delete;
+  IpcMapping& operator=(const IpcMapping&) = delete;
+  const unsigned char* get() const { return static_cast<const unsigned char*>(ptr_); }
+  explicit operator bool() const { return ptr_ != nullptr; }
+
+ private:
+  void* ptr_ = nullptr;
+};
+
+// The IPC handle of an allocation (its base pointer), as hex text for the JSON channel.
+std::string ipc_handle_hex(const DeviceMemory& m);
 
 constexpr unsigned char kPoisonByte = 0xFF;  // f32 0xFFFFFFFF and bf16 0xFFFF are NaN, i32 is -1
 constexpr std::size_t kDefaultGuardBytes = 64 * 1024;

@@ -2,11 +2,12 @@
 // whose reference works on device memory (MSKB_DEVICE_REFERENCE), large shapes never go through
 // host FP64 buffers. The verifier draws the inputs on its own GPU context with the counter
 // generator (the same values as the CPU twin), computes the FP64 reference there and compares
-// there the outputs the candidate copied back. Only the typed inputs travel to the host (the
-// sealed input region the candidate uploads from), and the candidate's outputs travel back up.
+// there the outputs the candidate left in a device region the verifier maps (CUDA IPC). Only the
+// typed inputs travel to the host (the sealed input region the candidate uploads from).
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "mskb/core/generators.hpp"
@@ -28,7 +29,12 @@ class GpuInstance {
   // Compares every output in `output_region` with the expected outputs, as compare_encoded would:
   // the same counts and largest errors, without the first mismatches (a failing check gets them
   // from expected_on_host() and the host comparison).
-  CompareResult compare(const InstanceLayout& l, const unsigned char* output_region, Tolerance tol) const;
+  // `on_device`: `output_region` is device memory of this GPU (the candidate's device output
+  // region mapped through CUDA IPC): compared where it is, nothing crosses to the host.
+  CompareResult compare(const InstanceLayout& l, const unsigned char* output_region, Tolerance tol, bool on_device = false) const;
+  // The first read-only input whose bytes in the device output region differ from the inputs this
+  // instance drew (the candidate's copy of what the kernel left in it), or "" when none does.
+  std::string mutated_input(const InstanceLayout& l, const unsigned char* device_region) const;
   // The expected outputs in FP64 on the host (empty entries for inputs and scalars).
   Args expected_on_host() const;
 
@@ -37,7 +43,8 @@ class GpuInstance {
   Precision p_;
   std::vector<std::size_t> elements_;
   std::vector<DeviceMemory> in_, out_;
-  mutable DeviceMemory scratch_, stats_;
+  std::size_t scratch_bytes_ = 1;
+  mutable DeviceMemory scratch_, stats_, flag_;
 };
 
 // Where the verifier's instances may live on its GPU: a task with uniform inputs and a device

@@ -9,6 +9,8 @@ namespace mskb {
 extern const char* const kGitCommit;  // generated at build time (cmake/GitCommit.cmake)
 
 std::string default_arch();  // e.g. "sm_90": what kernels are compiled for without --arch
+std::string tool_version();  // e.g. "0.1.0" (the project's version)
+std::string cuda_toolkit_version();  // the CUDA toolkit the tools were built with, e.g. "13.0.48"
 
 // Several lines: "<tool> 0.1.0 (commit abc123)", the CUDA toolkit and default architecture, the
 // data folder.

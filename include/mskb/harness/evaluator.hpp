@@ -83,6 +83,15 @@ struct EvalOptions {
   // timing (the timed shapes with their timed seed, checked then timed: after a checks part of
   // the same build passed). Together the two parts run every check of all exactly once.
   Part part = Part::all;
+  // The GPU lane's lock file (RunRequest::gpu_lock; empty: none) and the cap of the verifier's
+  // host worker threads (RunRequest::host_threads; 0: all CPUs but two), for evaluations that
+  // share a GPU and the host with others.
+  std::string gpu_lock;
+  int host_threads = 0;
+  // From this complexity an instance of a task that can (uniform inputs, device reference) lives on
+  // the verifier's GPU (RunRequest::gpu_instance_min_complexity); unset: the request's default,
+  // or the environment's MSKB_GPU_INSTANCE_MIN_COMPLEXITY (0: every instance, for validation).
+  std::optional<double> gpu_instance_min_complexity;
 };
 
 struct ContenderResult {

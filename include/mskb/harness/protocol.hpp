@@ -57,6 +57,15 @@ struct RunRequest {
   std::size_t guard_bytes = 64 * 1024;        // poisoned guard zones around every buffer (0: off)
   std::string matrix_path;                    // a user's Matrix Market file (sparse tasks)
   std::string task_file;                      // a user's task file (absolute; empty: a built-in task)
+  // The task file's reference kernel, built (.so; mskb/harness/reference_kernel.hpp): the verifier
+  // runs it in a process of its own for the expected outputs (mskb/gpu/kernel_reference.cuh).
+  // Empty: the task's FP64 reference.
+  std::string reference_library;
+  // The GPU lane's lock file (mskb/util/gpu_lock.hpp), shared by every evaluation on that GPU:
+  // held shared around GPU work, exclusive around a timing. Empty: no lock.
+  std::string gpu_lock;
+  // The most host worker threads the verifier's host work may use (0: all CPUs but two).
+  int host_threads = 0;
 };
 
 // The task a request names: the built-in `task`, or the task of `task_file` (mskb/core/task_file.hpp),

@@ -77,6 +77,9 @@ struct SuitePlan {
   int build_jobs = 0;                 // 0 = hardware threads
   std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
   int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase
+  // A two-phase run's timing phase: timing parts at once per GPU (1: one at a time). They share
+  // the lane's GPU lock (mskb/util/gpu_lock.hpp): GPU work shared, each timing exclusive.
+  int timing_overlap = 3;
   // A user kernel that exports only some precisions is judged on those (no explicit --precision).
   bool skip_missing_precisions = false;
   // Random shapes (mskb/random_shapes.hpp): `random_shapes` shapes per task drawn with this seed
@@ -87,6 +90,12 @@ struct SuitePlan {
   // one is timed, compute-sanitizer memcheck and racecheck check it on sanitizer_subset(); a
   // report makes it sanitizer_error (not timed).
   bool sanitize_gate = false;
+  // The command line that made the plan (argv), recorded in the report's "reproduce" record
+  // (mskb/harness/reproduce.hpp); empty when the plan was not made by one.
+  std::vector<std::string> command_line;
+  // "task|precision": run only these groups (empty: every group). `mskb rerun` runs the groups
+  // its report recorded.
+  std::vector<std::string> only_groups;
 };
 
 struct ContenderRun {
@@ -106,6 +115,9 @@ struct SuiteReport {
   // A submission's run: the JSON gets "submission" ({"dir", "kernels", "skipped": [{"file",
   // "reason"}]}) and "submission_summary" (report_data.hpp), the table and Markdown both too.
   std::optional<Submission> submission;
+  // What is needed to run it again (reproduce_record; null: none): to_json() writes it as
+  // "reproduce", completed with the device and the SM clocks seen (reproduce_observed).
+  nlohmann::json reproduce;
   nlohmann::json to_json() const;   // the `mskb run --json` contract
   std::string table() const;        // human summary
   std::string markdown() const;     // summary + per-shape tables, for docs/results/
@@ -144,8 +156,19 @@ using Progress = std::function<void(const std::string& line, bool final_line)>;
 // Called (serialized) after every finished contender with the report so far, so a run that is
 // killed or times out leaves what it measured (mskb run --json/--markdown rewrite their files).
 using PartialReport = std::function<void(const SuiteReport& so_far)>;
+// What a live progress display needs (mskb run on a terminal, util/progress.hpp), serialized with
+// Progress. `phase`: a phase begins with its item count ("" for a one-phase run; "phase 1/2:
+// checks" and "phase 2/2: timing" for a two-phase one). When `item` is set, each item's lines go
+// to it instead of to Progress, with the item's index: its status while in flight (final_line
+// false), its result line (true), or an empty final line when it has nothing to do in the phase
+// (in the timing phase, a contender that did not pass its checks).
+struct ProgressItems {
+  std::function<void(const std::string& phase, std::size_t items)> phase;
+  std::function<void(std::size_t item, const std::string& line, bool final_line)> item;
+};
 
-SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial = {});
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial = {},
+                      const ProgressItems& items = {});
 
 // A (task, precision) group run_suite evaluates on one GPU: baseline, vendor and the candidates
 // compared with them, with their kernel files.

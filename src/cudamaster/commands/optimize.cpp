@@ -20,6 +20,9 @@
 #if CM_HAVE_AGENT_LOOP
 #include <atomic>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "commands/executor_options.hpp"
@@ -32,6 +35,7 @@
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb/util/command_line.hpp"
+#include "mskb/util/progress.hpp"
 #endif
 
 namespace cudamaster::cli {
@@ -265,18 +269,52 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
 
   g_interrupted.store(false);
   std::signal(SIGINT, on_sigint);
+  // Progress on stderr (mskb/util/progress.hpp): the lines; on a terminal (or MSKB_PROGRESS=live)
+  // under them a live line counting the session's job stages (references, then rounds) with the
+  // stages in flight, elapsed and ETA. -q: nothing.
+  std::optional<mskb::ProgressDisplay> display;
+  if (!o.quiet) {
+    display.emplace(0);
+    display->phase("preparing", 0);
+  }
   auto progress = [&](const std::string& line) {
-    if (!o.quiet) fmt::print(stderr, "{}\n", line);
+    if (display) display->line(line);
   };
+  loop::RunProgress stages;
+  std::mutex stage_mutex;
+  std::map<std::int64_t, int> reached;  // job id -> stage
+  int rounds = 0;
+  if (display) {
+    stages.jobs = [&](std::size_t jobs, int r) {
+      rounds = r;
+      display->phase("rounds", jobs * static_cast<std::size_t>(r + 1));
+    };
+    stages.stage = [&](const store::JobInfo& job, int stage) {
+      std::lock_guard<std::mutex> lock(stage_mutex);
+      int& at = reached[job.id];
+      const std::string name = job.task + " " + job.precision;
+      if (stage > rounds) {
+        display->finish(static_cast<std::size_t>(job.id), "", static_cast<std::size_t>(rounds + 1 - at));
+        at = rounds + 1;
+        return;
+      }
+      display->advance(static_cast<std::size_t>(std::max(0, stage - at)));
+      at = stage;
+      display->start(static_cast<std::size_t>(job.id),
+                     stage == 0 ? name + " baseline/vendor" : fmt::format("{} round {}/{}", name, stage, rounds));
+    };
+  }
   loop::OptimizeResult res;
   try {
-    res = loop::run_optimize(req, loop::Backends{}, progress, &g_interrupted);
+    res = loop::run_optimize(req, loop::Backends{}, progress, &g_interrupted, stages);
   } catch (const std::exception& e) {
+    if (display) display->close();
     std::signal(SIGINT, SIG_DFL);
     if (!o.json.empty()) write_json_output(json{{"ok", false}, {"error", e.what()}}.dump(2), o.json);
     fmt::print(stderr, "cudamaster optimize: {}\n", e.what());
     throw CommandExit(1);
   }
+  if (display) display->close();
   std::signal(SIGINT, SIG_DFL);
   report_result(o, res);
 }

@@ -36,6 +36,7 @@ JobResult Job::run() {
         return finish(store::Status::finished, "patience",
                       fmt::format("{} rounds without gain (--patience {})", rounds_without_gain_, cfg_.patience));
       if (!replaying()) check_live_limits();
+      if (env_.stage) env_.stage(info_, round);
       run_round(round);
       if (env_.heartbeat) env_.heartbeat();
     }

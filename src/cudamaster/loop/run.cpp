@@ -260,7 +260,7 @@ void say_lanes(const OptimizeRequest& request, const exec::Executor& executor, c
 
 // Jobs: task x precision, created once; finished and failed ones are not run again.
 void run_jobs(store::RunStore& store, const Services& sv, const RunPlan& plan, const JobEnv& env, const OptimizeRequest& request,
-              const Say& say) {
+              const Say& say, const RunProgress& stages) {
   std::vector<store::JobInfo> todo;
   for (const std::string& t : plan.tasks)
     for (const std::string& p : plan.precisions) store.ensure_job(plan.run_id, t, p);
@@ -269,9 +269,12 @@ void run_jobs(store::RunStore& store, const Services& sv, const RunPlan& plan, c
   say(fmt::format("run {}: {} job{} to run ({} already done), {} at a time; db {}; output {}", plan.run_id, todo.size(),
                   todo.size() == 1 ? "" : "s", store.jobs(plan.run_id).size() - todo.size(), request.jobs, request.db_path,
                   env.out_dir));
+  if (stages.jobs) stages.jobs(todo.size(), plan.loop.rounds);
   exec::run_pool(todo.size(), request.jobs, [&](std::size_t i) {
+    if (env.stage) env.stage(todo[i], 0);
     JobResult r = run_job(sv, plan.loop, env, todo[i]);
     (void)r;
+    if (env.stage) env.stage(todo[i], plan.loop.rounds + 1);
   });
 }
 
@@ -345,7 +348,8 @@ LoopConfig LoopConfig::from_json(const json& j) {
 }
 
 OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& backends,
-                            const std::function<void(const std::string&)>& progress, const std::atomic<bool>* interrupted) {
+                            const std::function<void(const std::string&)>& progress, const std::atomic<bool>* interrupted,
+                            const RunProgress& stages) {
   std::mutex say_mutex;
   const Say say = [&](const std::string& s) {
     if (!progress) return;
@@ -388,12 +392,13 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
                                        std::max(0.0, *plan.loop.max_minutes * 60.0 - prior_active) * 1000.0));
   env.interrupted = interrupted;
   env.progress = say;
+  env.stage = stages.stage;
   env.heartbeat = [&] {
     std::lock_guard<std::mutex> lock(beat_mutex);
     const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - session_start).count();
     store->set_active_seconds(run_id, prior_active + now);
   };
-  run_jobs(*store, sv, plan, env, request, say);
+  run_jobs(*store, sv, plan, env, request, say, stages);
   env.heartbeat();
   return finish_run(*store, run_id, out_dir);
 }

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <utility>
 
 #include "../../../kernels/include/mskb_reference.h"
@@ -552,6 +553,9 @@ class Reader {
 };
 
 const std::vector<std::string> kReserved = {"nnz", "row_nnz", "real_bytes"};
+// What a reference kernel may state it computes in (reference_precision): a statement for the
+// reader and the check events (reference "kernel_fp32"); the tolerance is what accounts for it.
+const std::vector<std::string> kReferencePrecisions = {"fp64", "fp32", "tf32", "bf16", "fp16"};
 
 Init read_init(const Reader& rd, const toml::node& n, const std::string& key, const std::vector<std::string>& vars, bool integer_elem) {
   const toml::table& t = rd.table(n, key);
@@ -658,7 +662,7 @@ Loaded parse_task_file(const std::string& path) {
   out.model = m;
   TaskSpec& spec = tf.spec;
   rd.check_keys(root, "", {"name", "category", "semantics", "dims", "precisions", "seeds", "call_timeout_s", "random_shapes",
-                           "reference", "reference_flags", "baseline", "complexity", "params", "sweeps", "tolerance", "cost", "sparse"});
+                           "reference", "reference_flags", "reference_kernel", "reference_precision", "baseline", "complexity", "params", "sweeps", "tolerance", "cost", "sparse"});
 
   // name, category, semantics
   spec.name = rd.string(*rd.need(root, "", "name", "the task's name: the entry point's symbol"), "name");
@@ -864,15 +868,38 @@ Loaded parse_task_file(const std::string& path) {
   }
   m->complexity = rd.opt_expr(root, "", "complexity", m->cost_vars);
 
-  // reference and baseline
-  auto ref = std::make_shared<TaskFileReference>();
-  const toml::node* ref_node = rd.need(root, "", "reference", "the FP64 reference source, e.g. \"ref.cpp\" (kernels/include/mskb_reference.h)");
-  tf.reference_source = rd.file_path(*ref_node, "reference", dir);
-  ref->where = rd.where(ref_node->source(), "reference");
-  ref->source = tf.reference_source;
-  if (const toml::node* n = root.get("reference_flags")) tf.reference_flags = rd.strings(*n, "reference_flags");
-  ref->flags = tf.reference_flags;
-  tf.reference_state = ref;
+  // reference (FP64, host) or reference_kernel (a CUDA kernel the verifier runs), and baseline
+  std::shared_ptr<TaskFileReference> ref;
+  const toml::node* kernel_node = root.get("reference_kernel");
+  const toml::node* kprec_node = root.get("reference_precision");
+  if (const toml::node* n = root.get("reference"); n && kernel_node)
+    rd.fail(kernel_node->source(), "reference_kernel", "give reference (an FP64 C/C++ reference) or reference_kernel (a CUDA kernel), not both");
+  if (kernel_node) {
+    tf.reference_kernel = rd.file_path(*kernel_node, "reference_kernel", dir);
+    tf.reference_kernel_where = rd.where(kernel_node->source(), "reference_kernel");
+    if (fs::path(tf.reference_kernel).extension() != ".cu")
+      rd.fail(kernel_node->source(), "reference_kernel", fs::path(tf.reference_kernel).filename().string() + " is not a CUDA source (.cu)");
+    if (!kprec_node)
+      rd.fail(kernel_node->source(), "reference_precision", "missing (what reference_kernel computes in: " + join(kReferencePrecisions, ", ") + ")");
+    tf.reference_precision = rd.string(*kprec_node, "reference_precision");
+    if (std::find(kReferencePrecisions.begin(), kReferencePrecisions.end(), tf.reference_precision) == kReferencePrecisions.end())
+      rd.fail(kprec_node->source(), "reference_precision",
+              "unknown precision '" + tf.reference_precision + "' (" + join(kReferencePrecisions, ", ") + ")");
+    if (const toml::node* n = root.get("reference_flags"))
+      rd.fail(n->source(), "reference_flags", "host-compiler flags are for reference = \"ref.cpp\"; reference_kernel is built like a kernel");
+  } else {
+    if (kprec_node) rd.fail(kprec_node->source(), "reference_precision", "only with reference_kernel (reference = \"...\" computes in FP64)");
+    ref = std::make_shared<TaskFileReference>();
+    const toml::node* ref_node = rd.need(root, "", "reference",
+                                         "the FP64 reference source, e.g. \"ref.cpp\" (kernels/include/mskb_reference.h), or "
+                                         "reference_kernel = \"orig.cu\" (a CUDA kernel)");
+    tf.reference_source = rd.file_path(*ref_node, "reference", dir);
+    ref->where = rd.where(ref_node->source(), "reference");
+    ref->source = tf.reference_source;
+    if (const toml::node* n = root.get("reference_flags")) tf.reference_flags = rd.strings(*n, "reference_flags");
+    ref->flags = tf.reference_flags;
+    tf.reference_state = ref;
+  }
   if (const toml::node* n = root.get("baseline")) {
     if (n->is_string()) {
       const std::string f = rd.file_path(*n, "baseline", dir);
@@ -937,7 +964,14 @@ Loaded parse_task_file(const std::string& path) {
   const std::vector<Param> sig = spec.params;
   spec.vendor = "";
   spec.generate = [cm](const Shape& s, Precision, Rng& rng, Args& a) { generate(*cm, s, rng, a); };
-  spec.reference = [ref, sig](const Shape& s, Precision p, Args& a) { call_reference(*ref, sig, s, p, a); };
+  if (ref) {
+    spec.reference = [ref, sig](const Shape& s, Precision p, Args& a) { call_reference(*ref, sig, s, p, a); };
+  } else {
+    // A reference kernel runs only in mskb-runner, on the GPU (mskb/gpu/kernel_reference.cuh).
+    const std::string why = tf.reference_kernel_where + ": the reference of task " + spec.name + " is a CUDA kernel (" +
+                            fs::path(tf.reference_kernel).filename().string() + "): it runs on the GPU, in mskb-runner; there is no host reference";
+    spec.reference = [why](const Shape&, Precision, Args&) { throw std::runtime_error(why); };
+  }
   spec.tolerance = [cm](const Shape& s, Precision p) { return tolerance(*cm, s, p); };
   spec.complexity = [cm](const Shape& s) { return complexity(*cm, s); };
   spec.cost = [cm](const Shape& s, Precision p) { return cost(*cm, s, p); };
@@ -970,6 +1004,7 @@ TaskFile load_task_file(const std::string& path) {
 }
 
 std::string compile_reference(const TaskFile& file) {
+  if (!file.reference_kernel.empty()) return "";  // a CUDA kernel: built by the harness (mskb/harness/reference_kernel.hpp)
   if (!file.reference_state) throw TaskFileError(file.path + ": no reference");
   (void)load_reference(*file.reference_state);
   return file.reference_state->so_path;

@@ -1,3 +1,6 @@
+#include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "mskb/gpu/buffer.cuh"
@@ -60,6 +63,44 @@ void GuardedBuffer::copy_guards(unsigned char* host) const {
   const auto* base = static_cast<const unsigned char*>(mem_.get());
   MSKB_CUDA_CHECK(cudaMemcpy(host, base, guard_, cudaMemcpyDeviceToHost));
   MSKB_CUDA_CHECK(cudaMemcpy(host + guard_, base + guard_ + bytes_, guard_, cudaMemcpyDeviceToHost));
+}
+
+IpcMapping::IpcMapping(const std::string& handle_hex) {
+  cudaIpcMemHandle_t h{};
+  if (handle_hex.size() != 2 * sizeof h) throw std::invalid_argument("not a CUDA IPC handle");
+  auto nibble = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    throw std::invalid_argument("not a CUDA IPC handle");
+  };
+  auto* bytes = reinterpret_cast<unsigned char*>(&h);
+  for (std::size_t i = 0; i < sizeof h; ++i)
+    bytes[i] = static_cast<unsigned char>(nibble(handle_hex[2 * i]) * 16 + nibble(handle_hex[2 * i + 1]));
+  MSKB_CUDA_CHECK(cudaIpcOpenMemHandle(&ptr_, h, cudaIpcMemLazyEnablePeerAccess));
+}
+IpcMapping::~IpcMapping() {
+  if (ptr_) MSKB_CUDA_CHECK_NOEXCEPT(cudaIpcCloseMemHandle(ptr_));
+}
+IpcMapping::IpcMapping(IpcMapping&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)) {}
+IpcMapping& IpcMapping::operator=(IpcMapping&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) MSKB_CUDA_CHECK_NOEXCEPT(cudaIpcCloseMemHandle(ptr_));
+    ptr_ = std::exchange(o.ptr_, nullptr);
+  }
+  return *this;
+}
+
+std::string ipc_handle_hex(const DeviceMemory& m) {
+  cudaIpcMemHandle_t h{};
+  MSKB_CUDA_CHECK(cudaIpcGetMemHandle(&h, m.get()));
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  const auto* bytes = reinterpret_cast<const unsigned char*>(&h);
+  for (std::size_t i = 0; i < sizeof h; ++i) {
+    out += digits[bytes[i] >> 4];
+    out += digits[bytes[i] & 15];
+  }
+  return out;
 }
 
 }  // namespace mskb::gpu

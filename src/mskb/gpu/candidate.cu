@@ -45,6 +45,15 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 std::string disposition_for(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "out_of_memory" : "launch_error"; }
 
+// Where what the kernel left goes for the verifier: outputs and read-only inputs into `data` (the
+// host output region, or a device region of the same layout that the verifier maps through CUDA
+// IPC), guard zones into the host region `host`.
+struct OutputTarget {
+  unsigned char* data = nullptr;
+  cudaMemcpyKind kind = cudaMemcpyDeviceToHost;
+  unsigned char* host = nullptr;
+};
+
 // Device-side copy of one instance: guarded buffers, pristine copies of inplace inputs, and the
 // argument slots for the call. Re-uploading new inputs keeps every device pointer (the second
 // seed of a shape runs on the same buffers: a kernel that keys a cache on its pointers fails).
@@ -131,34 +140,36 @@ struct DeviceInstance {
     }
   }
 
-  // Every written buffer into the output region, on a non-blocking stream: when called before the
-  // device synchronize, work the entry point left running on other streams is NOT waited for.
-  void copy_outputs(unsigned char* out) const {
+  // Every written buffer into the output region `to` (the host region, or the device region the
+  // verifier maps), on a non-blocking stream: when called before the device synchronize, work the
+  // entry point left running on other streams is NOT waited for.
+  void copy_outputs(const OutputTarget& to) const {
     cudaStream_t s{};
     MSKB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     cudaError_t err = cudaSuccess;
     for (std::size_t i = 0; i < bufs.size() && err == cudaSuccess; ++i) {
       if (!bufs[i] || spec->params[i].role == Role::in || bufs[i]->bytes() == 0) continue;
-      err = cudaMemcpyAsync(out + layout.params[i].out_offset, bufs[i]->data(), bufs[i]->bytes(), cudaMemcpyDeviceToHost, s);
+      err = cudaMemcpyAsync(to.data + layout.params[i].out_offset, bufs[i]->data(), bufs[i]->bytes(), to.kind, s);
     }
     if (err == cudaSuccess) err = cudaStreamSynchronize(s);
     cudaStreamDestroy(s);
     MSKB_CUDA_CHECK(err);
   }
 
-  // After the device synchronize: read-only inputs as the kernel left them, and the guard zones.
-  void copy_inputs_and_guards(unsigned char* out) const {
+  // After the device synchronize: read-only inputs as the kernel left them (into `to`), and the
+  // guard zones (always into the host region).
+  void copy_inputs_and_guards(const OutputTarget& to) const {
     for (std::size_t i = 0; i < bufs.size(); ++i) {
       if (!bufs[i]) continue;
       const BufferPlace& b = layout.params[i];
       if (spec->params[i].role == Role::in && b.bytes > 0)
-        MSKB_CUDA_CHECK(cudaMemcpy(out + b.out_offset, bufs[i]->data(), b.bytes, cudaMemcpyDeviceToHost));
-      bufs[i]->copy_guards(out + b.guard_offset);
+        MSKB_CUDA_CHECK(cudaMemcpy(to.data + b.out_offset, bufs[i]->data(), b.bytes, to.kind));
+      bufs[i]->copy_guards(to.host + b.guard_offset);
     }
   }
-  void copy_all(unsigned char* out) const {
-    copy_outputs(out);
-    copy_inputs_and_guards(out);
+  void copy_all(const OutputTarget& to) const {
+    copy_outputs(to);
+    copy_inputs_and_guards(to);
   }
 };
 
@@ -177,14 +188,14 @@ struct CallOutcome {
 // Calls the entry point; any CUDA error it leaves behind is fatal for this process. With
 // `snapshot_to`, the outputs are copied as soon as the legacy stream is idle, before the device
 // synchronize (the copies are not part of the gap).
-CallOutcome call_checked(void* fn, const DeviceInstance& d, unsigned char* snapshot_to = nullptr) {
+CallOutcome call_checked(void* fn, const DeviceInstance& d, const OutputTarget* snapshot_to = nullptr) {
   CallOutcome o;
   const auto t0 = Clock::now();
   invoke(fn, d.slots);
   const cudaError_t last = cudaGetLastError();
   const cudaError_t s1 = cudaStreamSynchronize(0);
   const auto t1 = Clock::now();
-  if (snapshot_to && last == cudaSuccess && s1 == cudaSuccess) d.copy_outputs(snapshot_to);
+  if (snapshot_to && last == cudaSuccess && s1 == cudaSuccess) d.copy_outputs(*snapshot_to);
   const auto t1b = Clock::now();
   const cudaError_t s2 = cudaDeviceSynchronize();
   const auto t2 = Clock::now();
@@ -341,6 +352,7 @@ class Candidate {
       else if (op == "instance") instance(m);
       else if (op == "call") call(m.body);
       else if (op == "time") time(m.body);
+      else if (op == "host_outputs") host_outputs();
       else throw CandidateFatal("harness_error", "unknown request '" + op + "'");
     }
   }
@@ -371,18 +383,40 @@ class Candidate {
       d_ = std::make_unique<DeviceInstance>(*spec_, precision_, l, scalars);
     }
     d_->upload(input.data(), scalars);
+    json reply = {{"ok", true}};
+    // A device output region for the verifier to map (it compares on its own GPU context): the
+    // previous one is gone from the verifier's side before it sends a new instance.
+    if (m.body.value("device_outputs", false)) {
+      if (dev_out_.bytes() != std::max<std::size_t>(l.output_bytes, 1)) {
+        dev_out_ = DeviceMemory();
+        dev_out_ = DeviceMemory(std::max<std::size_t>(l.output_bytes, 1));
+      }
+      reply["ipc"] = ipc_handle_hex(dev_out_);
+    } else {
+      dev_out_ = DeviceMemory();
+    }
+    ch_.send(reply);
+  }
+  // The verifier could not map the device region: this instance's outputs go to the host region.
+  void host_outputs() {
+    dev_out_ = DeviceMemory();
     ch_.send({{"ok", true}});
+  }
+  OutputTarget target() {
+    if (dev_out_.get()) return {static_cast<unsigned char*>(dev_out_.get()), cudaMemcpyDeviceToDevice, out_.data()};
+    return {out_.data(), cudaMemcpyDeviceToHost, out_.data()};
   }
   void call(const json& b) {
     if (!d_) throw CandidateFatal("harness_error", "call before instance");
     const bool before_sync = b.value("snapshot", std::string()) == "before_sync";
     d_->reset();
     MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-    const CallOutcome o = call_checked(fn_, *d_, before_sync ? out_.data() : nullptr);
+    const OutputTarget to = target();
+    const CallOutcome o = call_checked(fn_, *d_, before_sync ? &to : nullptr);
     if (before_sync)
-      d_->copy_inputs_and_guards(out_.data());
+      d_->copy_inputs_and_guards(to);
     else
-      d_->copy_all(out_.data());
+      d_->copy_all(to);
     ch_.send({{"ok", true}, {"gap_us", o.gap_us}, {"call_us", o.call_us}});
   }
   void time(const json& b) {
@@ -391,13 +425,13 @@ class Candidate {
     const std::vector<int> verify_at = b.value("verify_at", std::vector<int>{});
     const RawTiming r = time_entry(fn_, *d_, cfg, *l2_, [&](int i) {
       if (std::find(verify_at.begin(), verify_at.end(), i) == verify_at.end()) return true;
-      d_->copy_outputs(out_.data());  // outputs only: the last sample's copy has inputs and guards
+      d_->copy_outputs(target());  // outputs only: the last sample's copy has inputs and guards
       ch_.send({{"snapshot", i}});
       Message reply;
       if (!ch_.recv(reply)) throw CandidateFatal("harness_error", "verifier gone");
       return reply.body.value("op", "") == "continue";
     });
-    d_->copy_all(out_.data());  // the last timed call's outputs
+    d_->copy_all(target());  // the last timed call's outputs
     ch_.send({{"ok", true}, {"samples", r.samples}, {"walls", r.walls}, {"gaps", r.gaps}, {"sm_clock_mhz", r.sm_clock_mhz}});
   }
 
@@ -408,6 +442,7 @@ class Candidate {
   std::unique_ptr<DeviceInstance> d_;
   std::unique_ptr<L2Flusher> l2_;
   SharedRegion out_;
+  DeviceMemory dev_out_;  // the device output region the verifier maps, when it asked for one
 };
 
 }  // namespace

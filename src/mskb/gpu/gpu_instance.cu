@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include "mskb/core/counter_rng.hpp"
 #include "mskb/gpu/check.cuh"
@@ -88,6 +89,23 @@ __global__ void compare_kernel(const unsigned char* got, int kind, int bytes, bo
   }
 }
 
+// Sets *differs when a[i] != b[i] for some i (bytes, read as words where both are aligned).
+__global__ void bytes_differ_kernel(const unsigned char* a, const unsigned char* b, std::size_t n, int* differs) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  bool bad = false;
+  if (reinterpret_cast<std::uintptr_t>(a) % 8 == 0 && reinterpret_cast<std::uintptr_t>(b) % 8 == 0) {
+    const std::size_t words = n / 8;
+    const auto* wa = reinterpret_cast<const unsigned long long*>(a);
+    const auto* wb = reinterpret_cast<const unsigned long long*>(b);
+    for (std::size_t i = first; i < words && !bad; i += stride) bad = wa[i] != wb[i];
+    for (std::size_t i = words * 8 + first; i < n && !bad; i += stride) bad = a[i] != b[i];
+  } else {
+    for (std::size_t i = first; i < n && !bad; i += stride) bad = a[i] != b[i];
+  }
+  if (bad) atomicExch(differs, 1);
+}
+
 double from_bits(unsigned long long b) {
   double d;
   std::memcpy(&d, &b, sizeof d);
@@ -136,7 +154,7 @@ GpuInstance::GpuInstance(const TaskSpec& spec, Precision p, const Shape& shape, 
   reference(shape, p, d);
   MSKB_CUDA_CHECK(cudaGetLastError());
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-  scratch_ = DeviceMemory(scratch);
+  scratch_bytes_ = scratch;  // allocated when a host region is compared (a device region needs none)
   stats_ = DeviceMemory(sizeof(Stats));
 }
 
@@ -146,7 +164,24 @@ void GpuInstance::download_inputs(const InstanceLayout& l, unsigned char* input_
       MSKB_CUDA_CHECK(cudaMemcpy(input_region + l.params[i].in_offset, in_[i].get(), l.params[i].bytes, cudaMemcpyDeviceToHost));
 }
 
-CompareResult GpuInstance::compare(const InstanceLayout& l, const unsigned char* output_region, Tolerance tol) const {
+std::string GpuInstance::mutated_input(const InstanceLayout& l, const unsigned char* device_region) const {
+  if (!flag_.get()) flag_ = DeviceMemory(sizeof(int));
+  for (std::size_t i = 0; i < spec_.params.size(); ++i) {
+    const Param& q = spec_.params[i];
+    const BufferPlace& b = l.params[i];
+    if (!b.buffer || q.role != Role::in || b.bytes == 0) continue;
+    MSKB_CUDA_CHECK(cudaMemsetAsync(flag_.get(), 0, sizeof(int), 0));
+    bytes_differ_kernel<<<kBlocks, kThreads>>>(device_region + b.out_offset, static_cast<const unsigned char*>(in_[i].get()), b.bytes,
+                                               static_cast<int*>(flag_.get()));
+    MSKB_CUDA_CHECK(cudaGetLastError());
+    int differs = 0;
+    MSKB_CUDA_CHECK(cudaMemcpy(&differs, flag_.get(), sizeof differs, cudaMemcpyDeviceToHost));
+    if (differs) return q.name;
+  }
+  return "";
+}
+
+CompareResult GpuInstance::compare(const InstanceLayout& l, const unsigned char* output_region, Tolerance tol, bool on_device) const {
   CompareResult r;
   for (std::size_t i = 0; i < spec_.params.size(); ++i) {
     const Param& q = spec_.params[i];
@@ -155,10 +190,15 @@ CompareResult GpuInstance::compare(const InstanceLayout& l, const unsigned char*
     const std::size_t n = elements_[i];
     r.checked += n;
     if (n == 0) continue;
-    MSKB_CUDA_CHECK(cudaMemcpy(scratch_.get(), output_region + b.out_offset, b.bytes, cudaMemcpyHostToDevice));
+    const unsigned char* got = output_region + b.out_offset;
+    if (!on_device) {
+      if (scratch_.bytes() < b.bytes) scratch_ = DeviceMemory(scratch_bytes_);
+      MSKB_CUDA_CHECK(cudaMemcpy(scratch_.get(), got, b.bytes, cudaMemcpyHostToDevice));
+      got = static_cast<const unsigned char*>(scratch_.get());
+    }
     MSKB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(Stats), 0));
     const int bytes = static_cast<int>(elem_bytes(q.elem, p_));
-    compare_kernel<<<kBlocks, kThreads>>>(static_cast<const unsigned char*>(scratch_.get()), q.elem == Elem::i32 ? 2 : 0, bytes,
+    compare_kernel<<<kBlocks, kThreads>>>(got, q.elem == Elem::i32 ? 2 : 0, bytes,
                                           q.role == Role::out, static_cast<const double*>(out_[i].get()), n, tol.atol, tol.rtol,
                                           q.elem == Elem::i32, static_cast<Stats*>(stats_.get()));
     MSKB_CUDA_CHECK(cudaGetLastError());

@@ -27,10 +27,13 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/util/channel.hpp"
+#include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/gpu_instance.cuh"
+#include "mskb/gpu/kernel_reference.cuh"
 #include "mskb/gpu/reference.cuh"
 #include "mskb/gpu/runner.cuh"
+#include "mskb/util/gpu_lock.hpp"
 #include "mskb/util/gpu_sharing.hpp"
 #include "mskb/core/generators.hpp"
 #include "mskb/core/instance.hpp"
@@ -124,6 +127,13 @@ class CandidateProcess {
       died();
     }
   }
+  // After "exit": waits until the candidate has gone (its context with it).
+  void wait_exit() {
+    if (pid_ <= 0 || reaped_) return;
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+    reaped_ = true;
+  }
   // The candidate's answer; its death or its fatal report ends the evaluation.
   Message reply() {
     Message m;
@@ -158,8 +168,13 @@ class CandidateProcess {
 // Compares what the candidate copied back: guard zones, read-only inputs, every output element.
 // Returns a disposition ("passed", "unwritten_output", "wrong_result", "input_mutated",
 // "out_of_bounds") and fills `detail`.
-std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, const unsigned char* input, const unsigned char* out,
-                   const Args& expected, const GpuInstance* gpu, const Tolerance& tol, json& detail, bool outputs_only = false) {
+// `device_out`: for an instance on the verifier's GPU, the candidate's device output region mapped
+// here (outputs and read-only inputs are then compared on the GPU, guard zones still in `out`).
+std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, const unsigned char* input, unsigned char* out,
+                   const Args& expected, const GpuInstance* gpu, const unsigned char* device_out, const Tolerance& tol, json& detail,
+                   bool outputs_only = false) {
+  if (!gpu) device_out = nullptr;
+  detail["compared_on"] = device_out ? "gpu" : (gpu ? "gpu_from_host" : "host");
   for (std::size_t i = 0; i < s.params.size() && !outputs_only; ++i) {
     const BufferPlace& b = l.params[i];
     if (!b.buffer) continue;
@@ -172,9 +187,15 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
   }
   for (std::size_t i = 0; i < s.params.size() && !outputs_only; ++i) {
     const BufferPlace& b = l.params[i];
-    if (!b.buffer || s.params[i].role != Role::in) continue;
+    if (!b.buffer || s.params[i].role != Role::in || device_out) continue;
     if (std::memcmp(out + b.out_offset, input + b.in_offset, b.bytes) != 0) {
       detail["message"] = "modified read-only input '" + s.params[i].name + "'";
+      return "input_mutated";
+    }
+  }
+  if (device_out && !outputs_only) {
+    if (const std::string name = gpu->mutated_input(l, device_out); !name.empty()) {
+      detail["message"] = "modified read-only input '" + name + "'";
       return "input_mutated";
     }
   }
@@ -192,8 +213,16 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
   };
   // An instance on the verifier's GPU is compared there; a failure is compared again on the host
   // for its first mismatches (the same verdict and counts, the comparison being the same).
-  CompareResult r = gpu ? gpu->compare(l, out, tol) : compare_on_host(expected);
-  if (gpu && !r.ok) r = compare_on_host(gpu->expected_on_host());
+  CompareResult r = gpu ? gpu->compare(l, device_out ? device_out : out, tol, device_out != nullptr) : compare_on_host(expected);
+  if (gpu && !r.ok) {
+    if (device_out)
+      for (std::size_t i = 0; i < s.params.size(); ++i) {
+        const BufferPlace& b = l.params[i];
+        if (b.buffer && s.params[i].role != Role::in && b.bytes > 0)
+          MSKB_CUDA_CHECK(cudaMemcpy(out + b.out_offset, device_out + b.out_offset, b.bytes, cudaMemcpyDeviceToHost));
+      }
+    r = compare_on_host(gpu->expected_on_host());
+  }
   detail["checked"] = r.checked;
   detail["mismatches"] = r.mismatches;
   detail["nans"] = r.nans;
@@ -297,7 +326,7 @@ std::unique_ptr<HeldInstance> prepare_instance(const TaskSpec& spec, const RunRe
   h->input.seal();
   h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
   h->generate_s = seconds_since(t0);
-  if (!uses_gpu_reference(spec, c.shape, req.gpu_reference_min_complexity)) {
+  if (!uses_gpu_reference(spec, c.shape, req.gpu_reference_min_complexity) && req.reference_library.empty()) {  // a reference kernel: at check time
     const auto t1 = Clock::now();
     h->ref_kind = compute_expected_in_place(spec, c.shape, req.precision, h->expected, req.gpu_reference_min_complexity);
     h->reference_s = seconds_since(t1);
@@ -392,9 +421,15 @@ std::string timing_inconsistency(const std::vector<double>& samples, const std::
 
 class Verifier {
  public:
-  Verifier(const RunRequest& req, const Reporter& rep, int report_fd) : req_(req), rep_(rep), spec_(request_task(req)), cand_(report_fd) {}
+  Verifier(const RunRequest& req, const Reporter& rep, int report_fd)
+      : req_(req), rep_(rep), spec_(request_task(req)), gpu_lock_(req.gpu_lock), cand_(report_fd), kref_(req, spec_, report_fd) {}
 
   void run() {
+    // Host work on the main thread (CPU references, host comparisons) keeps to the share of the
+    // CPUs this evaluation was given when others share the host.
+    const ParallelCap cap(req_.host_threads);
+    // Loading the kernel and creating the contexts is GPU work: never beside another's timing.
+    GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
     rep_.phase("load", Shape{}, 0, 120);
     cand_.send({{"op", "load"}, {"task", req_.task}, {"task_file", req_.task_file}, {"precision", to_string(req_.precision)}, {"library", req_.library},
                 {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", !req_.timings.empty()}});
@@ -412,7 +447,9 @@ class Verifier {
       }
     cand_.send({{"op", "context"}});
     cand_.reply();
+    kref_.start();  // a task file's reference kernel: its process and context are ours too
     if (sharing_) sharing_->context_created();
+    gpu.release();
     if (!req_.matrix_path.empty()) matrix_ = std::make_unique<SparseMatrix>(read_matrix_market(req_.matrix_path));
     queue_ = std::make_unique<InstanceQueue>(spec_, req_, matrix_.get());
 
@@ -440,38 +477,80 @@ class Verifier {
     }
   }
 
-  void finish() { cand_.send({{"op", "exit"}}); }
+  // The candidate exits (its context goes) and this process's GPU memory is freed while the GPU
+  // lock is held shared: a teardown is GPU work too.
+  void finish() {
+    const GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
+    rep_.phase("exit", Shape{}, 0, 120);
+    cand_.send({{"op", "exit"}});
+    cand_.wait_exit();
+    device_out_ = IpcMapping();
+    held_.reset();
+  }
 
  private:
+  // The GPU lock (shared, or exclusive for a timing). Waiting for it is another evaluation's time,
+  // not this kernel's: the watchdog gets a phase of its own, then the phase we were in again.
+  GpuLock::Guard wait_for_gpu(bool exclusive, const Shape& shape, uint64_t seed, double resume_timeout_s) {
+    if (!gpu_lock_.enabled()) return {};
+    rep_.phase("gpu_wait", shape, seed, 3600);
+    GpuLock::Guard g = exclusive ? gpu_lock_.exclusive() : gpu_lock_.shared();
+    if (resume_timeout_s > 0) rep_.phase("generate", shape, seed, resume_timeout_s);
+    return g;
+  }
+
   // Takes the instance of (c, seed) from the queue and hands it to the candidate; `reuse`: into the
   // buffers of the previous seed of the same shape.
   void load_instance(const CheckItem& c, uint64_t seed, bool reuse) {
+    device_out_ = IpcMapping();  // closed before the candidate may free the region
     held_ = queue_->take(c, seed, std::move(held_));
     cand_.send({{"op", "instance"}, {"shape", c.shape.str()}, {"seed", seed}, {"elements", held_->elements}, {"scalars", held_->scalars},
-                {"guard_bytes", req_.guard_bytes}, {"reuse", reuse}},
+                {"guard_bytes", req_.guard_bytes}, {"reuse", reuse}, {"device_outputs", held_->gpu != nullptr && ipc_unavailable_.empty()}},
                {held_->input.fd(), held_->output.fd()});
+  }
+
+  // The candidate's answer to an instance: for an instance on our GPU, the device output region
+  // it exports, mapped here. Where CUDA IPC does not work, that instance and the rest of the
+  // evaluation use the host region (the same checks, slower).
+  void instance_uploaded() {
+    const Message up = cand_.reply();
+    if (!held_->gpu || !up.body.contains("ipc")) return;
+    try {
+      device_out_ = IpcMapping(up.body.value("ipc", std::string()));
+    } catch (const std::exception& e) {
+      ipc_unavailable_ = e.what();
+      cand_.send({{"op", "host_outputs"}});
+      cand_.reply();
+    }
   }
 
   std::string judge_outputs(const CheckItem& c, json& detail, bool outputs_only = false) {
     return verify(spec_, req_.precision, held_->layout, held_->input.data(), held_->output.data(), held_->expected, held_->gpu.get(),
-                  spec_.tolerance(c.shape, req_.precision), detail, outputs_only);
+                  device_out_.get(), spec_.tolerance(c.shape, req_.precision), detail, outputs_only);
   }
 
   // One check: generate, hand over, reference (while the candidate uploads), the checked call,
   // then gap probes whose outputs are judged too. The disposition goes into detail["disposition"].
   json check(const CheckItem& c, uint64_t seed, bool reuse, json& detail, std::string& ref_kind, double& gap, double& call_us) {
-    rep_.phase("generate", c.shape, seed, 120.0 + static_cast<double>(spec_.complexity(c.shape)) * 1e-8);
+    const double generate_timeout_s = 120.0 + static_cast<double>(spec_.complexity(c.shape)) * 1e-8;
+    rep_.phase("generate", c.shape, seed, generate_timeout_s);
     const auto t_generate = Clock::now();
+    // The GPU lock, shared, from the first GPU work of the check to its end: an instance drawn on
+    // our GPU is GPU work already; a host instance is waited for without it.
+    GpuLock::Guard gpu;
+    if (uses_gpu_instance(spec_, req_, c.shape)) gpu = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
     load_instance(c, seed, reuse);
+    if (!gpu.held()) gpu = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
     const double waited_s = seconds_since(t_generate);
     // A GPU reference runs now, while the candidate uploads; a CPU one ran with the inputs.
     const auto t_reference = Clock::now();
     if (held_->ref_kind.empty()) {
-      held_->ref_kind = compute_expected_in_place(spec_, c.shape, req_.precision, held_->expected, req_.gpu_reference_min_complexity);
+      held_->ref_kind = kref_.active() ? kref_.compute(c.shape, seed, held_->layout, held_->input, held_->elements, held_->scalars, held_->expected)
+                                       : compute_expected_in_place(spec_, c.shape, req_.precision, held_->expected, req_.gpu_reference_min_complexity);
       held_->reference_s = seconds_since(t_reference);
     }
     ref_kind = held_->ref_kind;
-    cand_.reply();  // the upload is done
+    instance_uploaded();
     const auto t_check = Clock::now();
     rep_.phase("call", c.shape, seed, spec_.call_timeout_s);
     cand_.send({{"op", "call"}, {"snapshot", "before_sync"}});
@@ -514,6 +593,9 @@ class Verifier {
   }
 
   void time(const CheckItem& c, uint64_t seed) {
+    // Alone on the GPU (as far as the harness goes) from the warm-up to the last sample's check.
+    // The watchdog's clock starts once the lock is held: waiting for it is not the kernel's time.
+    const GpuLock::Guard gpu = wait_for_gpu(true, c.shape, seed, 0);
     rep_.phase("timing", c.shape, seed, spec_.call_timeout_s * 20 + req_.timing.max_time_s * 4);
     const auto t_timing = Clock::now();
     const std::vector<uint64_t> others_before = sharing_ ? sharing_->others_now() : std::vector<uint64_t>{};
@@ -590,11 +672,15 @@ class Verifier {
   const RunRequest& req_;
   const Reporter& rep_;
   const TaskSpec& spec_;
+  GpuLock gpu_lock_;
   CandidateProcess cand_;
+  KernelReference kref_;  // a task file's reference kernel (inactive without one)
   std::unique_ptr<GpuSharing> sharing_;
   std::unique_ptr<SparseMatrix> matrix_;
   std::unique_ptr<InstanceQueue> queue_;  // after matrix_: it reads it
   std::unique_ptr<HeldInstance> held_;
+  IpcMapping device_out_;        // the candidate's device output region of held_, when on our GPU
+  std::string ipc_unavailable_;  // why CUDA IPC failed, once it has
 };
 
 }  // namespace

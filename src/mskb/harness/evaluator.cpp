@@ -14,6 +14,7 @@
 
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/events.hpp"
+#include "mskb/harness/reference_kernel.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/task_file.hpp"
@@ -96,10 +97,21 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   req.mode = RunMode::evaluate;
   req.task = spec.name;
   req.task_file = task_file_of(spec);
+  req.reference_library = reference_kernel_library(spec);  // a task file's reference kernel, if it has one
   req.precision = p;
   req.library = library;
   req.symbol = spec.symbol(p);
   req.timing = opt.timing;
+  req.gpu_lock = opt.gpu_lock;
+  req.host_threads = opt.host_threads;
+  if (opt.gpu_instance_min_complexity) {
+    req.gpu_instance_min_complexity = *opt.gpu_instance_min_complexity;
+  } else if (const char* env = std::getenv("MSKB_GPU_INSTANCE_MIN_COMPLEXITY"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(v >= 0)) throw std::invalid_argument("MSKB_GPU_INSTANCE_MIN_COMPLEXITY must be a number >= 0");
+    req.gpu_instance_min_complexity = v;
+  }
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.
@@ -147,6 +159,7 @@ RunRequest single_shape_request(const TaskSpec& spec, Precision p, const std::st
   req.mode = mode;
   req.task = spec.name;
   req.task_file = task_file_of(spec);
+  req.reference_library = reference_kernel_library(spec);  // a task file's reference kernel, if it has one
   req.precision = p;
   req.library = library;
   req.symbol = spec.symbol(p);

@@ -69,6 +69,9 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
        {"guard_bytes", r.guard_bytes},
        {"matrix_path", r.matrix_path}};
   if (!r.task_file.empty()) j["task_file"] = r.task_file;  // a user's task file (absent for built-in tasks)
+  if (!r.reference_library.empty()) j["reference_library"] = r.reference_library;  // a task file's reference kernel
+  if (!r.gpu_lock.empty()) j["gpu_lock"] = r.gpu_lock;
+  if (r.host_threads != 0) j["host_threads"] = r.host_threads;
 }
 
 void from_json(const nlohmann::json& j, RunRequest& r) {
@@ -93,6 +96,9 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.guard_bytes = j.value("guard_bytes", std::size_t{64 * 1024});
   r.matrix_path = j.value("matrix_path", std::string());
   r.task_file = j.value("task_file", std::string());
+  r.reference_library = j.value("reference_library", std::string());
+  r.gpu_lock = j.value("gpu_lock", std::string());
+  r.host_threads = j.value("host_threads", 0);
 }
 
 const TaskSpec& request_task(const RunRequest& r) { return resolve_task(r.task, r.task_file); }

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -19,6 +21,8 @@
 #include "build_pool.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/harness/reproduce.hpp"
+#include "mskb/util/parallel.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -146,6 +150,9 @@ std::vector<PlannedGroup> planned_groups(const SuitePlan& plan, const Progress& 
   for (const auto& name : plan.tasks) {
     const TaskSpec& spec = get_task(name);
     for (Precision p : plan.precisions) {
+      if (!plan.only_groups.empty() &&
+          std::find(plan.only_groups.begin(), plan.only_groups.end(), spec.name + "|" + to_string(p)) == plan.only_groups.end())
+        continue;
       auto group = group_kernels(plan, spec, p, names, progress);
       // A submission's group without a kernel of the submission: nothing to compare.
       if (plan.submission && std::none_of(group.begin(), group.end(), [&](const auto& g) { return names.count(g.first.path) > 0; })) continue;
@@ -166,8 +173,8 @@ std::vector<PlannedGroup> planned_groups(const SuitePlan& plan, const Progress& 
 // One run of the suite: its items, their results, the lanes they run on.
 class SuiteRun {
  public:
-  SuiteRun(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial)
-      : plan_(plan), progress_(progress), on_partial_(on_partial), eval_(plan.eval), pool_(plan.compile, plan.build_jobs) {}
+  SuiteRun(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial, const ProgressItems& items)
+      : plan_(plan), progress_(progress), on_partial_(on_partial), items_progress_(items), eval_(plan.eval), pool_(plan.compile, plan.build_jobs) {}
 
   SuiteReport run() {
     prepare();
@@ -177,21 +184,22 @@ class SuiteRun {
     // candidates it compares are timed on the same device, one evaluation per GPU at a time. A
     // correctness-only run (check, memcheck) takes items one by one, `checks_per_gpu` per GPU. A
     // timed run with checks_per_gpu > 1 goes in two phases: every contender's checks first,
-    // several per GPU at once (checking needs no exclusive GPU), then, one per GPU and grouped as
-    // above, the timing part of those that passed (the timed shapes re-checked with the timed
-    // seed, then timed) while nothing else runs on that GPU.
-    const bool check_only = eval_.check_only || plan_.sanitizer;
-    const bool two_phase = !check_only && plan_.checks_per_gpu > 1;
+    // several per GPU at once (checking needs no exclusive GPU), then, grouped as above,
+    // `timing_overlap` timing parts per GPU at once of those that passed (the timed shapes
+    // re-checked with the timed seed, then timed). Their host work overlaps; on the GPU they
+    // exclude each other through the lane's lock: GPU work holds it shared, a timing exclusive,
+    // so nothing else of the run touches that GPU while samples are taken.
     results_.assign(items_.size(), std::nullopt);
-    if (check_only) {
+    if (check_only()) {
       run_phase(units(false), plan_.checks_per_gpu, Part::all, nullptr);
-    } else if (!two_phase) {
+    } else if (!two_phase()) {
       run_phase(units(true), 1, Part::all, nullptr);
     } else {
+      make_lane_locks();
       run_phase(units(false), plan_.checks_per_gpu, Part::checks, nullptr);
       const Results checked = std::move(results_);
       results_.assign(items_.size(), std::nullopt);
-      run_phase(units(true), 1, Part::timing, &checked);
+      run_phase(units(true), timing_overlap(), Part::timing, &checked);
     }
     for (auto& r : results_)
       if (r) report_.runs.push_back(std::move(*r));
@@ -206,6 +214,7 @@ class SuiteRun {
     eval_.shape_seed = plan_.shape_seed != 0 ? plan_.shape_seed : fresh_shape_seed();
     report_.shape_seed = eval_.shape_seed;
     report_.submission = plan_.submission;
+    report_.reproduce = reproduce_record(plan_, eval_.shape_seed);
     if (!eval_.check_only && !plan_.sanitizer) {
       report_.device = device_info(false, eval_.runner);
       eval_.ceilings = ceilings_from(report_.device);
@@ -214,6 +223,8 @@ class SuiteRun {
     }
     lanes_ = gpu_lanes(plan_.gpus, report_.device.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
     report_.device["lanes"] = lanes_;
+    report_.device["checks_per_gpu"] = plan_.checks_per_gpu;
+    if (!check_only()) report_.device["timing_overlap"] = two_phase() ? timing_overlap() : 1;
     sanitizer_ = plan_sanitizer(plan_);
   }
 
@@ -238,6 +249,24 @@ class SuiteRun {
                 true);
   }
 
+  bool check_only() const { return eval_.check_only || plan_.sanitizer.has_value(); }
+  bool two_phase() const { return !check_only() && plan_.checks_per_gpu > 1; }
+  // Timing parts at once per GPU: one where the runners are not on this host (a Slurm launcher:
+  // the lock file is local).
+  int timing_overlap() const { return eval_.launcher.slurm() ? 1 : std::max(1, plan_.timing_overlap); }
+
+  // One lock file per lane, in this run's temp dir: every evaluation of a two-phase run on that
+  // GPU gets it (EvalOptions::gpu_lock).
+  void make_lane_locks() {
+    if (eval_.launcher.slurm()) return;
+    const std::string dir = launch_work_dir(Launcher{}, "locks");
+    for (const std::string& lane : lanes_) {
+      std::string name;
+      for (const char c : lane) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+      lane_locks_[lane] = dir + "/gpu-" + name + ".lock";
+    }
+  }
+
   std::vector<std::vector<std::size_t>> units(bool grouped) const {
     std::vector<std::vector<std::size_t>> out;
     for (std::size_t i = 0; i < items_.size(); ++i) {
@@ -258,6 +287,13 @@ class SuiteRun {
     progress_(line, final_line);
   }
 
+  // An item's line: to ProgressItems::item when set (an empty final line: nothing to do), else to Progress.
+  void say(const Item& it, const std::string& line, bool final_line) {
+    std::lock_guard<std::mutex> lock(progress_mutex_);
+    if (items_progress_.item) items_progress_.item(static_cast<std::size_t>(&it - items_.data()), line, final_line);
+    else if (!line.empty()) progress_(line, final_line);
+  }
+
   // The sanitizer gate of a timed run: memcheck and racecheck before the timing. A tool that does
   // not pass leaves its result in `r`; returns the tools that ran clean and their seconds.
   std::pair<std::vector<std::string>, double> sanitize_gate(Item& it, const EvalOptions& e, const std::string& so,
@@ -265,7 +301,7 @@ class SuiteRun {
     std::vector<std::string> sanitized;
     double gate_s = 0;
     for (const SanitizerTool tool : {SanitizerTool::memcheck, SanitizerTool::racecheck}) {
-      say(label + ": " + to_string(tool) + " on " + kSanitizerShapes, false);
+      say(it, label + ": " + to_string(tool) + " on " + kSanitizerShapes, false);
       EvalOptions g = e;
       g.part = Part::all;
       g.check_only = true;
@@ -287,10 +323,12 @@ class SuiteRun {
 
   // A built item's evaluation (with the sanitizer gate when the plan asks for it).
   void evaluate_built(Item& it, const std::string& lane, Part part, const std::string& so, const std::string& label, ContenderResult& r) {
-    say(label + ": evaluating", false);
+    say(it, label + ": evaluating", false);
     EvalOptions e = eval_;
     e.part = part;
     if (lanes_.size() > 1 || !plan_.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
+    if (const auto l = lane_locks_.find(lane); l != lane_locks_.end()) e.gpu_lock = l->second;
+    e.host_threads = host_threads_;
     if (plan_.sanitizer) {
       e.check_only = true;
       e.seeds = 2;  // the least (the second in the first's buffers): the sanitizer checks accesses, values were checked with every seed without it
@@ -327,17 +365,20 @@ class SuiteRun {
   // contender that failed it is not timed, one that passed adds its counts.
   std::optional<ContenderRun> run_item(Item& it, const std::string& lane, Part part, const std::optional<ContenderRun>* prior) {
     // Skipped or failed its checks (a declared kernel that failed as declared too): not timed.
-    if (prior && !(*prior && is_correct((*prior)->result.disposition))) return *prior;
+    if (prior && !(*prior && is_correct((*prior)->result.disposition))) {
+      say(it, "", true);
+      return *prior;
+    }
     const std::string sym = it.spec->symbol(it.precision);
     // An optional kernel that does not build or lacks the entry point is not judged here, nor
     // the shipped contenders of a group where no kernel is.
     if (it.kernel.optional && !judged_optional(it)) {
-      say(fmt::format("{} {} {}: skipped (no {} in it)", it.spec->name, to_string(it.precision), it.kernel.contender, sym), true);
+      say(it, fmt::format("{} {} {}: skipped (no {} in it)", it.spec->name, to_string(it.precision), it.kernel.contender, sym), true);
       return std::nullopt;
     }
     if (!it.needs_one_of.empty() &&
         std::none_of(it.needs_one_of.begin(), it.needs_one_of.end(), [&](std::size_t j) { return judged_optional(items_[j]); })) {
-      say(fmt::format("{} {} {}: skipped (no kernel of the group exports {})", it.spec->name, to_string(it.precision), it.kernel.contender, sym),
+      say(it, fmt::format("{} {} {}: skipped (no kernel of the group exports {})", it.spec->name, to_string(it.precision), it.kernel.contender, sym),
           true);
       return std::nullopt;
     }
@@ -345,7 +386,7 @@ class SuiteRun {
     const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items_.size(), it.spec->name, to_string(it.precision),
                                           it.kernel.contender, lanes_.size() > 1 ? " (gpu " + lane + ")" : "",
                                           part == Part::all ? "" : " " + to_string(part));
-    say(label + ": building", false);
+    say(it, label + ": building", false);
     ContenderRun run;
     run.build = it.build.get();
     run.gpu = lane;
@@ -367,7 +408,7 @@ class SuiteRun {
       auto exports = [&](const std::string& s) { return std::find(syms.begin(), syms.end(), s) != syms.end(); };
       if (!syms.empty() && !exports(sym) && !it.kernel.trusted && plan_.skip_missing_precisions &&
           (exports(it.spec->symbol(Precision::fp32)) || exports(it.spec->symbol(Precision::bf16)))) {
-        say(label + ": skipped (exports no " + sym + ")", true);
+        say(it, label + ": skipped (exports no " + sym + ")", true);
         return std::nullopt;
       }
       if (!syms.empty() && !exports(sym)) {
@@ -384,7 +425,7 @@ class SuiteRun {
       }
     }
     const std::string d = to_string(r.disposition);
-    say(fmt::format("{}: {}{}{}{} ({:.1f} s{})", label, d,
+    say(it, fmt::format("{}: {}{}{}{} ({:.1f} s{})", label, d,
                     r.sanitized.empty() ? "" : " (" + r.sanitized.front() + (r.sanitized.size() > 1 ? " + " + r.sanitized.back() : "") + " clean)",
                     it.expect.empty() ? "" : (d == it.expect ? " (as declared)" : " (DECLARED " + it.expect + ")"),
                     r.message.empty() ? "" : " - " + r.message, r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
@@ -398,6 +439,7 @@ class SuiteRun {
     so_far.device = report_.device;
     so_far.shape_seed = report_.shape_seed;
     so_far.submission = report_.submission;
+    so_far.reproduce = report_.reproduce;
     so_far.partial = true;
     for (std::size_t k = 0; k < items_.size(); ++k) {
       if (results_[k]) {
@@ -410,21 +452,39 @@ class SuiteRun {
     on_partial_(so_far);
   }
 
-  // Runs `units` on `per_lane` workers per GPU lane.
+  // Runs `units` on `per_lane` workers per GPU lane. A lane takes the next unit when its workers
+  // have nothing left to start, so a unit's items all run on that lane, in order, up to
+  // `per_lane` of them (of one unit or several) at once. The verifiers' host threads are shared
+  // out among all the run's workers on this host (all CPUs but two, divided).
   void run_phase(const std::vector<std::vector<std::size_t>>& units, int per_lane, Part part, const Results* prior) {
     started_ = 0;
-    std::atomic<std::size_t> next_unit{0};
-    const std::size_t workers =
-        std::max<std::size_t>(1, std::min(units.size(), lanes_.size() * static_cast<std::size_t>(std::max(1, per_lane))));
+    if (items_progress_.phase)
+      items_progress_.phase(part == Part::checks ? "phase 1/2: checks" : part == Part::timing ? "phase 2/2: timing" : "", items_.size());
+    per_lane = std::max(1, per_lane);
+    host_threads_ = std::max(1, (available_cpus() - 2) / (per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
+    std::size_t next_unit = 0;
+    std::mutex queue_mutex;
+    std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the units each lane took, not started yet
+    auto next_item = [&](std::size_t lane) -> std::optional<std::size_t> {
+      std::lock_guard<std::mutex> lock(queue_mutex);
+      if (queued[lane].empty() && next_unit < units.size()) {
+        queued[lane].assign(units[next_unit].begin(), units[next_unit].end());
+        ++next_unit;
+      }
+      if (queued[lane].empty()) return std::nullopt;
+      const std::size_t i = queued[lane].front();
+      queued[lane].pop_front();
+      return i;
+    };
+    const std::size_t workers = lanes_.size() * static_cast<std::size_t>(per_lane);
     auto worker = [&](std::size_t w) {
       const std::string& lane = lanes_[w % lanes_.size()];
-      for (std::size_t u; (u = next_unit++) < units.size();)
-        for (std::size_t i : units[u]) {
-          std::optional<ContenderRun> r = run_item(items_[i], lane, part, prior ? &(*prior)[i] : nullptr);
-          std::lock_guard<std::mutex> lock(partial_mutex_);
-          results_[i] = std::move(r);
-          if (on_partial_) report_partial(prior);
-        }
+      while (const std::optional<std::size_t> i = next_item(w % lanes_.size())) {
+        std::optional<ContenderRun> r = run_item(items_[*i], lane, part, prior ? &(*prior)[*i] : nullptr);
+        std::lock_guard<std::mutex> lock(partial_mutex_);
+        results_[*i] = std::move(r);
+        if (on_partial_) report_partial(prior);
+      }
     };
     if (workers == 1) {
       worker(0);
@@ -438,10 +498,13 @@ class SuiteRun {
   const SuitePlan& plan_;
   const Progress& progress_;
   const PartialReport& on_partial_;
+  const ProgressItems& items_progress_;
   EvalOptions eval_;
   SuiteReport report_;
   std::vector<std::string> lanes_;
   std::string sanitizer_;
+  std::map<std::string, std::string> lane_locks_;  // lane -> its GPU lock file (two-phase runs)
+  int host_threads_ = 0;                           // the current phase's cap per verifier
   BuildPool pool_;  // joins its workers before the items it built are gone
   std::vector<Item> items_;
   Results results_;
@@ -464,8 +527,8 @@ std::vector<SuiteGroup> suite_groups(const SuitePlan& plan, std::size_t* skipped
   return out;
 }
 
-SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial) {
-  return SuiteRun(plan, progress, on_partial).run();
+SuiteReport run_suite(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial, const ProgressItems& items) {
+  return SuiteRun(plan, progress, on_partial, items).run();
 }
 
 }  // namespace mskb

@@ -13,6 +13,7 @@
 #include "mskb/core/registry.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/harness/report_data.hpp"
+#include "mskb/harness/reproduce.hpp"
 #include "mskb/harness/suite.hpp"
 
 using json = nlohmann::json;
@@ -98,6 +99,7 @@ json SuiteReport::to_json() const {
   json out = {{"device", device}, {"contenders", contenders}, {"results", results}, {"scores", scores}};
   if (shape_seed != 0) out["shape_seed"] = shape_seed;
   if (partial) out["partial"] = true;
+  if (!reproduce.is_null()) out["reproduce"] = reproduce_observed(reproduce, out);
   if (submission) {
     json skipped = json::array();
     for (const SkippedFile& f : submission->skipped) skipped.push_back({{"file", f.path}, {"reason", f.reason}});

@@ -2,6 +2,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -32,21 +33,23 @@ MSKB_TASK(high_order_contraction) {
   spec.heldout = {shape(1, 1, 1, 1, 1),     shape(3, 5, 7, 2, 3),       shape(2, 3, 4, 5, 1),     shape(33, 17, 65, 9, 7),
                   shape(100, 50, 30, 16, 1), shape(64, 64, 64, 1, 32),  shape(17, 300, 129, 5, 16), shape(300, 200, 100, 12, 20)};
   spec.large = {shape(512, 512, 256, 16, 16), shape(1024, 1024, 256, 16, 16), shape(512, 512, 256, 32, 32)};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const int64_t A = dim(s, "a_dim"), B = dim(s, "b_dim"), C = dim(s, "c_dim"), X = dim(s, "x_dim"), Y = dim(s, "y_dim");
-    a[0].data.resize(static_cast<std::size_t>(A * X * B * Y));
-    a[1].data.resize(static_cast<std::size_t>(X * C * Y));
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].data.resize(static_cast<std::size_t>(A * B * C));
-    a[3].value = static_cast<double>(A);
-    a[4].value = static_cast<double>(B);
-    a[5].value = static_cast<double>(C);
-    a[6].value = static_cast<double>(X);
-    a[7].value = static_cast<double>(Y);
-  };
-  // FP64, parallel over (a, b); y innermost (contiguous in A and B). Shapes with a*b*c*x*y >= 1e8 use the
-  // FP64 GPU reference (reference.cu).
+  // A and B uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const int64_t A = dim(s, "a_dim"), B = dim(s, "b_dim"), C = dim(s, "c_dim"), X = dim(s, "x_dim"),
+                                            Y = dim(s, "y_dim");
+                              n[0] = static_cast<std::size_t>(A * X * B * Y);
+                              n[1] = static_cast<std::size_t>(X * C * Y);
+                              n[2] = static_cast<std::size_t>(A * B * C);
+                              v[3] = static_cast<double>(A);
+                              v[4] = static_cast<double>(B);
+                              v[5] = static_cast<double>(C);
+                              v[6] = static_cast<double>(X);
+                              v[7] = static_cast<double>(Y);
+                            },
+                            {{-1.0, 1.0}, {-1.0, 1.0}, {}, {}, {}, {}, {}, {}}});
+  // FP64, parallel over (a, b); y innermost (contiguous in A and B); per output, each x's sum over y is
+  // added in x order (reference.cu does the same). Shapes with a*b*c*x*y >= 1e8 use the FP64 GPU
+  // reference (reference.cu), GPU instances its device form.
   spec.reference = [](const Shape& s, Precision, Args& args) {
     const int64_t A = dim(s, "a_dim"), B = dim(s, "b_dim"), C = dim(s, "c_dim"), X = dim(s, "x_dim"), Y = dim(s, "y_dim");
     const double* a = args[0].data.data();

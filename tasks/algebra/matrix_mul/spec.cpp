@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(matrix_mul) {
@@ -25,18 +26,20 @@ MSKB_TASK(matrix_mul) {
       {{"M", 4097}, {"N", 1536}, {"K", 2048}},
   };
   spec.large = {{{"M", 8192}, {"N", 8192}, {"K", 8192}}, {{"M", 16384}, {"N", 8192}, {"K", 8192}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto m = static_cast<std::size_t>(s["M"]), n = static_cast<std::size_t>(s["N"]), k = static_cast<std::size_t>(s["K"]);
-    a[0].data.resize(m * k);
-    a[1].data.resize(k * n);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].data.resize(m * n);
-    a[3].value = static_cast<double>(m);
-    a[4].value = static_cast<double>(n);
-    a[5].value = static_cast<double>(k);
-  };
+  // A and B uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const auto m = static_cast<std::size_t>(s["M"]), cols = static_cast<std::size_t>(s["N"]),
+                                         k = static_cast<std::size_t>(s["K"]);
+                              n[0] = m * k;
+                              n[1] = k * cols;
+                              n[2] = m * cols;
+                              v[3] = static_cast<double>(m);
+                              v[4] = static_cast<double>(cols);
+                              v[5] = static_cast<double>(k);
+                            },
+                            {{-1.0, 1.0}, {-1.0, 1.0}, {}, {}, {}, {}}});
   // FP64, cache-blocked (16 rows x 256 columns of C per task, K in slices of 128), parallel over tiles.
+  // Large shapes use the FP64 GPU reference (reference.cu), GPU instances its device form.
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t M = s["M"], N = s["N"], K = s["K"];
     constexpr int64_t IB = 16, JB = 256, KB = 128;

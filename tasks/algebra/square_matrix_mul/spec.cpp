@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -27,17 +28,14 @@ MSKB_TASK(square_matrix_mul) {
   spec.heldout = {{{"M", 1}}, {{"M", 3}}, {{"M", 17}}, {{"M", 100}}, {{"M", 257}}, {{"M", 1000}}, {{"M", 1023}}, {{"M", 5000}}};
   spec.large = {{{"M", 6144}}, {{"M", 8192}}, {{"M", 12288}}};
   spec.call_timeout_s = 30.0;
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["M"] * s["M"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].data.resize(n);
-    a[3].value = static_cast<double>(s["M"]);
-  };
+  // A and B uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = n[2] = static_cast<std::size_t>(s["M"] * s["M"]);
+                              v[3] = static_cast<double>(s["M"]);
+                            },
+                            {{-1.0, 1.0}, {-1.0, 1.0}, {}, {}}});
   // FP64, cache-blocked (16 rows x 256 columns of C per task, K in slices of 128), parallel over tiles.
-  // Shapes with M^3 >= 1e8 use the FP64 GPU reference (reference.cu).
+  // Shapes with M^3 >= 1e8 use the FP64 GPU reference (reference.cu), GPU instances its device form.
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t M = s["M"];
     constexpr int64_t IB = 16, JB = 256, KB = 128;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -38,18 +39,19 @@ MSKB_TASK(conv_2d) {
                   shape(257, 300, 9, 5),     shape(1000, 999, 17, 1),  shape(1023, 777, 40, 40),
                   shape(600, 3001, 1, 33),   shape(2049, 2047, 33, 31)};
   spec.large = {shape(8192, 8192, 32, 32), shape(16384, 16384, 16, 16), shape(12288, 12288, 24, 24)};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const int64_t ir = s["input_rows"], ic = s["input_cols"], kr = s["kernel_rows"], kc = s["kernel_cols"];
-    a[0].data.resize(static_cast<std::size_t>(ir * ic));
-    a[1].data.resize(static_cast<std::size_t>(kr * kc));
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].data.resize(static_cast<std::size_t>((ir - kr + 1) * (ic - kc + 1)));
-    a[3].value = static_cast<double>(ir);
-    a[4].value = static_cast<double>(ic);
-    a[5].value = static_cast<double>(kr);
-    a[6].value = static_cast<double>(kc);
-  };
+  // input and kernel uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (CPU twin
+  // elsewhere), whose FP64 reference is then reference.cu's (the same sums in the same order).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const int64_t ir = s["input_rows"], ic = s["input_cols"], kr = s["kernel_rows"], kc = s["kernel_cols"];
+                              n[0] = static_cast<std::size_t>(ir * ic);
+                              n[1] = static_cast<std::size_t>(kr * kc);
+                              n[2] = static_cast<std::size_t>((ir - kr + 1) * (ic - kc + 1));
+                              v[3] = static_cast<double>(ir);
+                              v[4] = static_cast<double>(ic);
+                              v[5] = static_cast<double>(kr);
+                              v[6] = static_cast<double>(kc);
+                            },
+                            {{-1.0, 1.0}, {-1.0, 1.0}, {}, {}, {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t ic = s["input_cols"], kr = s["kernel_rows"], kc = s["kernel_cols"];
     const int64_t orows = s["input_rows"] - kr + 1, ocols = ic - kc + 1;

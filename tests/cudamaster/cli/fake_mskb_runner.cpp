@@ -6,10 +6,16 @@
 // CUDA_VISIBLE_DEVICES is set), so
 // tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports;
 // FAKE_GPUS=0 makes every mode fail as the real runner does on a machine without a GPU.
+// FAKE_RUNNER_TRACE, when set, gets one JSON line per evaluation: the request's library, task,
+// precision, gpu_lock and host_threads, the timed shapes, CUDA_VISIBLE_DEVICES, and the runner's
+// start and end (steady clock, ns; comparable across processes). With a gpu_lock and timed shapes
+// it holds that lock exclusive (mskb/util/gpu_lock.hpp) for FAKE_RUNNER_TIMING_MS (default 20)
+// before its timings, as the real runner does around a timing, and records that hold too.
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -17,6 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/util/gpu_lock.hpp"
 #include "support/fake_markers.hpp"
 
 using nlohmann::json;
@@ -24,6 +31,10 @@ using nlohmann::json;
 namespace {
 
 int g_fd = 3;
+
+int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
 std::string g_token;  // the request's token: the parent accepts only lines that carry it
 
 void emit(json j) {
@@ -103,6 +114,7 @@ int main(int argc, char** argv) {
     std::ofstream(log, std::ios::app) << library << " timings=" << req.value("timings", json::array()).size() << " checks=" << checks
                                       << " large=" << large << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
   }
+  const int64_t start_ns = steady_ns();
   int sleep_ms = m.sleep_ms;
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
   if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
@@ -117,6 +129,23 @@ int main(int argc, char** argv) {
   // The real runner's walk (mskb/protocol.hpp, check_event_sequence): a failed check ends its
   // shape, three end the run, a timed shape's timing follows its last seed while nothing failed.
   const json timings = req.value("timings", json::array());
+  json trace = {{"library", library}, {"task", req.value("task", "")}, {"precision", req.value("precision", "")},
+                {"gpu_lock", req.value("gpu_lock", "")}, {"host_threads", req.value("host_threads", 0)}, {"timings", timings.size()},
+                {"gpu", std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : ""}, {"start_ns", start_ns}};
+  if (!trace["gpu_lock"].get<std::string>().empty() && !timings.empty()) {
+    const char* ms = std::getenv("FAKE_RUNNER_TIMING_MS");
+    const mskb::GpuLock lock(trace["gpu_lock"].get<std::string>());
+    mskb::GpuLock::Exclusive hold = lock.exclusive();
+    trace["exclusive_from_ns"] = steady_ns();
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms != nullptr ? std::atoi(ms) : 20));
+    trace["exclusive_to_ns"] = steady_ns();
+  }
+  auto write_trace = [&] {
+    const char* path = std::getenv("FAKE_RUNNER_TRACE");
+    if (path == nullptr || *path == '\0') return;
+    trace["end_ns"] = steady_ns();
+    std::ofstream(path, std::ios::app) << trace.dump() + "\n";
+  };
   auto timing_of = [&](const json& c) -> const json* {
     for (const json& t : timings)
       if (t["shape"] == c["shape"] && t.value("sweep", "") == c.value("sweep", "")) return &t;
@@ -136,6 +165,7 @@ int main(int argc, char** argv) {
       emit(ev);
       if (fail) {
         if (++failures >= 3) {
+          write_trace();
           emit({{"event", "done"}});
           return 0;
         }
@@ -151,6 +181,7 @@ int main(int argc, char** argv) {
             {"seed", seeds[k]}, {"time_us", time}, {"after_timing", "passed"}, {"after_detail", json::object()}, {"seconds", 2.0}});
     }
   }
+  write_trace();
   emit({{"event", "done"}});
   return 0;
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -98,5 +99,9 @@ TEST(UniformInputs, CpuTwinIsTheCounterDraw) {
         }
       }
   }
-  EXPECT_GE(tasks, 3);  // matrix_copy, matrix_transpose, matrix_scalar_mul at least
+  // The tasks whose large instances are GPU instances (docs/harness.md section 4) draw uniform inputs.
+  const char* uniform[] = {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
+                           "square_matrix_mul", "conv_2d", "high_order_contraction"};
+  for (const char* name : uniform) EXPECT_TRUE(get_task(name).uniform_inputs) << name;
+  EXPECT_GE(tasks, static_cast<int>(std::size(uniform)));
 }

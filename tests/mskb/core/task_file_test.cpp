@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include "mskb/core/instance.hpp"
+#include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
 #include "mskb/util/files.hpp"
@@ -590,6 +591,160 @@ TEST_F(TaskFileTest, NewTaskFilesLoadAndTheirReferenceComputesTheSemantics) {
   const auto c = static_cast<std::size_t>(sh["C"]);
   for (std::size_t i = 0; i < want[2].data.size(); ++i) EXPECT_DOUBLE_EQ(want[2].data[i], in[3].value * in[0].data[i] + in[1].data[i % c]);
   EXPECT_THROW(new_task_files("my-task"), std::invalid_argument);
+}
+
+// reference_kernel (a CUDA kernel as the reference) and reference_precision: what the file says is
+// kept, every misuse is one golden line, and the host reference refuses to run.
+TEST_F(TaskFileTest, ReferenceKernelKeysAreReadAndValidated) {
+  const std::string kernel_toml = replaced(kGood, "reference = \"ref.cpp\"", "reference_kernel = \"orig.cu\"\nreference_precision = \"fp32\"");
+  auto with_orig = [&](const std::string& toml, const std::string& orig_name = "orig.cu") {
+    const std::string path = write_task(toml);
+    write(fs::path(path).parent_path() / orig_name, "// a kernel\n");
+    return path;
+  };
+  const std::string path = with_orig(kernel_toml);
+  const TaskFile tf = load_task_file(path);
+  EXPECT_EQ(tf.reference_kernel, (fs::path(path).parent_path() / "orig.cu").string());
+  EXPECT_EQ(tf.reference_precision, "fp32");
+  EXPECT_EQ(tf.reference_kernel_where, path + ":" + std::to_string(line_of(kernel_toml, "reference_kernel")) + ": reference_kernel");
+  EXPECT_TRUE(tf.reference_source.empty());
+  EXPECT_EQ(tf.reference_state, nullptr);
+  EXPECT_EQ(compile_reference(tf), "");  // nothing for the host compiler: the harness builds the kernel
+  EXPECT_TRUE(validate(tf.spec).empty());
+  const Shape sh{{"M", 3}, {"N", 5}};
+  const Args in = make_inputs(tf.spec, sh, Precision::fp32, 1);  // inputs are drawn as with any reference
+  try {
+    make_expected(tf.spec, sh, Precision::fp32, in);
+    FAIL() << "a reference kernel has no host reference";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), tf.reference_kernel_where +
+                                         ": the reference of task bias_rows is a CUDA kernel (orig.cu): it runs on the GPU, in mskb-runner; "
+                                         "there is no host reference");
+  }
+  // The FP64 reference keeps no kernel fields.
+  const TaskFile plain = load_task_file(write_task(kGood));
+  EXPECT_TRUE(plain.reference_kernel.empty());
+  EXPECT_TRUE(plain.reference_precision.empty());
+
+  struct Case {
+    std::string toml, needle, message;  // message after "PATH:LINE: "
+    std::string orig = "orig.cu";
+  };
+  const std::vector<Case> cases = {
+      {replaced(kGood, "reference = \"ref.cpp\"", "reference = \"ref.cpp\"\nreference_kernel = \"orig.cu\"\nreference_precision = \"fp32\""),
+       "reference_kernel", "reference_kernel: give reference (an FP64 C/C++ reference) or reference_kernel (a CUDA kernel), not both"},
+      {replaced(kernel_toml, "reference_precision = \"fp32\"", "reference_precision = \"fp8\""), "fp8",
+       "reference_precision: unknown precision 'fp8' (fp64, fp32, tf32, bf16, fp16)"},
+      {replaced(kernel_toml, "reference_precision = \"fp32\"", "reference_precision = 32"), "reference_precision = 32",
+       "reference_precision: expected a string, got an integer"},
+      {replaced(kernel_toml, "\nreference_precision = \"fp32\"", ""), "reference_kernel",
+       "reference_precision: missing (what reference_kernel computes in: fp64, fp32, tf32, bf16, fp16)"},
+      {replaced(kGood, "reference = \"ref.cpp\"", "reference = \"ref.cpp\"\nreference_precision = \"fp32\""), "reference_precision",
+       "reference_precision: only with reference_kernel (reference = \"...\" computes in FP64)"},
+      {replaced(kernel_toml, "seeds = 4", "seeds = 4\nreference_flags = [\"-fopenmp\"]"), "reference_flags",
+       "reference_flags: host-compiler flags are for reference = \"ref.cpp\"; reference_kernel is built like a kernel"},
+      {replaced(kernel_toml, "orig.cu", "orig.cpp"), "reference_kernel", "reference_kernel: orig.cpp is not a CUDA source (.cu)", "orig.cpp"},
+  };
+  for (const Case& c : cases) {
+    const std::string p = with_orig(c.toml, c.orig);
+    std::string got;
+    try {
+      load_task_file(p);
+    } catch (const TaskFileError& e) {
+      got = e.what();
+    }
+    EXPECT_EQ(got, p + ":" + std::to_string(line_of(c.toml, c.needle)) + ": " + c.message) << c.toml;
+    EXPECT_EQ(got.find('\n'), std::string::npos);
+  }
+  // A reference kernel that is not there, and a file with neither reference.
+  std::string missing_path;
+  const std::string missing = replaced(kernel_toml, "orig.cu", "orig2.cu");
+  const std::string missing_error = error_of(missing, &missing_path);  // sets missing_path first
+  EXPECT_EQ(missing_error, missing_path + ":" + std::to_string(line_of(missing, "orig2.cu")) +
+                                                  ": reference_kernel: file not found: orig2.cu (looked for " +
+                                                  (fs::path(missing_path).parent_path() / "orig2.cu").string() + ")");
+  std::string none_path;
+  const std::string none = replaced(kGood, "reference = \"ref.cpp\"\n", "");
+  const std::string none_error = error_of(none, &none_path);
+  EXPECT_EQ(none_error, none_path + ":1: reference: missing (the FP64 reference source, e.g. \"ref.cpp\" "
+                                                    "(kernels/include/mskb_reference.h), or reference_kernel = \"orig.cu\" (a CUDA kernel))");
+}
+
+// examples/histogram: int32 counts (role accumulate) of a real input; its FP64 reference counts
+// every value exactly, the counts add up to N, and bf16 values rounded up to 1.0 land in the last bin.
+TEST_F(TaskFileTest, HistogramExampleValidatesAndItsReferenceCounts) {
+  const TaskFile tf = load_task_file(source_root() + "/examples/histogram/task.toml");
+  const TaskSpec& s = tf.spec;
+  EXPECT_EQ(s.name, "histogram");
+  EXPECT_TRUE(validate(s).empty());
+  EXPECT_EQ(s.signature(Precision::fp32), "extern \"C\" void histogram(const float* values, int* counts, int N, int B)");
+  EXPECT_EQ(s.signature(Precision::bf16), "extern \"C\" void histogram_bf16(const __nv_bfloat16* values, int* counts, int N, int B)");
+  ASSERT_EQ(s.params.size(), 4u);
+  EXPECT_EQ(s.params[1].elem, Elem::i32);
+  EXPECT_EQ(s.params[1].role, Role::accumulate);
+  EXPECT_EQ(tf.baseline.at(Precision::fp32), source_root() + "/examples/histogram/baseline.cu");
+  EXPECT_TRUE(tf.reference_kernel.empty());
+  EXPECT_TRUE(fs::is_regular_file(compile_reference(tf)));
+  for (Precision p : {Precision::fp32, Precision::bf16})
+    for (const Shape& sh : {Shape{{"N", 1000}, {"B", 16}}, Shape{{"N", 1}, {"B", 1}}, s.heldout[1]}) {
+      const Args in = make_inputs(s, sh, p, 2);
+      const Args want = make_expected(s, sh, p, in);
+      const auto bins = static_cast<std::size_t>(sh["B"]);
+      std::vector<double> counts(bins, 0.0);
+      for (double v : in[0].data) {
+        ASSERT_TRUE(v >= 0.0 && v <= 1.0) << v;
+        counts[std::min(bins - 1, static_cast<std::size_t>(std::floor(v * static_cast<double>(bins))))] += 1;
+      }
+      EXPECT_EQ(want[1].data, counts) << sh.str() << " " << to_string(p);
+      double total = 0;
+      for (double c : want[1].data) total += c;
+      EXPECT_EQ(total, static_cast<double>(sh["N"])) << sh.str();
+      EXPECT_EQ(want[0].data, in[0].data);  // the input untouched
+    }
+  // A hand-made instance: bins of 1/4, with 1.0 (a bf16 rounding of 0.999) in the last.
+  const Shape sh{{"N", 6}, {"B", 4}};
+  Args a = make_inputs(s, sh, Precision::bf16, 1);
+  a[0].data = {0.0, 0.2499, 0.25, 0.5, 0.99, 1.0};
+  const Args want = make_expected(s, sh, Precision::bf16, a);
+  EXPECT_EQ(want[1].data, (std::vector<double>{2, 1, 1, 2}));
+  // Every bin count it is ever run with is a power of two (v * B exact in FP32), random shapes too.
+  std::vector<Shape> shapes = s.paper;
+  shapes.insert(shapes.end(), s.heldout.begin(), s.heldout.end());
+  shapes.insert(shapes.end(), s.large.begin(), s.large.end());
+  for (uint64_t seed = 1; seed <= 40; ++seed)
+    for (const Shape& r : random_shapes(s, seed, 2)) shapes.push_back(r);
+  for (const Shape& r : shapes) {
+    const int64_t b = r["B"];
+    EXPECT_TRUE(b >= 1 && (b & (b - 1)) == 0) << r.str();
+    EXPECT_GE(r["N"], 1) << r.str();
+  }
+}
+
+// examples/conv1d: its reference is a CUDA kernel computing in FP32 (built by the harness:
+// mskb_harness_reference_kernel_test); the file validates and every shape it is run with has K <= N.
+TEST_F(TaskFileTest, Conv1dExampleNamesItsReferenceKernel) {
+  const std::string dir = source_root() + "/examples/conv1d";
+  const TaskFile tf = load_task_file(dir + "/task.toml");
+  const TaskSpec& s = tf.spec;
+  EXPECT_EQ(s.name, "conv1d");
+  EXPECT_TRUE(validate(s).empty());
+  EXPECT_EQ(tf.reference_kernel, dir + "/orig.cu");
+  EXPECT_EQ(tf.reference_precision, "fp32");
+  EXPECT_EQ(tf.precisions, (std::vector<Precision>{Precision::fp32}));
+  EXPECT_EQ(tf.baseline.at(Precision::fp32), dir + "/baseline.cu");
+  EXPECT_EQ(compile_reference(tf), "");
+  EXPECT_EQ(s.signature(Precision::fp32), "extern \"C\" void conv1d(const float* x, const float* w, float* y, int N, int K)");
+  // The tolerance allows for two FP32 sums: twice the built-in conv_1d's one-sum budget.
+  const Shape sh{{"N", 4096}, {"K", 256}};
+  EXPECT_DOUBLE_EQ(s.tolerance(sh, Precision::fp32).atol, 2 * std::ldexp(1.0, -24) * (16 * std::sqrt(256.0) + 256));
+  EXPECT_DOUBLE_EQ(s.cost(sh, Precision::fp32).flops, 2.0 * 256 * (4096 - 256 + 1));
+  const Args in = make_inputs(s, sh, Precision::fp32, 1);
+  EXPECT_EQ(in[2].data.size(), 4096u - 256 + 1);
+  EXPECT_THROW(make_expected(s, sh, Precision::fp32, in), std::runtime_error);
+  std::vector<Shape> shapes = s.heldout;
+  for (uint64_t seed = 1; seed <= 40; ++seed)
+    for (const Shape& r : random_shapes(s, seed, 2)) shapes.push_back(r);
+  for (const Shape& r : shapes) EXPECT_LE(r["K"], r["N"]) << r.str();
 }
 
 }  // namespace

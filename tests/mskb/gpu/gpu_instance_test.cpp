@@ -1,12 +1,15 @@
 // The verifier's GPU instances (mskb/gpu/gpu_instance.cuh) against the host path they replace:
 // the inputs drawn on the GPU are bit for bit the CPU twin's (make_inputs, encoded), the device
-// reference gives the CPU reference's values, and the GPU comparison gives the host comparison's
-// verdict and counts, on right and on wrong outputs.
+// reference gives the CPU reference's values (exactly, or within FP64 rounding where the sums may
+// be taken in another order), and the GPU comparison gives the host comparison's verdict and
+// counts, on right and on wrong outputs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "mskb/core/generators.hpp"
@@ -48,6 +51,47 @@ CompareResult host_compare(const TaskSpec& t, Precision p, const InstanceLayout&
   return r;
 }
 
+// How far the device reference may be from the CPU reference. Exact (0) where the task's tolerance
+// is exact (copies, permutations: nothing is rounded). Elsewhere both compute the same FP64 sums, in
+// the same order where the kernel follows the CPU's, but possibly in another order or with FMA (a
+// host compiler may contract a*b+c; a kernel may block its sums): two roundings of a sum of K terms
+// differ by about u*sqrt(K) times its partial sums (u = 2^-53, rounding errors add up like a random
+// walk), ~1e-16 * sqrt(K) * max|out| for these tasks' inputs. The slack, 1e-12 * sqrt(K) *
+// max(1, max|out|), leaves a factor 10^4; for the GEMM shapes tested it is also above the worst case
+// 2*K*u*sum|terms| (<= 2*K^2*u = 3.7e-9 at K = 4099 with |terms| <= 1, where max|out| ~ 90). K, the
+// terms per output, is complexity / output elements (K for GEMMs, x_dim*y_dim, N for a GEMV, at least
+// kernel_rows*kernel_cols for conv_2d; at least 1). A wrong reference is far outside: a permuted
+// operand moves outputs by O(1) (checked below for every case), an FP32 accumulation by ~1e-7*|out|.
+double reference_slack(const TaskSpec& t, const Shape& s, Precision p, const Args& want) {
+  const Tolerance tol = t.tolerance(s, p);
+  if (tol.atol == 0.0 && tol.rtol == 0.0) return 0.0;
+  std::size_t outputs = 0;
+  double biggest = 1.0;
+  for (std::size_t i = 0; i < t.params.size(); ++i) {
+    if (!t.params[i].is_buffer || t.params[i].role == Role::in) continue;
+    outputs += want[i].data.size();
+    for (double v : want[i].data) biggest = std::max(biggest, std::abs(v));
+  }
+  const double k = std::max(1.0, static_cast<double>(t.complexity(s)) / static_cast<double>(std::max<std::size_t>(outputs, 1)));
+  return 1e-12 * std::sqrt(k) * biggest;
+}
+
+// Output elements of `got` farther than `slack` from `want` (slack 0: any difference; NaN always).
+std::size_t reference_mismatches(const TaskSpec& t, const Args& got, const Args& want, double slack, std::string& first) {
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < t.params.size(); ++i) {
+    if (!t.params[i].is_buffer || t.params[i].role == Role::in) continue;
+    if (got[i].data.size() != want[i].data.size()) return got[i].data.size() + want[i].data.size() + 1;
+    for (std::size_t k = 0; k < want[i].data.size(); ++k)
+      if (!(std::abs(got[i].data[k] - want[i].data[k]) <= slack)) {
+        if (bad++ == 0)
+          first = t.params[i].name + "[" + std::to_string(k) + "]: " + std::to_string(got[i].data[k]) + " vs " +
+                  std::to_string(want[i].data[k]);
+      }
+  }
+  return bad;
+}
+
 void expect_same(const CompareResult& gpu, const CompareResult& host, const std::string& what) {
   EXPECT_EQ(gpu.ok, host.ok) << what;
   EXPECT_EQ(gpu.checked, host.checked) << what;
@@ -61,8 +105,18 @@ void expect_same(const CompareResult& gpu, const CompareResult& host, const std:
 
 }  // namespace
 
+// The tasks converted to GPU instances: CMake registers a device reference only where reference.cu
+// spells MSKB_DEVICE_REFERENCE(task), so a misspelt one would silently fall back to the host path.
+TEST(GpuInstances, ConvertedTasksHaveDeviceReferences) {
+  for (const char* name : {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
+                           "square_matrix_mul", "conv_2d", "high_order_contraction"}) {
+    EXPECT_NE(gpu::find_device_reference(name), nullptr) << name;
+    EXPECT_TRUE(get_task(name).uniform_inputs) << name;
+  }
+}
+
 TEST(GpuInstances, MatchTheHostPath) {
-  int cases = 0;
+  int cases = 0, wrong_references_caught = 0;
   for (const auto& [name, ref] : gpu::device_references()) {
     const TaskSpec& t = get_task(name);
     ASSERT_TRUE(t.uniform_inputs) << name << ": a device reference without uniform inputs is never used";
@@ -95,10 +149,23 @@ TEST(GpuInstances, MatchTheHostPath) {
         g.download_inputs(l, gpu_in.data());
         ASSERT_EQ(std::memcmp(host_in.data(), gpu_in.data(), l.input_bytes), 0) << what << ": inputs drawn on the GPU differ";
         const Args gpu_want = g.expected_on_host();
-        for (std::size_t i = 0; i < t.params.size(); ++i) {
-          if (!t.params[i].is_buffer || t.params[i].role == Role::in) continue;
-          ASSERT_EQ(gpu_want[i].data, want[i].data) << what;
-        }
+        const double slack = reference_slack(t, s, p, want);
+        std::string first;
+        EXPECT_EQ(reference_mismatches(t, gpu_want, want, slack, first), 0u)
+            << what << ": device reference vs CPU reference, slack " << slack << ", first " << first;
+        // The check catches a wrong reference: the CPU reference of a permuted operand (the first input
+        // buffer reversed: the right values in the wrong places, as a transposed read gives).
+        Args permuted = in;
+        for (std::size_t i = 0; i < t.params.size(); ++i)
+          if (t.params[i].is_buffer && t.params[i].role == Role::in && in[i].data.size() > 1) {
+            std::reverse(permuted[i].data.begin(), permuted[i].data.end());
+            if (permuted[i].data != in[i].data) {
+              EXPECT_GT(reference_mismatches(t, make_expected(t, s, p, permuted), want, slack, first), 0u)
+                  << what << ": a permuted '" << t.params[i].name << "' passes the reference check";
+              ++wrong_references_caught;
+            }
+            break;
+          }
 
         // Right outputs, then wrong ones (a NaN, a never-written element, a far-off value).
         const Tolerance tol = t.tolerance(s, p);
@@ -111,7 +178,8 @@ TEST(GpuInstances, MatchTheHostPath) {
           first_out = i;
           out_elems = want[i].data.size();
         }
-        expect_same(g.compare(l, out.data(), tol), host_compare(t, p, l, out, want, tol), what + " right");
+        // Both comparisons against the expected outputs the verifier holds (the device reference's).
+        expect_same(g.compare(l, out.data(), tol), host_compare(t, p, l, out, gpu_want, tol), what + " right");
         EXPECT_TRUE(g.compare(l, out.data(), tol).ok) << what;
         const Param& q = t.params[first_out];
         const std::size_t eb = elem_bytes(q.elem, p);
@@ -124,12 +192,13 @@ TEST(GpuInstances, MatchTheHostPath) {
           const uint32_t nan = 0x7fc00000u;
           std::memcpy(o + 2 * eb, reinterpret_cast<const unsigned char*>(&nan) + (eb == 2 ? 2 : 0), eb);
         }
-        const CompareResult gr = g.compare(l, out.data(), tol), hr = host_compare(t, p, l, out, want, tol);
+        const CompareResult gr = g.compare(l, out.data(), tol), hr = host_compare(t, p, l, out, gpu_want, tol);
         expect_same(gr, hr, what + " wrong");
         EXPECT_FALSE(gr.ok) << what;
         ++cases;
       }
   }
-  EXPECT_GE(cases, 18);
-  std::printf("%d instances: GPU and host paths agree\n", cases);
+  EXPECT_GE(cases, 54);  // 9 tasks x 3 shapes x 2 precisions
+  EXPECT_EQ(wrong_references_caught, cases);
+  std::printf("%d instances: GPU and host paths agree (%d wrong references caught)\n", cases, wrong_references_caught);
 }

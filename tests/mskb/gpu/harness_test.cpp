@@ -101,6 +101,38 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
   EXPECT_GT(compared, 0);
 }
 
+// Instances on the verifier's GPU are judged through the candidate's device region (CUDA IPC):
+// every way to be wrong gets the same disposition as through the host region, and says where it
+// was compared.
+TEST(DeviceComparison, SameDispositionsAsTheHostPath) {
+  const std::vector<std::pair<std::string, std::string>> cases = {{"matrix_copy_mutates_input.cu", "input_mutated"},
+                                                                  {"matrix_copy_writes_past_end.cu", "out_of_bounds"},
+                                                                  {"matrix_copy_half.cu", "unwritten_output"},
+                                                                  {"matrix_copy_off_by_ulp.cu", "wrong_result"}};
+  for (const double min_complexity : {0.0, 1e30}) {  // every instance on the GPU; none
+    const std::string where = min_complexity == 0.0 ? "\"compared_on\":\"gpu\"" : "\"compared_on\":\"host\"";
+    SuitePlan plan;
+    plan.tasks = {"matrix_copy"};
+    plan.precisions = {Precision::fp32};
+    plan.contenders = {ContenderKind::baseline};
+    for (const auto& c : cases) plan.kernels.push_back(kernel(c.first));
+    plan.eval.check_only = true;
+    plan.eval.gpu_instance_min_complexity = min_complexity;
+    const SuiteReport rep = run_suite(plan, [](const std::string&, bool) {});
+    std::map<std::string, const ContenderResult*> by;
+    for (const auto& r : rep.runs) by[r.result.contender] = &r.result;
+    ASSERT_TRUE(by.count("baseline"));
+    EXPECT_EQ(by["baseline"]->disposition, Disposition::passed) << by["baseline"]->message;
+    for (const auto& c : cases) {
+      const std::string stem = c.first.substr(0, c.first.size() - 3);
+      ASSERT_TRUE(by.count(stem)) << stem;
+      EXPECT_EQ(to_string(by[stem]->disposition), c.second) << stem << " (min complexity " << min_complexity << "): " << by[stem]->message;
+      const std::string failure = by[stem]->failure.dump();
+      EXPECT_NE(failure.find(where), std::string::npos) << stem << ": " << failure;
+    }
+  }
+}
+
 // Another process on the same GPU during a timing is named with it (NVML); alone, none is.
 TEST(Sharing, ATimingBesideAnotherProcessIsNamed) {
   const TaskSpec& t = get_task("vector_add");

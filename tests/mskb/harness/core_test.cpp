@@ -175,6 +175,14 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   EXPECT_EQ(back.checks[0].seeds, (std::vector<uint64_t>{1, 2, 3}));
   EXPECT_EQ(back.timings[0].seed, 3u);
   EXPECT_DOUBLE_EQ(back.timing.max_time_s, 0.5);
+  // No lane lock and no thread cap unless set; both travel when set.
+  EXPECT_EQ(back.gpu_lock, "");
+  EXPECT_EQ(back.host_threads, 0);
+  r.gpu_lock = "/tmp/mskb-1/locks/gpu-0.lock";
+  r.host_threads = 7;
+  const RunRequest with_lock = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
+  EXPECT_EQ(with_lock.gpu_lock, "/tmp/mskb-1/locks/gpu-0.lock");
+  EXPECT_EQ(with_lock.host_threads, 7);
 }
 
 TEST(Sha256, KnownVectors) {

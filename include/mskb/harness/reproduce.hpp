@@ -1,0 +1,104 @@
+// Owns reproducible claims: the `reproduce` record every `mskb run|check --json` report carries
+// (what is needed to run it again: the tool's version and commit, the command line, the resolved
+// settings with every kernel file's SHA-256, the shape seed and the random shapes it draws, the
+// device's identity and the SM clocks seen), the plan such a record describes, and the comparison
+// of a report with its rerun (`mskb rerun REPORT.json`): per (task, precision, contender) the
+// ratio new / old of the median times and of P, correctness changes, within a tolerance or not.
+// Host-only; the comparison and its renderings are pure functions of their documents.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mskb/harness/suite.hpp"
+
+namespace mskb {
+
+inline constexpr int kReproduceFormat = 1;
+
+// The record of `plan` for a run whose random shapes come from `shape_seed`:
+// {"format": 1,
+//  "tool": {"name", "version", "commit", "cuda", "default_arch"},
+//  "command": "run" | "check", "argv": plan.command_line (null when empty), "cwd",
+//  "environment": {the MSKB_* / CUDA_VISIBLE_DEVICES variables that were set},
+//  "settings": {"tasks", "precisions", "skip_missing_precisions", "contenders", "check_only",
+//               "sanitizer", "sanitize_gate", "sweeps": {"timed", "checked"},
+//               "shape_seed", "random_shape_count", "random_shapes": {TASK: ["M=..,N=..", ...]},
+//               "seeds": {"per_shape", "inputs", "large", "timed", "policy"},
+//               "timing" (TimingConfig), "policy" (TimingPolicy), "call_timeout_s",
+//               "call_timeout_scale", "compile": {"arch", "flags", "allow_libraries"},
+//               "checks_per_gpu", "gpus", "build_jobs", "skip_done",
+//               "kernels": [{"task", "precision", "contender", "path" (absolute), "sha256",
+//                            "shipped", "optional"}],   every kernel file of every planned group
+//               "submission": null | {"dir", "kernels": [{"task", "path", "precision"}],
+//                                     "skipped": [{"file", "reason"}]},
+//               "task_files": [{"task", "path", "sha256", "reference": {"path", "sha256"} (null
+//                               without a host reference)}],
+//               "matrix": null | {"path", "sha256"}}}
+// A file that cannot be read has sha256 null.
+nlohmann::json reproduce_record(const SuitePlan& plan, uint64_t shape_seed);
+
+// `record` completed with what the run saw, from its JSON report `report`: "device" (the report's
+// device without its UUID, lanes and cache flags) and "sm_clock_mhz" ({"min", "median", "max",
+// "shapes"} over the timed shapes that measured one; null when none).
+nlohmann::json reproduce_observed(nlohmann::json record, const nlohmann::json& report);
+
+// Why `report` cannot be run again ("" when it can): not a report, no "reproduce" record (a
+// report written before reports carried one, or by mskb merge), or one of a newer format.
+std::string reproduce_unavailable(const nlohmann::json& report);
+
+// The plan `record` describes: the same tasks, precisions, contenders, kernel files (absolute
+// paths), sweeps, shape seed, seeds, timing, compile options and checks per GPU, and only the
+// (task, precision) groups the record lists. Task files are registered again (not their
+// references compiled: compile_reference, after changed_files), a matrix read again. Not carried over: the GPUs (a rerun uses the ones at hand) and
+// the build jobs. Throws std::invalid_argument (one line) for a malformed record or a missing
+// task file or matrix.
+SuitePlan plan_from_record(const nlohmann::json& record);
+
+// A file of the record that is gone or differs from the one the report measured.
+struct FileChange {
+  std::string what;  // "vector_add fp32 baseline", "task file", "matrix", ...
+  std::string path;
+  bool missing = false;  // else its SHA-256 changed (or it is no longer part of the run)
+  std::string detail;    // "sha256 1a2b3c4d.. -> 5e6f7a8b.." or why
+  std::string line() const;  // "PATH (WHAT): DETAIL"
+};
+// Every kernel file of `plan`'s groups (shipped ones found again in this build's data folder,
+// matched on task, precision and contender), the task files and their references, and the
+// matrix, against the record's SHA-256; a recorded kernel the plan no longer has is a change too.
+std::vector<FileChange> changed_files(const nlohmann::json& record, const SuitePlan& plan);
+
+// The comparison of a report (`old_report`) with its rerun (`new_report`), `tolerance` relative:
+// {"tolerance", "check_only",
+//  "old": {"device", "commit", "sm_clock_mhz", "partial"}, "new": {...}, "same_gpu_model",
+//  "sweeps": [...],
+//  "entries": [{"task", "precision", "contender",
+//               "old": {"disposition", "correct", "checks_passed", "checks_total"}, "new": {...},
+//               "sweeps": [{"sweep", "P_old", "P_new", "P_ratio" (new / old),
+//                           "time_ratio" (new / old: the geometric mean over the shapes both
+//                                         timed of the median times' ratio), "shapes",
+//                           "worst_shape": {"shape", "ratio"} (the shape whose ratio is furthest
+//                                          from 1)}],
+//               "reproduced", "reasons": [...]}],
+//  "only_old": [{"task", "precision", "contender", "disposition"}], "only_new": [...],
+//  "random_shapes_differ": [tasks], "notes": [...],
+//  "summary": {"entries", "reproduced", "differ"}}
+// An entry is reproduced when its correctness is the same (and, when it is not correct, its
+// disposition) and, in every sweep both timed, |time_ratio - 1| <= tolerance and
+// |P_ratio - 1| <= tolerance. An entry only in the report is not reproduced; one only in the
+// rerun is listed and not counted. Entries are matched by compare_data (report_data.hpp).
+// Throws std::invalid_argument when either is not a report.
+nlohmann::json rerun_comparison(const nlohmann::json& old_report, const nlohmann::json& new_report, double tolerance);
+
+// The terminal summary: warnings (GPU model, commit, partial report), a line per entry and
+// sweep, the reasons of each entry that differs, and "reproduced N of M entries within X%".
+std::string render_rerun_text(const nlohmann::json& comparison);
+// The same as Markdown (for --markdown), followed by `compare_markdown` (mskb compare's tables).
+std::string render_rerun_markdown(const nlohmann::json& comparison, const std::string& compare_markdown);
+// mskb compare's page (`compare_html`) with the reproduction table as its first section.
+std::string render_rerun_html(const nlohmann::json& comparison, const std::string& compare_html);
+
+}  // namespace mskb

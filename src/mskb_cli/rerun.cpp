@@ -1,0 +1,151 @@
+// `mskb rerun REPORT.json`: runs a report's run again on the GPU at hand, from the report's
+// "reproduce" record (the same tasks, precisions, contenders, kernel files, sweeps, shape seed
+// and random shapes, seeds, timing), through the normal suite path, and shows per entry how far
+// the new numbers are from the report's (mskb/harness/reproduce.hpp; the matching and ratios are
+// mskb compare's). Exit 0: everything reproduced within --tolerance; 1: some entries differ; 2: a
+// usage error (no record, a kernel file missing or changed).
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "mskb/core/task_file.hpp"
+#include "mskb/harness/html_report.hpp"
+#include "mskb/harness/report_data.hpp"
+#include "mskb/harness/reproduce.hpp"
+#include "mskb/harness/suite.hpp"
+#include "mskb/util/command_line.hpp"
+
+namespace mskb::cli {
+
+namespace {
+
+using json = nlohmann::json;
+
+struct RerunOptions {
+  std::string input, json_path, md_path, html_path;
+  double tolerance = 0.1;
+  bool allow_changed = false, quiet = false;
+  std::vector<int> gpus;
+};
+
+json read_old_report(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("rerun: cannot read " + path);
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded()) throw std::invalid_argument("rerun: " + path + " is not valid JSON");
+  return j;
+}
+
+// Result lines on stderr (on a terminal the evaluation in flight too); -q: none.
+Progress stderr_lines(bool quiet) {
+  const bool tty = ::isatty(2) == 1;
+  return [quiet, tty](const std::string& line, bool final_line) {
+    if (quiet || (!tty && !final_line)) return;
+    if (tty) std::fprintf(stderr, "\r\033[K%s%s", line.c_str(), final_line ? "\n" : "");
+    else std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  };
+}
+
+// The plan of the report's record, its files checked: a missing one refuses, a changed one too
+// unless --allow-changed (then each is named on stderr).
+SuitePlan plan_of(const RerunOptions& o, const json& record) {
+  SuitePlan plan;
+  try {
+    plan = plan_from_record(record);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("rerun: " + o.input + ": " + e.what());
+  }
+  const std::vector<FileChange> changes = changed_files(record, plan);
+  const std::string more = changes.size() > 1 ? fmt::format(" (and {} more)", changes.size() - 1) : std::string();
+  for (const FileChange& c : changes)
+    if (c.missing)
+      throw std::invalid_argument("rerun: " + o.input + ": " + c.path + " (" + c.what + ") is missing; the report's run cannot be run again" + more);
+  if (!changes.empty() && !o.allow_changed)
+    throw std::invalid_argument("rerun: " + o.input + ": a file changed since the report: " + changes.front().line() + more +
+                                "; --allow-changed runs it anyway");
+  for (const FileChange& c : changes) std::fprintf(stderr, "mskb rerun: warning: %s\n", c.line().c_str());
+  // Task files as mskb run takes them (their references built: one that does not build fails
+  // here, before any GPU work); the precisions are the report's.
+  try {
+    for (const std::string& t : plan.tasks)
+      if (const TaskFile* tf = registered_task_file(t)) (void)use_task_file(tf->absolute_path, "", plan);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument("rerun: " + o.input + ": " + e.what());
+  }
+  plan.gpus = o.gpus;
+  plan.command_line = invocation();
+  return plan;
+}
+
+void run_rerun(const RerunOptions& o) {
+  const json old = read_old_report(o.input);
+  for (const std::string& out : {o.json_path, o.md_path, o.html_path}) {
+    std::error_code ec;
+    if (!out.empty() && out != "-" && std::filesystem::equivalent(out, o.input, ec))
+      throw std::invalid_argument("rerun: " + out + " is the report itself: write the rerun to another file");
+  }
+  if (const std::string why = reproduce_unavailable(old); !why.empty())
+    throw std::invalid_argument("rerun: " + o.input + " cannot be run again: " + why);
+  const SuitePlan plan = plan_of(o, old["reproduce"]);
+  if (!o.quiet) {
+    const json& argv = old["reproduce"].value("argv", json());
+    std::string cmd;
+    if (argv.is_array())
+      for (const json& a : argv) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+    std::fprintf(stderr, "mskb rerun: %s%s\n", o.input.c_str(), cmd.empty() ? "" : (" (" + cmd + ")").c_str());
+  }
+  const SuiteReport report = run_suite(plan, stderr_lines(o.quiet));
+  json fresh = report.to_json();
+  const json comparison = rerun_comparison(old, fresh, o.tolerance);
+  fresh["rerun_of"] = {{"report", o.input}, {"comparison", comparison}};
+
+  std::ostream& text = o.json_path == "-" ? std::cerr : std::cout;
+  text << render_rerun_text(comparison);
+  if (!o.json_path.empty()) write_json(fresh, o.json_path);
+  if (!o.md_path.empty() || !o.html_path.empty()) {
+    const std::string sweep = comparison["sweeps"].empty() ? std::string("paper") : comparison["sweeps"][0].get<std::string>();
+    const json cmp = compare_data({old, fresh}, {"report", "rerun"}, sweep);
+    if (!o.md_path.empty()) write_text(render_rerun_markdown(comparison, render_compare_markdown(cmp)), o.md_path);
+    if (!o.html_path.empty()) write_text(render_rerun_html(comparison, render_compare_html(cmp, {o.input, "rerun"})), o.html_path);
+  }
+  if (comparison["summary"]["differ"].get<int>() > 0) throw CommandExit(1);
+}
+
+}  // namespace
+
+void add_rerun_command(CLI::App& app) {
+  auto o = std::make_shared<RerunOptions>();
+  auto* cmd = app.add_subcommand("rerun",
+                                 "Run a report's run again on this machine (its \"reproduce\" record: same tasks, kernels, shape seed, "
+                                 "settings) and show per entry how far the new times and P are from the report's");
+  cmd->add_option("report", o->input, "The JSON report (mskb run|check --json)")->required()->check(CLI::ExistingFile);
+  add_json_option(cmd, o->json_path, "Write the new report (with the comparison under \"rerun_of\")");
+  cmd->add_option("--markdown", o->md_path, "Write the comparison as Markdown to FILE")->type_name("FILE");
+  cmd->add_option("--html", o->html_path, "Write the comparison as an HTML page to FILE (mskb compare's, with the reproduction first)")
+      ->type_name("FILE");
+  cmd->add_option("--tolerance", o->tolerance,
+                  "Relative difference of an entry's median times (geometric mean over its shapes) and of its P within which it "
+                  "reproduced")
+      ->check(mskb::positive());
+  cmd->add_flag("--allow-changed", o->allow_changed,
+                "Run even when a kernel file, task file or matrix changed since the report (a missing one still refuses)");
+  cmd->add_option("--gpus", o->gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
+  cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
+  cmd->footer("Exit 0: every entry reproduced; 1: some differ (named); 2: the report cannot be run again (one line says why).");
+  cmd->callback([o] { run_rerun(*o); });
+}
+
+}  // namespace mskb::cli

@@ -1,0 +1,289 @@
+// Reproducible claims through the real mskb binary over the fake runner (MSKB_RUNNER, MSKB_NVCC;
+// its timings are a function of the shape and the kernel's markers, so a rerun measures the same
+// numbers): a `mskb run --json` report carries its "reproduce" record (golden keys), `mskb rerun`
+// of it reproduces (exit 0), a doctored report's differences are named (exit 1), and a report
+// that cannot be run again (kernel file missing or changed, no record) is one line and exit 2.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mskb/core/random_shapes.hpp"
+#include "mskb/core/registry.hpp"
+#include "mskb/harness/build_info.hpp"
+#include "mskb/util/files.hpp"
+#include "mskb/util/sha256.hpp"
+#include "support/child_process.hpp"
+
+using namespace cmtest;
+
+namespace {
+
+struct Cli : FakeCliDir {
+  Proc mskb(const std::vector<std::string>& args) { return run_program(args, CM_MSKB_BIN); }
+};
+
+std::set<std::string> keys_of(const json& j) {
+  std::set<std::string> out;
+  for (auto it = j.begin(); it != j.end(); ++it) out.insert(it.key());
+  return out;
+}
+
+std::size_t lines_in(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// A user kernel for vector_add fp32 that the fake runner finds twice as fast as the baseline.
+const char* kKernel = "// fake-eval: speed=2\nextern \"C\" void vector_add(const float* a, const float* b, float* c, int n) {}\n";
+
+// `mskb run` of vector_add fp32 (baseline, vendor, k.cu) with shape seed 42 into `report`.
+std::vector<std::string> run_args(const Cli& c, const std::string& report) {
+  return {"run", "--task", "vector_add", "--precision", "fp32", "--kernel", c.dir.file("k.cu"), "--budget", "0.01", "--shape-seed", "42",
+          "-q", "--json", report};
+}
+
+json read_json(const std::string& path) { return json::parse(read_file(path)); }
+
+void write_json_file(const std::string& path, const json& j) { std::ofstream(path) << j.dump(2); }
+
+struct Run : ::testing::Test {
+  Cli c;
+  std::string report;
+  void SetUp() override {
+    write_file(c.dir.file("k.cu"), kKernel);
+    report = c.dir.file("run.json");
+    const Proc p = c.mskb(run_args(c, report));
+    ASSERT_EQ(p.code, 0) << p.err;
+  }
+};
+
+}  // namespace
+
+// The record: golden keys at every level, the exact argv, the seed and the random shapes it
+// draws, every kernel file with its SHA-256, the device without its UUID, the SM clocks seen.
+TEST_F(Run, ReportCarriesWhatIsNeededToRunItAgain) {
+  const json r = read_json(report);
+  ASSERT_TRUE(r.contains("reproduce")) << r.dump(2).substr(0, 400);
+  const json& rep = r["reproduce"];
+  EXPECT_EQ(keys_of(rep), (std::set<std::string>{"format", "tool", "command", "argv", "cwd", "environment", "settings", "device", "sm_clock_mhz"}));
+  EXPECT_EQ(rep["format"], 1);
+  EXPECT_EQ(keys_of(rep["tool"]), (std::set<std::string>{"name", "version", "commit", "cuda", "default_arch"}));
+  EXPECT_EQ(rep["tool"]["commit"], std::string(mskb::kGitCommit));
+  EXPECT_EQ(rep["tool"]["version"], mskb::tool_version());
+  EXPECT_EQ(rep["command"], "run");
+  std::vector<std::string> argv = {CM_MSKB_BIN};
+  for (const std::string& a : run_args(c, report)) argv.push_back(a);
+  EXPECT_EQ(rep["argv"], json(argv));
+  EXPECT_EQ(rep["environment"]["MSKB_RUNNER"], CM_FAKE_RUNNER);
+  const json& s = rep["settings"];
+  EXPECT_EQ(keys_of(s), (std::set<std::string>{"tasks", "precisions", "skip_missing_precisions", "contenders", "kernels", "check_only", "sanitizer",
+                                               "sanitize_gate", "sweeps", "shape_seed", "random_shape_count", "random_shapes", "seeds", "timing",
+                                               "policy", "call_timeout_s", "call_timeout_scale", "compile", "checks_per_gpu", "timing_overlap",
+                                               "gpus", "build_jobs", "skip_done", "files", "submission", "task_files", "matrix"}));
+  EXPECT_EQ(s["tasks"], json({"vector_add"}));
+  EXPECT_EQ(s["precisions"], json({"fp32"}));
+  EXPECT_EQ(s["contenders"], json({"baseline", "vendor"}));
+  EXPECT_EQ(s["kernels"], json({std::filesystem::path(c.dir.file("k.cu")).lexically_normal().string()}));
+  EXPECT_EQ(s["sweeps"]["timed"], json({"paper"}));
+  EXPECT_EQ(s["shape_seed"], 42);
+  EXPECT_EQ(r["shape_seed"], 42);
+  // The random shapes are those the seed draws (and their count is the report's).
+  json drawn = json::array();
+  for (const mskb::Shape& shape : mskb::random_shapes(mskb::get_task("vector_add"), 42, 2)) drawn.push_back(shape.str());
+  EXPECT_EQ(s["random_shape_count"], 2);
+  EXPECT_EQ(s["random_shapes"]["vector_add"], drawn);
+  EXPECT_EQ(s["seeds"]["per_shape"], 3);
+  EXPECT_DOUBLE_EQ(s["timing"]["max_time_s"].get<double>(), 0.01);
+  EXPECT_EQ(s["compile"]["allow_libraries"], false);
+  EXPECT_EQ(s["checks_per_gpu"], 1);
+  // Every judged kernel file, hashed; the user's among them.
+  std::set<std::string> contenders;
+  for (const json& f : s["files"]) {
+    contenders.insert(f["contender"].get<std::string>());
+    ASSERT_TRUE(f["sha256"].is_string()) << f.dump();
+    EXPECT_EQ(f["sha256"], mskb::sha256_hex(read_file(f["path"].get<std::string>()))) << f.dump();
+    EXPECT_EQ(f["shipped"], f["contender"] != "k") << f.dump();
+  }
+  EXPECT_EQ(contenders, (std::set<std::string>{"baseline", "vendor", "k"}));
+  EXPECT_TRUE(s["submission"].is_null());
+  EXPECT_TRUE(s["matrix"].is_null());
+  // The device's identity and ceilings, not its UUID; the SM clocks of the timed shapes.
+  EXPECT_EQ(rep["device"]["name"], "Fake H200");
+  EXPECT_EQ(rep["device"]["sms"], 132);
+  EXPECT_FALSE(rep["device"].contains("uuid"));
+  EXPECT_EQ(rep.dump().find("GPU-fake-agents-0001"), std::string::npos) << "no UUID in the record";
+  EXPECT_EQ(keys_of(rep["sm_clock_mhz"]), (std::set<std::string>{"min", "median", "max", "shapes"}));
+  EXPECT_EQ(rep["sm_clock_mhz"]["median"], 1980.0);
+  EXPECT_EQ(rep["sm_clock_mhz"]["shapes"], r["results"].size());
+
+  // A check report: command check, no timing, no clocks.
+  const Proc chk = c.mskb({"check", "--task", "vector_add", "--precision", "fp32", "-q", "--json", c.dir.file("check.json")});
+  ASSERT_EQ(chk.code, 0) << chk.err;
+  const json cr = read_json(c.dir.file("check.json"))["reproduce"];
+  EXPECT_EQ(cr["command"], "check");
+  EXPECT_EQ(cr["settings"]["check_only"], true);
+  EXPECT_EQ(cr["settings"]["sweeps"]["timed"], json::array());
+  EXPECT_TRUE(cr["sm_clock_mhz"].is_null());
+}
+
+// The same run again: every entry within the tolerance, the same random shapes, the comparison in
+// the new report, Markdown and HTML written.
+TEST_F(Run, RerunOfAnUnchangedReportReproduces) {
+  const Proc p = c.mskb({"rerun", report, "-q", "--json", c.dir.file("new.json"), "--markdown", c.dir.file("rerun.md"), "--html",
+                         c.dir.file("rerun.html")});
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_NE(p.out.find("reproduced 3 of 3 entries within 10% (correctness, median times and P)"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("DIFFERS"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("WARNING"), std::string::npos) << p.out;
+  const json fresh = read_json(c.dir.file("new.json"));
+  const json& cmp = fresh["rerun_of"]["comparison"];
+  EXPECT_EQ(cmp["summary"], json({{"entries", 3}, {"reproduced", 3}, {"differ", 0}}));
+  EXPECT_EQ(cmp["random_shapes_differ"], json::array());
+  for (const json& e : cmp["entries"]) {
+    ASSERT_EQ(e["sweeps"].size(), 1u) << e.dump();
+    EXPECT_DOUBLE_EQ(e["sweeps"][0]["time_ratio"].get<double>(), 1.0) << e.dump();
+    EXPECT_DOUBLE_EQ(e["sweeps"][0]["P_ratio"].get<double>(), 1.0) << e.dump();
+    EXPECT_GE(e["sweeps"][0]["shapes"].get<int>(), 3) << e.dump();
+  }
+  // The rerun ran the same plan: the same settings (the command line is the rerun's own).
+  const json old = read_json(report);
+  json a = old["reproduce"]["settings"], b = fresh["reproduce"]["settings"];
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(fresh["reproduce"]["argv"][1], "rerun");
+  EXPECT_EQ(fresh["shape_seed"], 42);
+  EXPECT_EQ(fresh["contenders"].size(), old["contenders"].size());
+  const std::string md = read_file(c.dir.file("rerun.md"));
+  EXPECT_NE(md.find("**reproduced 3 of 3 entries within 10%"), std::string::npos) << md;
+  EXPECT_NE(md.find("## mskb compare: report vs rerun"), std::string::npos) << md;
+  const std::string html = read_file(c.dir.file("rerun.html"));
+  EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
+  EXPECT_NE(html.find("<h2>Reproduction</h2>"), std::string::npos);
+  // The new report can be rerun in turn.
+  const Proc again = c.mskb({"rerun", c.dir.file("new.json"), "-q"});
+  EXPECT_EQ(again.code, 0) << again.out << again.err;
+}
+
+// A report whose times were doubled: every entry's time is named, with the ratio; a tolerance
+// wide enough accepts them. A correctness the rerun does not see, and another GPU model, too.
+TEST_F(Run, DoctoredReportDiffersAndTheDifferencesAreNamed) {
+  json doctored = read_json(report);
+  for (json& r : doctored["results"])
+    for (const char* k : {"median", "min", "max"}) r["time_us"][k] = r["time_us"][k].get<double>() * 2;
+  write_json_file(c.dir.file("x2.json"), doctored);
+  const Proc p = c.mskb({"rerun", c.dir.file("x2.json"), "-q"});
+  EXPECT_EQ(p.code, 1) << p.out << p.err;
+  for (const char* who : {"baseline", "vendor", "k"})
+    EXPECT_NE(p.out.find(std::string("differs: vector_add fp32 ") + who + ": paper: median time x0.5 the report's"), std::string::npos)
+        << who << "\n" << p.out;
+  EXPECT_NE(p.out.find("reproduced 0 of 3 entries within 10%"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find(": P "), std::string::npos) << "P is a ratio of two doubled times: unchanged\n" << p.out;
+  const Proc wide = c.mskb({"rerun", c.dir.file("x2.json"), "-q", "--tolerance", "0.6"});
+  EXPECT_EQ(wide.code, 0) << wide.out << wide.err;
+  EXPECT_NE(wide.out.find("reproduced 3 of 3 entries within 60%"), std::string::npos) << wide.out;
+
+  // The kernel was wrong in the report (it is correct now), P of the vendor was 3, and the report
+  // came from another GPU model.
+  json other = read_json(report);
+  for (json& e : other["contenders"])
+    if (e["contender"] == "k") e["disposition"] = "wrong_result";
+  for (json& s : other["scores"])
+    if (s["contender"] == "vendor") s["P"] = 3.0;
+  other["device"]["name"] = "Fake H100";
+  write_json_file(c.dir.file("other.json"), other);
+  const Proc q = c.mskb({"rerun", c.dir.file("other.json"), "-q", "--json", c.dir.file("other_new.json")});
+  EXPECT_EQ(q.code, 1) << q.out << q.err;
+  EXPECT_NE(q.out.find("WARNING: different GPU model: the report ran on Fake H100, this rerun on Fake H200"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("differs: vector_add fp32 k: correct in the rerun (passed), not in the report (wrong_result"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("differs: vector_add fp32 vendor: paper: P 3.00 -> 1.00 (x0.333)"), std::string::npos) << q.out;
+  EXPECT_EQ(q.out.find("differs: vector_add fp32 baseline"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("reproduced 1 of 3 entries within 10%"), std::string::npos) << q.out;
+  const json cmp = read_json(c.dir.file("other_new.json"))["rerun_of"]["comparison"];
+  EXPECT_EQ(cmp["same_gpu_model"], false);
+  EXPECT_EQ(cmp["summary"]["differ"], 2);
+}
+
+// What cannot be run again: one line on stderr, exit 2.
+TEST_F(Run, AReportThatCannotBeRunAgainIsOneLineAndExitTwo) {
+  // The kernel file changed: refused, unless --allow-changed (then named as a warning).
+  write_file(c.dir.file("k.cu"), std::string(kKernel) + "// edited\n");
+  Proc p = c.mskb({"rerun", report, "-q"});
+  EXPECT_EQ(p.code, 2) << p.out << p.err;
+  EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+  EXPECT_NE(p.err.find("k.cu (vector_add fp32 k): changed since the report (sha256 "), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("--allow-changed runs it anyway"), std::string::npos) << p.err;
+  EXPECT_TRUE(p.out.empty()) << p.out;
+  p = c.mskb({"rerun", report, "-q", "--allow-changed"});
+  EXPECT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_NE(p.err.find("mskb rerun: warning: "), std::string::npos) << p.err;
+  // The kernel file is gone: refused even with --allow-changed.
+  std::filesystem::remove(c.dir.file("k.cu"));
+  for (const bool allow : {false, true}) {
+    std::vector<std::string> args = {"rerun", report, "-q"};
+    if (allow) args.push_back("--allow-changed");
+    p = c.mskb(args);
+    EXPECT_EQ(p.code, 2) << p.out << p.err;
+    EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+    EXPECT_NE(p.err.find("k.cu (vector_add fp32 k) is missing; the report's run cannot be run again"), std::string::npos) << p.err;
+  }
+  // No record: an old report, and a merged one.
+  json old = read_json(report);
+  old.erase("reproduce");
+  write_json_file(c.dir.file("old.json"), old);
+  p = c.mskb({"rerun", c.dir.file("old.json")});
+  EXPECT_EQ(p.code, 2) << p.out << p.err;
+  EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+  EXPECT_NE(p.err.find("old.json cannot be run again: it has no \"reproduce\" record"), std::string::npos) << p.err;
+  ASSERT_EQ(c.mskb({"merge", report, "--json", c.dir.file("merged.json")}).code, 0);
+  p = c.mskb({"rerun", c.dir.file("merged.json")});
+  EXPECT_EQ(p.code, 2) << p.err;
+  EXPECT_NE(p.err.find("has no \"reproduce\" record"), std::string::npos) << p.err;
+  // Not a report; a record of a newer format; a bad tolerance.
+  write_file(c.dir.file("x.json"), "{\"a\": 1}");
+  p = c.mskb({"rerun", c.dir.file("x.json")});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("it is not an mskb run/check JSON report"), std::string::npos) << p.err;
+  json future = read_json(report);
+  future["reproduce"]["format"] = 2;
+  write_json_file(c.dir.file("future.json"), future);
+  p = c.mskb({"rerun", c.dir.file("future.json")});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("of format 2 and this mskb reads format 1"), std::string::npos) << p.err;
+  p = c.mskb({"rerun", report, "-q", "--json", report});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("is the report itself: write the rerun to another file"), std::string::npos) << p.err;
+  EXPECT_EQ(read_json(report)["reproduce"]["format"], 1) << "the report is left as it was";
+  p = c.mskb({"rerun", report, "--tolerance", "0"});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+  p = c.mskb({"rerun", c.dir.file("nope.json")});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+}
+
+// A user's task (task file): the record names the file and its reference with their SHA-256; the
+// rerun registers the task again and reproduces; an edited reference is refused until allowed.
+TEST(Rerun, TaskFileRunIsRunAgainAndItsFilesAreChecked) {
+  Cli c;
+  std::filesystem::copy(mskb::source_root() + "/examples/bias_gelu", c.dir.file("tf"), std::filesystem::copy_options::recursive);
+  const std::string report = c.dir.file("t.json");
+  const Proc run = c.mskb({"run", "--task-file", c.dir.file("tf/task.toml"), "--precision", "fp32", "--budget", "0.01", "-q", "--json", report});
+  ASSERT_EQ(run.code, 0) << run.err;
+  const json tf = read_json(report)["reproduce"]["settings"]["task_files"];
+  ASSERT_EQ(tf.size(), 1u) << tf.dump();
+  EXPECT_EQ(tf[0]["task"], "bias_gelu");
+  EXPECT_EQ(tf[0]["sha256"], mskb::sha256_hex(read_file(c.dir.file("tf/task.toml"))));
+  EXPECT_EQ(tf[0]["reference"]["sha256"], mskb::sha256_hex(read_file(c.dir.file("tf/ref.cpp"))));
+  Proc p = c.mskb({"rerun", report, "-q"});
+  EXPECT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_NE(p.out.find("bias_gelu"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("reproduced 1 of 1 entries within 10%"), std::string::npos) << p.out;
+  std::ofstream(c.dir.file("tf/ref.cpp"), std::ios::app) << "// edited\n";
+  p = c.mskb({"rerun", report, "-q"});
+  EXPECT_EQ(p.code, 2) << p.out << p.err;
+  EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+  EXPECT_NE(p.err.find("ref.cpp (reference of bias_gelu): changed since the report"), std::string::npos) << p.err;
+  p = c.mskb({"rerun", report, "-q", "--allow-changed"});
+  EXPECT_EQ(p.code, 0) << p.out << p.err;
+}

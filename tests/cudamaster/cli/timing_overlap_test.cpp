@@ -1,0 +1,196 @@
+// `mskb run --checks-per-gpu N --timing-overlap M` through the real binary over the fake runner
+// (FAKE_RUNNER_TRACE: one line per evaluation with its request's gpu_lock and host_threads, its
+// start and end, and its exclusive hold of the lane lock around the timings): the timing phase
+// runs up to M timing parts of one GPU at once, all of a lane share one lock file, a (task,
+// precision) group stays on one GPU, and M = 1 is the one-at-a-time order of before.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "mskb/util/parallel.hpp"
+#include "support/child_process.hpp"
+
+using namespace cmtest;
+
+namespace {
+
+struct Cli : FakeCliDir {
+  Proc run(const std::vector<std::string>& args) { return run_program(args, CM_MSKB_BIN); }
+};
+
+struct Eval {
+  std::string contender;  // task|precision|contender, from the report's build keys
+  std::string gpu, gpu_lock;
+  int host_threads = 0;
+  bool timing = false;
+  int64_t from = 0, to = 0;
+  int64_t x_from = 0, x_to = 0;  // the exclusive hold (timing parts with a lock)
+};
+
+// The trace's evaluations, named through the report (a library is the build key's .so).
+std::vector<Eval> evaluations(const std::string& trace, const json& report) {
+  std::map<std::string, std::string> names;  // key.so|precision -> task|precision|contender
+  for (const json& c : report["contenders"])
+    names[c["build"]["key"].get<std::string>() + ".so|" + c["precision"].get<std::string>()] =
+        c["task"].get<std::string>() + "|" + c["precision"].get<std::string>() + "|" + c["contender"].get<std::string>();
+  std::vector<Eval> out;
+  for (const std::string& line : read_lines(trace)) {
+    const json t = json::parse(line);
+    Eval e;
+    const std::string lib = t["library"];
+    e.contender = names[lib.substr(lib.rfind('/') + 1) + "|" + t["precision"].get<std::string>()];
+    EXPECT_FALSE(e.contender.empty()) << line;
+    e.gpu = t["gpu"];
+    e.gpu_lock = t["gpu_lock"];
+    e.host_threads = t["host_threads"];
+    e.timing = t["timings"].get<int>() > 0;
+    e.from = t["start_ns"];
+    e.to = t["end_ns"];
+    e.x_from = t.value("exclusive_from_ns", int64_t{0});
+    e.x_to = t.value("exclusive_to_ns", int64_t{0});
+    out.push_back(e);
+  }
+  return out;
+}
+
+std::vector<Eval> timing_parts(const std::vector<Eval>& all, const std::string& gpu = "*") {
+  std::vector<Eval> out;
+  for (const Eval& e : all)
+    if (e.timing && (gpu == "*" || e.gpu == gpu)) out.push_back(e);
+  std::sort(out.begin(), out.end(), [](const Eval& a, const Eval& b) { return a.from < b.from; });
+  return out;
+}
+
+// The most evaluations of `evals` running at one instant.
+int most_at_once(const std::vector<Eval>& evals) {
+  int most = 0;
+  for (const Eval& e : evals) {
+    int n = 0;
+    for (const Eval& o : evals) n += o.from <= e.from && e.from < o.to ? 1 : 0;
+    most = std::max(most, n);
+  }
+  return most;
+}
+
+int threads_for(int at_once) { return std::max(1, (mskb::available_cpus() - 2) / at_once); }
+
+}  // namespace
+
+TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
+  Cli c;
+  c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "600";  // host work: long beside the fake's 20 ms timing
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
+                        "--timing-overlap", "3", "--json", c.dir.file("run.json")});
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  ASSERT_EQ(report["contenders"].size(), 4u);  // baseline and vendor, fp32 and bf16: two groups
+  EXPECT_EQ(report["device"]["checks_per_gpu"], 2);
+  EXPECT_EQ(report["device"]["timing_overlap"], 3);
+  const std::vector<Eval> all = evaluations(c.dir.file("trace.jsonl"), report);
+  ASSERT_EQ(all.size(), 8u);  // a checks part and a timing part each
+  const std::vector<Eval> timed = timing_parts(all);
+  ASSERT_EQ(timed.size(), 4u);
+  // Three at once (never more): the two of the first group and one of the second.
+  EXPECT_EQ(most_at_once(timed), 3);
+  // One lock file for the lane, in every request of both phases; the host threads shared out.
+  const std::string lock = all.front().gpu_lock;
+  EXPECT_NE(lock.find("gpu-"), std::string::npos) << lock;
+  for (const Eval& e : all) {
+    EXPECT_EQ(e.gpu_lock, lock) << e.contender;
+    EXPECT_EQ(e.host_threads, threads_for(e.timing ? 3 : 2)) << e.contender << (e.timing ? " timing" : " checks");
+  }
+  // The timings themselves (the runners' exclusive holds) never overlap.
+  for (const Eval& a : timed) {
+    ASSERT_GT(a.x_to, a.x_from) << a.contender << ": no exclusive hold";
+    for (const Eval& b : timed) {
+      if (&a == &b) continue;
+      EXPECT_TRUE(a.x_to <= b.x_from || b.x_to <= a.x_from) << a.contender << " and " << b.contender;
+    }
+  }
+  for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
+}
+
+// --timing-overlap 1: one timing part at a time per GPU, in the order of the items (the order of
+// before the option).
+TEST(MskbTimingOverlap, OneIsTheOneAtATimeOrder) {
+  Cli c;
+  c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "100";
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
+                        "--timing-overlap", "1", "--json", c.dir.file("run.json")});
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  EXPECT_EQ(report["device"]["timing_overlap"], 1);
+  const std::vector<Eval> timed = timing_parts(evaluations(c.dir.file("trace.jsonl"), report));
+  ASSERT_EQ(timed.size(), 4u);
+  EXPECT_EQ(most_at_once(timed), 1);
+  std::vector<std::string> order, items;
+  for (const Eval& e : timed) {
+    order.push_back(e.contender);
+    EXPECT_EQ(e.host_threads, threads_for(1));
+  }
+  for (const json& r : report["contenders"])
+    items.push_back(r["task"].get<std::string>() + "|" + r["precision"].get<std::string>() + "|" + r["contender"].get<std::string>());
+  EXPECT_EQ(order, items);
+  EXPECT_EQ(items.front(), "spmv_csr|fp32|baseline");
+}
+
+// Two GPUs: each lane has its own lock file, and each (task, precision) group is timed on one GPU.
+TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
+  Cli c;
+  c.env["FAKE_GPUS"] = "2";
+  c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "300";
+  const Proc p = c.run({"run", "--task", "spmv_csr,vector_add", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
+                        "--json", c.dir.file("run.json")});  // the default --timing-overlap: 3
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  EXPECT_EQ(report["device"]["timing_overlap"], 3);
+  const std::vector<Eval> all = evaluations(c.dir.file("trace.jsonl"), report);
+  ASSERT_EQ(all.size(), 16u);  // 2 tasks x 2 precisions x (baseline, vendor) x 2 parts
+  std::map<std::string, std::set<std::string>> locks_of_gpu, gpus_of_group;
+  for (const Eval& e : all) {
+    locks_of_gpu[e.gpu].insert(e.gpu_lock);
+    if (e.timing) gpus_of_group[e.contender.substr(0, e.contender.rfind('|'))].insert(e.gpu);
+    // The host's CPUs are shared out among every verifier of the run, both GPUs' together.
+    EXPECT_EQ(e.host_threads, threads_for(2 * (e.timing ? 3 : 2))) << e.contender << (e.timing ? " timing" : " checks");
+  }
+  ASSERT_EQ(locks_of_gpu.size(), 2u);
+  EXPECT_EQ(locks_of_gpu["0"].size(), 1u);
+  EXPECT_EQ(locks_of_gpu["1"].size(), 1u);
+  EXPECT_NE(*locks_of_gpu["0"].begin(), *locks_of_gpu["1"].begin());
+  ASSERT_EQ(gpus_of_group.size(), 4u);
+  for (const auto& [group, gpus] : gpus_of_group) EXPECT_EQ(gpus.size(), 1u) << group << " timed on two GPUs";
+  for (const std::string gpu : {"0", "1"}) {
+    const std::vector<Eval> lane = timing_parts(all, gpu);
+    EXPECT_LE(most_at_once(lane), 3) << "gpu " << gpu;
+    for (const Eval& a : lane)
+      for (const Eval& b : lane) {
+        if (&a == &b) continue;
+        EXPECT_TRUE(a.x_to <= b.x_from || b.x_to <= a.x_from) << a.contender << " and " << b.contender;
+      }
+  }
+}
+
+// Out of range or not a number: a one-line usage error, exit 2; the option and its default are in --help.
+TEST(MskbTimingOverlap, UsageErrorsAndHelp) {
+  Cli c;
+  for (const std::string bad : {"0", "17", "-1", "two"}) {
+    const Proc p = c.run({"run", "--task", "vector_add", "--checks-per-gpu", "2", "--timing-overlap", bad});
+    EXPECT_EQ(p.code, 2) << bad << ": " << p.err;
+    EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << bad << ": " << p.err;
+    EXPECT_EQ(p.err.rfind("mskb: ", 0), 0u) << p.err;
+    EXPECT_NE(p.err.find("--timing-overlap"), std::string::npos) << p.err;
+    EXPECT_TRUE(p.out.empty()) << p.out;
+  }
+  const Proc help = c.run({"run", "--help"});
+  ASSERT_EQ(help.code, 0) << help.err;
+  const std::size_t at = help.out.find("--timing-overlap");
+  ASSERT_NE(at, std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("default 3", at), std::string::npos) << help.out;
+}
