@@ -102,7 +102,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   EXPECT_NE(lock.find("gpu-"), std::string::npos) << lock;
   for (const Eval& e : all) {
     EXPECT_EQ(e.gpu_lock, lock) << e.contender;
-    EXPECT_EQ(e.host_threads, threads_for(e.timing ? 3 : 2)) << e.contender << (e.timing ? " timing" : " checks");
+    EXPECT_EQ(e.host_threads, threads_for(e.timing ? 2 * 3 : 2)) << e.contender << (e.timing ? " timing" : " checks");
   }
   // The timings themselves (the runners' exclusive holds) never overlap.
   for (const Eval& a : timed) {
@@ -132,7 +132,7 @@ TEST(MskbTimingOverlap, OneIsTheOneAtATimeOrder) {
   std::vector<std::string> order, items;
   for (const Eval& e : timed) {
     order.push_back(e.contender);
-    EXPECT_EQ(e.host_threads, threads_for(1));
+    EXPECT_EQ(e.host_threads, threads_for(2 * 1));
   }
   for (const json& r : report["contenders"])
     items.push_back(r["task"].get<std::string>() + "|" + r["precision"].get<std::string>() + "|" + r["contender"].get<std::string>());
@@ -158,7 +158,7 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
     locks_of_gpu[e.gpu].insert(e.gpu_lock);
     if (e.timing) gpus_of_group[e.contender.substr(0, e.contender.rfind('|'))].insert(e.gpu);
     // The host's CPUs are shared out among every verifier of the run, both GPUs' together.
-    EXPECT_EQ(e.host_threads, threads_for(2 * (e.timing ? 3 : 2))) << e.contender << (e.timing ? " timing" : " checks");
+    EXPECT_EQ(e.host_threads, threads_for(2 * (e.timing ? 2 * 3 : 2))) << e.contender << (e.timing ? " timing" : " checks");
   }
   ASSERT_EQ(locks_of_gpu.size(), 2u);
   EXPECT_EQ(locks_of_gpu["0"].size(), 1u);
