@@ -6,10 +6,13 @@
  *     extern "C" void mskb_reference(const mskb_ref_args* args);
  *
  * `args->params` lists every parameter of the entry point in its signature order. Buffers hold
- * FP64 values: inputs already rounded to their device type (float, bfloat16 or int32), outputs
- * zeroed (role "out" and "accumulate") or holding the input ("inout"). Write every output element;
- * never touch an input. Scalars carry their value (rounded like the device argument). `dims` are
- * the instance's shape variables (the task file's `dims`, in order).
+ * FP64 values whatever their device type (float, bfloat16, half, int32 or int64): inputs already
+ * rounded to it (an int64 is exact: the harness keeps int64 values within +-2^53), outputs zeroed
+ * (role "out" and "accumulate") or holding the input ("inout"). Write every output element as the
+ * FP64 value it should have; never touch an input. The harness compares the device's output with
+ * it (a half output decoded to FP64 and held to the tolerance, an int32 or int64 one exactly).
+ * Scalars carry their value (rounded like the device argument). `dims` are the instance's shape
+ * variables (the task file's `dims`, in order).
  *
  * The function must be reentrant (no mutable globals): the harness may call it from several
  * threads for different instances. Report a problem through mskb_ref_fail (the check then ends

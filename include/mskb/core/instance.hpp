@@ -50,6 +50,12 @@ struct InstanceLayout {
 // `elements[i]`: the element count of buffer parameter i (ignored for scalars).
 InstanceLayout instance_layout(const TaskSpec& spec, Precision p, const std::vector<std::size_t>& elements, std::size_t guard_bytes);
 
+// One element in its device bytes (elem_bytes(e, p) of them) and back to FP64. Floating types
+// round to nearest even straight from the double (fp16: fp16_bits); integers are exact for the
+// integer values the generators give (int64: up to 2^53 in magnitude, FP64's exact integers).
+void encode_elem(double v, Elem e, Precision p, unsigned char* dst);
+double decode_elem(const unsigned char* src, Elem e, Precision p);
+
 // The inputs (in and inplace buffers) of `a`, in their device types, into the input region laid
 // out by `l` (parallel).
 void encode_inputs(const TaskSpec& spec, Precision p, const Args& a, const InstanceLayout& l, unsigned char* input_region);
@@ -74,7 +80,8 @@ void compare_buffer(const std::string& param, const std::vector<double>& got,
 
 // The same comparison straight from the device bytes of the buffer (`elem` in precision `p`),
 // without decoding it into doubles first (on the large sweeps that copy was gigabytes per check).
-// `poison` >= 0: an element whose bytes all equal it was never written (overwrite outputs).
+// `poison` >= 0: an element whose bytes all equal it was never written (overwrite outputs; 0xFF
+// bytes are a NaN in every floating type, -1 in int32 and int64).
 void compare_encoded(const std::string& param, const unsigned char* bytes, std::size_t nbytes, Elem elem, Precision p, int poison,
                      const std::vector<double>& want, Tolerance tol, bool exact, CompareResult& r);
 

@@ -21,9 +21,12 @@ inline std::size_t real_bytes(Precision p) { return p == Precision::fp32 ? 4 : 2
 
 // Element type of a device buffer. `real` follows the precision (float / __nv_bfloat16);
 // `f32` stays float in both precisions (e.g. dot_product's loss); `i32` is an index array.
-enum class Elem { real, f32, i32 };
-// Scalar parameter passed by value. `real` is float in FP32 and __nv_bfloat16 in BF16.
-enum class ScalarType { i32, f32, real };
+// `f16` (IEEE binary16, __half) and `i64` (long long) keep their type in both precisions too;
+// only task files use them so far. Integer elements are compared exactly.
+enum class Elem { real, f32, i32, f16, i64 };
+// Scalar parameter passed by value. `real` is float in FP32 and __nv_bfloat16 in BF16; `i64` is
+// long long (task files only).
+enum class ScalarType { i32, f32, real, i64 };
 // in: read only (checksummed after the call). out: overwritten (poisoned before each call, every
 // element checked). accumulate: the harness zeroes it before each call. inplace: input restored
 // before each call and the result checked.
@@ -154,7 +157,21 @@ double round_to(Precision p, double x);       // round to float or bfloat16 (nea
 double round_elem(Elem e, Precision p, double x);
 uint16_t bf16_bits(float x);                  // round-to-nearest-even float -> bf16 bits
 float bf16_to_float(uint16_t bits);
+// IEEE binary16, straight from the double (one rounding, to nearest even, subnormals included,
+// overflow to +-inf, NaN -> 0x7fff): the bits CUDA's __double2half gives, and, for a float
+// argument (exact in a double), __float2half_rn's.
+uint16_t fp16_bits(double x);
+double fp16_to_double(uint16_t bits);  // exact
 std::size_t elem_bytes(Elem e, Precision p);
+
+// What the bytes of a buffer of `e` are in precision `p`.
+enum class Storage { f32, bf16, f16, i32, i64 };
+Storage storage_of(Elem e, Precision p);
+bool elem_is_integer(Elem e);  // i32, i64: compared exactly
+// The task-file spelling of an element type: real, fp32, fp16, int32, int64.
+const char* to_string(Elem e);
+// The C type of an element in the entry point for `p`: float, __nv_bfloat16, __half, int, long long.
+const char* c_type(Elem e, Precision p);
 
 }  // namespace mskb
 

@@ -24,6 +24,12 @@ class GpuInstance {
   // candidate (make_inputs' rounding).
   GpuInstance(const TaskSpec& spec, Precision p, const Shape& shape, const UniformDraw& draw, const std::vector<double>& scalars,
               DeviceReferenceFn reference);
+  // An instance made on the host (inputs in the sealed input region laid out by `l`, the FP64
+  // expected outputs in `expected`), put on the verifier's GPU to be compared there: its read-only
+  // inputs (typed) and expected outputs are uploaded once, then every comparison of its outputs is
+  // made on the GPU (compare / mutated_input with the candidate's device region).
+  GpuInstance(const TaskSpec& spec, Precision p, const InstanceLayout& l, const std::vector<std::size_t>& elements,
+              const unsigned char* input_region, const Args& expected);
   // The typed inputs into the input region laid out by `l` (instance_layout of the draw's elements).
   void download_inputs(const InstanceLayout& l, unsigned char* input_region) const;
   // Compares every output in `output_region` with the expected outputs, as compare_encoded would:
@@ -50,5 +56,9 @@ class GpuInstance {
 // Where the verifier's instances may live on its GPU: a task with uniform inputs and a device
 // reference, no user matrix.
 bool gpu_instance_possible(const TaskSpec& spec, const Shape& shape);
+
+// Whether the outputs of any instance of the task can be compared on the verifier's GPU (the
+// comparison kernels know its buffers' element types).
+bool gpu_compare_possible(const TaskSpec& spec);
 
 }  // namespace mskb::gpu

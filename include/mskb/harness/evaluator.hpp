@@ -92,6 +92,10 @@ struct EvalOptions {
   // the verifier's GPU (RunRequest::gpu_instance_min_complexity); unset: the request's default,
   // or the environment's MSKB_GPU_INSTANCE_MIN_COMPLEXITY (0: every instance, for validation).
   std::optional<double> gpu_instance_min_complexity;
+  // From this complexity a host-made instance is compared on the verifier's GPU
+  // (RunRequest::gpu_compare_min_complexity); unset: the environment's
+  // MSKB_GPU_COMPARE_MIN_COMPLEXITY, else off.
+  std::optional<double> gpu_compare_min_complexity;
 };
 
 struct ContenderResult {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
@@ -67,12 +68,16 @@ json shape_rows(const std::vector<json>& shapes, std::int64_t evaluation_id) {
   return out;
 }
 
-// Every candidate of a job (baseline and vendor included) with its status and per-size timings.
+// Every candidate of a job (baseline and vendor included) with its status and per-size timings. A
+// candidate of a round with no recorded outcome (a job still running, or cut) is "undecided", not
+// rejected: its round never judged it.
 json candidate_rows(store::RunStore& store, std::int64_t job_id, const json& rounds, const std::vector<json>& evaluations) {
   const std::vector<json> shapes = store.rows("eval_shapes", job_id);
   std::map<std::int64_t, std::string> build_error;
   for (const json& b : store.rows("builds", job_id))
     if (!truthy(b, "ok")) build_error[id_of(b, "candidate_id")] = b.value("error", "");
+  std::set<int> decided;
+  for (const json& r : rounds) decided.insert(r.value("round", 0));
   json out = json::array();
   for (const json& c : store.rows("candidates", job_id)) {
     const std::int64_t id = id_of(c, "id");
@@ -114,6 +119,10 @@ json candidate_rows(store::RunStore& store, std::int64_t job_id, const json& rou
     } else if (!failure.empty()) {
       row["status"] = "failed";
       row["reason"] = failure;
+    } else if (decided.count(c.value("round", 0)) == 0) {
+      row["status"] = "undecided";
+      row["reason"] = fmt::format("{}round {} has no recorded outcome (the job did not finish it)", evaluated ? "" : "not evaluated; ",
+                                  c.value("round", 0));
     } else if (!evaluated) {
       row["status"] = "failed";
       row["reason"] = "not evaluated";
@@ -179,6 +188,7 @@ json report_document(store::RunStore& store, std::int64_t run_id) {
               {"status", run->status},
               {"llm", run->llm},
               {"created_at", run->created_at},
+              {"updated_at", run->updated_at},
               {"active_seconds", run->active_seconds},
               {"sessions", run->sessions},
               {"config", run->config},
@@ -267,6 +277,7 @@ td.win{background:#e3f4e6}td.loss{background:#fbe5e3}
 pre{background:#f6f8fa;border:1px solid #d8dde6;padding:10px;overflow:auto;font-size:12px;max-height:640px;white-space:pre-wrap}
 details{margin:6px 0}summary{cursor:pointer;color:#234a9a}
 .st-accepted{color:#2e7d32;font-weight:600}.st-rejected{color:#b26a00}.st-failed{color:#c0392b;font-weight:600}
+.st-undecided{color:#5a6272;font-style:italic}
 .plan{border-left:3px solid #9fb3d9;padding:2px 10px;margin:4px 0}.plan p{margin:3px 0}
 .chart{display:block;margin:8px 0}.small{font-size:12px;color:#5a6272}
 )";
@@ -278,6 +289,11 @@ std::string html_head(const json& doc) {
   std::string h = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   h += fmt::format("<title>CUDAMaster run {}</title><style>{}</style></head><body>\n", doc.value("run", 0), kStyle);
   h += fmt::format("<h1>CUDAMaster run {}: {}</h1>\n", doc.value("run", 0), esc(str(doc, "status")));
+  // The store cannot tell a live run from one whose process was killed: say so instead of implying it runs.
+  if (str(doc, "status") == "running")
+    h += fmt::format("<p class=\"meta\"><b>No end recorded</b> (last update {}): the run is still going, or its process was killed "
+                     "before it could record one.</p>\n",
+                     esc(str(doc, "updated_at")));
   h += fmt::format("<p class=\"meta\">LLM <b>{}</b>; created {}; {:.1f} min active over {} session{}</p>\n", esc(str(doc, "llm")),
                    esc(str(doc, "created_at")), doc.value("active_seconds", 0.0) / 60.0, doc.value("sessions", 0),
                    doc.value("sessions", 0) == 1 ? "" : "s");
@@ -299,6 +315,10 @@ std::string suite_cards(const json& s) {
   };
   std::string h = "<div class=\"cards\">";
   h += card(fmt::format("{}", u.value("tasks", 0)), "tasks");
+  int unfinished = 0;
+  for (const json& t : s.value("tasks", json::array()))
+    if (str(t, "status") == "running" || str(t, "status") == "pending") ++unfinished;
+  if (unfinished > 0) h += card(fmt::format("{}", unfinished), "not finished (in the rates as without success)");
   h += card(fmt::format("{}", u.value("correct", 0)), "with a correct generated kernel");
   h += card(pct(u.value("success_rate", json())), "success rate (correct, P &gt; 1)");
   h += card(pct(u.value("fast_1", json())), "fast<sub>1</sub>");
@@ -467,7 +487,8 @@ std::string failed_calls_list(const json& calls) {
 std::string job_section(const json& j) {
   const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();
   std::string h = fmt::format("<h2 id=\"{}\">{} {}</h2>\n", anchor(j), esc(str(j, "task")), esc(str(j, "precision")));
-  h += fmt::format("<p class=\"meta\">{} ({}); best: {} P {} (vs vendor {}){}</p>\n", esc(str(j, "status")), esc(str(j, "stop_reason")),
+  h += fmt::format("<p class=\"meta\">{}{}; best: {} P {} (vs vendor {}){}</p>\n", esc(str(j, "status")),
+                   str(j, "stop_reason").empty() ? "" : " (" + esc(str(j, "stop_reason")) + ")",
                    best.is_object() ? esc(str(best, "origin")) : "-", best.is_object() ? num(best.value("p", json())) : "-",
                    best.is_object() ? num(best.value("vs_vendor", json())) : "-",
                    j["result"].is_object() && !str(j["result"], "message").empty() ? "; " + esc(str(j["result"], "message")) : "");
@@ -498,6 +519,7 @@ std::string p_per_round_chart(const json& job) {
   mskb::ChartSeries accepted{"accepted", {}, "#2e7d32", false, true, false};
   mskb::ChartSeries rejected{"rejected", {}, "#e08e0b", false, true, false};
   mskb::ChartSeries failed{"failed (drawn at P = 0)", {}, "#c0392b", false, true, false};
+  mskb::ChartSeries undecided{"undecided (round not finished)", {}, "#5a6272", false, true, false};
   mskb::ChartSeries best{"best P so far", {}, "#4e79a7", true, false, false};
   double last_x = 1;
   for (const json& c : job.value("candidates", json::array())) {
@@ -511,7 +533,8 @@ std::string p_per_round_chart(const json& job) {
                             (str(c, "reason").empty() ? "" : " - " + str(c, "reason"));
     if (status == "accepted") accepted.points.push_back({x, p.is_number() ? p.get<double>() : 0.0, tip});
     else if (status == "rejected") rejected.points.push_back({x, p.is_number() ? p.get<double>() : 0.0, tip});
-    else failed.points.push_back({x, 0.0, tip});
+    else if (status == "undecided" && p.is_number()) undecided.points.push_back({x, p.get<double>(), tip});
+    else if (status != "undecided") failed.points.push_back({x, 0.0, tip});  // an undecided one without P: only in the table
   }
   best.points.push_back({0, 1.0, "baseline: P 1.00"});
   for (const json& r : job.value("rounds", json::array())) {
@@ -533,7 +556,7 @@ std::string p_per_round_chart(const json& job) {
     series.push_back({fmt::format("vendor (P = {:.2f})", v), {{0, v, tip}, {x_end, v, tip}}, "#8e44ad", true, false, true});
   }
   series.push_back(best);
-  for (mskb::ChartSeries* s : {&accepted, &rejected, &failed})
+  for (mskb::ChartSeries* s : {&accepted, &rejected, &failed, &undecided})
     if (!s->points.empty()) series.push_back(*s);
   return inline_svg(mskb::svg_chart(o, series));
 }

@@ -48,7 +48,8 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
                      {"best_origin", best.is_object() ? best.value("origin", "") : ""},
                      {"vs_vendor", vv ? json(*vv) : json()},
                      {"vendor_p", r.is_object() ? r.value("vendor_p", json()) : json()},
-                     {"rounds", r.is_object() ? r.value("rounds", 0) : 0},
+                     // an unfinished job has no result yet: the rounds it recorded so far
+                     {"rounds", r.is_object() ? r.value("rounds", 0) : static_cast<int>(store.rows("rounds", j.id).size())},
                      {"file", best.is_object() ? best.value("file", "") : ""},
                      {"message", r.is_object() ? r.value("message", "") : ""}});
   }

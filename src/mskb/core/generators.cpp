@@ -55,9 +55,13 @@ UniformDraw draw_uniform(const TaskSpec& spec, const Shape& s, Rng& rng) {
 void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
   if (u.range.size() != spec.params.size())
     throw std::logic_error(spec.name + ": set_uniform_inputs needs one range per parameter");
-  for (const Param& q : spec.params)
+  for (const Param& q : spec.params) {
     if (q.is_buffer && q.elem == Elem::i32 && is_input(q))
       throw std::logic_error(spec.name + ": uniform inputs are real-valued, '" + q.name + "' is an index array");
+    // The verifier draws and compares these on the GPU (gpu_instance.cu): float, bf16 and int32 only.
+    if (q.is_buffer && (q.elem == Elem::f16 || q.elem == Elem::i64))
+      throw std::logic_error(spec.name + ": uniform inputs know float, bf16 and int32 buffers, not " + to_string(q.elem) + " '" + q.name + "'");
+  }
   auto shared = std::make_shared<const UniformInputs>(std::move(u));
   spec.uniform_inputs = shared;
   // The CPU twin of the verifier's GPU generation: the same draw, the same counter values.

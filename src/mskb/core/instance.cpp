@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -12,6 +13,62 @@
 namespace mskb {
 
 namespace {
+// The device bytes of one element and back, per storage type. Floating types round to nearest
+// even straight from the double (fp16 too: one rounding); integers are exact for integer-valued
+// doubles (an int64 beyond +-2^63 saturates, a NaN becomes 0: never undefined behaviour).
+template <Storage S>
+void encode_as(double v, unsigned char* dst) {
+  if constexpr (S == Storage::i32) {
+    const int32_t x = static_cast<int32_t>(v);
+    std::memcpy(dst, &x, 4);
+  } else if constexpr (S == Storage::i64) {
+    constexpr double k2p63 = 9223372036854775808.0;
+    const int64_t x = std::isnan(v) ? 0
+                      : v >= k2p63  ? std::numeric_limits<int64_t>::max()
+                      : v < -k2p63  ? std::numeric_limits<int64_t>::min()
+                                    : static_cast<int64_t>(v);
+    std::memcpy(dst, &x, 8);
+  } else if constexpr (S == Storage::f32) {
+    const float x = static_cast<float>(v);
+    std::memcpy(dst, &x, 4);
+  } else if constexpr (S == Storage::bf16) {
+    const uint16_t x = bf16_bits(static_cast<float>(v));
+    std::memcpy(dst, &x, 2);
+  } else {
+    const uint16_t x = fp16_bits(v);
+    std::memcpy(dst, &x, 2);
+  }
+}
+template <Storage S>
+double decode_as(const unsigned char* src) {
+  if constexpr (S == Storage::i32) {
+    int32_t x;
+    std::memcpy(&x, src, 4);
+    return static_cast<double>(x);
+  } else if constexpr (S == Storage::i64) {
+    int64_t x;
+    std::memcpy(&x, src, 8);
+    return static_cast<double>(x);  // exact up to 2^53 in magnitude
+  } else if constexpr (S == Storage::f32) {
+    float x;
+    std::memcpy(&x, src, 4);
+    return static_cast<double>(x);
+  } else if constexpr (S == Storage::bf16) {
+    uint16_t x;
+    std::memcpy(&x, src, 2);
+    return static_cast<double>(bf16_to_float(x));
+  } else {
+    uint16_t x;
+    std::memcpy(&x, src, 2);
+    return fp16_to_double(x);
+  }
+}
+template <Storage S>
+struct Encoder {
+  static constexpr std::size_t bytes = S == Storage::i64 ? 8 : S == Storage::f32 || S == Storage::i32 ? 4 : 2;
+  void operator()(double v, unsigned char* dst) const { encode_as<S>(v, dst); }
+};
+
 uint64_t fnv1a(const std::string& s, uint64_t h = 0xcbf29ce484222325ULL) {
   for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
   return h;
@@ -24,7 +81,8 @@ uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed) 
 
 double round_scalar(ScalarType t, Precision p, double v) {
   switch (t) {
-    case ScalarType::i32: return std::nearbyint(v);
+    case ScalarType::i32:
+    case ScalarType::i64: return std::nearbyint(v);
     case ScalarType::f32: return static_cast<double>(static_cast<float>(v));
     case ScalarType::real: return round_to(p, v);
   }
@@ -185,7 +243,8 @@ void compare_encoded(const std::string& param, const unsigned char* bytes, std::
       if (src[b] != static_cast<unsigned char>(poison)) return false;
     return true;
   };
-  // One pass over the buffer with the element type's decoding.
+  // One pass over the buffer with the element type's decoding (0xFF poison bytes decode to NaN in
+  // every floating type and to -1 in the integer ones: poisoned() is what tells them apart).
   const auto compare_as = [&](auto decode) {
     compare_chunked(param, want.size(), [&](std::size_t i, double& g) {
       const unsigned char* src = bytes + i * eb;
@@ -193,24 +252,12 @@ void compare_encoded(const std::string& param, const unsigned char* bytes, std::
       return poisoned(src);
     }, want, tol, exact, r);
   };
-  if (elem == Elem::i32) {
-    compare_as([](const unsigned char* src) {
-      int32_t x;
-      std::memcpy(&x, src, 4);
-      return static_cast<double>(x);
-    });
-  } else if (eb == 4) {
-    compare_as([](const unsigned char* src) {
-      float x;
-      std::memcpy(&x, src, 4);
-      return static_cast<double>(x);
-    });
-  } else {
-    compare_as([](const unsigned char* src) {
-      uint16_t x;
-      std::memcpy(&x, src, 2);
-      return static_cast<double>(bf16_to_float(x));
-    });
+  switch (storage_of(elem, p)) {
+    case Storage::i32: compare_as([](const unsigned char* src) { return decode_as<Storage::i32>(src); }); break;
+    case Storage::i64: compare_as([](const unsigned char* src) { return decode_as<Storage::i64>(src); }); break;
+    case Storage::f32: compare_as([](const unsigned char* src) { return decode_as<Storage::f32>(src); }); break;
+    case Storage::bf16: compare_as([](const unsigned char* src) { return decode_as<Storage::bf16>(src); }); break;
+    case Storage::f16: compare_as([](const unsigned char* src) { return decode_as<Storage::f16>(src); }); break;
   }
 }
 
@@ -218,28 +265,48 @@ void compare_encoded(const std::string& param, const unsigned char* bytes, std::
 
 namespace mskb {
 
+void encode_elem(double v, Elem e, Precision p, unsigned char* dst) {
+  switch (storage_of(e, p)) {
+    case Storage::i32: encode_as<Storage::i32>(v, dst); return;
+    case Storage::i64: encode_as<Storage::i64>(v, dst); return;
+    case Storage::f32: encode_as<Storage::f32>(v, dst); return;
+    case Storage::bf16: encode_as<Storage::bf16>(v, dst); return;
+    case Storage::f16: encode_as<Storage::f16>(v, dst); return;
+  }
+}
+
+double decode_elem(const unsigned char* src, Elem e, Precision p) {
+  switch (storage_of(e, p)) {
+    case Storage::i32: return decode_as<Storage::i32>(src);
+    case Storage::i64: return decode_as<Storage::i64>(src);
+    case Storage::f32: return decode_as<Storage::f32>(src);
+    case Storage::bf16: return decode_as<Storage::bf16>(src);
+    case Storage::f16: return decode_as<Storage::f16>(src);
+  }
+  return 0.0;
+}
+
 void encode_inputs(const TaskSpec& spec, Precision p, const Args& a, const InstanceLayout& l, unsigned char* input_region) {
   for (std::size_t i = 0; i < spec.params.size(); ++i) {
     const BufferPlace& b = l.params[i];
     if (!b.buffer || !b.uploaded) continue;
     const Elem e = spec.params[i].elem;
-    const std::size_t eb = elem_bytes(e, p);
     const std::vector<double>& v = a[i].data;
     unsigned char* base = input_region + b.in_offset;
-    parallel_for(static_cast<int64_t>(v.size()), [&](int64_t ii) {
-      const auto k = static_cast<std::size_t>(ii);
-      unsigned char* dst = base + k * eb;
-      if (e == Elem::i32) {
-        const int32_t x = static_cast<int32_t>(v[k]);
-        std::memcpy(dst, &x, 4);
-      } else if (eb == 4) {
-        const float x = static_cast<float>(v[k]);
-        std::memcpy(dst, &x, 4);
-      } else {
-        const uint16_t x = bf16_bits(static_cast<float>(v[k]));
-        std::memcpy(dst, &x, 2);
-      }
-    }, 1 << 16);
+    // One loop per storage type (the switch outside the loop: this is gigabytes on the large sweeps).
+    const auto encode_all = [&](auto encode) {
+      constexpr std::size_t eb = decltype(encode)::bytes;
+      parallel_for(static_cast<int64_t>(v.size()), [&](int64_t k) {
+        encode(v[static_cast<std::size_t>(k)], base + static_cast<std::size_t>(k) * eb);
+      }, 1 << 16);
+    };
+    switch (storage_of(e, p)) {
+      case Storage::i32: encode_all(Encoder<Storage::i32>{}); break;
+      case Storage::i64: encode_all(Encoder<Storage::i64>{}); break;
+      case Storage::f32: encode_all(Encoder<Storage::f32>{}); break;
+      case Storage::bf16: encode_all(Encoder<Storage::bf16>{}); break;
+      case Storage::f16: encode_all(Encoder<Storage::f16>{}); break;
+    }
   }
 }
 

@@ -36,6 +36,7 @@ void invoke(void* fn, const std::vector<Slot>& slots) {
       case Slot::pointer: ints[ni++] = reinterpret_cast<I>(s.ptr); break;
       // Sign-extend ints as the caller would; the callee reads the low 32 bits either way.
       case Slot::i32: ints[ni++] = static_cast<I>(static_cast<int64_t>(s.i)); break;
+      case Slot::i64: ints[ni++] = static_cast<I>(s.l); break;
       case Slot::bf16: ints[ni++] = s.bits; break;
       case Slot::f32: break;
     }

@@ -1,7 +1,9 @@
 #include "mskb/core/task.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -89,10 +91,10 @@ std::string TaskSpec::signature(Precision p) const {
     if (i) os << ", ";
     if (q.is_buffer) {
       const bool read_only = q.role == Role::in;
-      const char* t = q.elem == Elem::i32 ? "int" : q.elem == Elem::f32 || p == Precision::fp32 ? "float" : "__nv_bfloat16";
-      os << (read_only ? "const " : "") << t << "* " << q.name;
+      os << (read_only ? "const " : "") << c_type(q.elem, p) << "* " << q.name;
     } else {
-      const char* t = q.scalar == ScalarType::i32 ? "int"
+      const char* t = q.scalar == ScalarType::i32   ? "int"
+                      : q.scalar == ScalarType::i64 ? "long long"
                       : q.scalar == ScalarType::f32 || p == Precision::fp32 ? "float"
                                                                             : "__nv_bfloat16";
       os << t << " " << q.name;
@@ -187,15 +189,97 @@ double round_to(Precision p, double x) {
   return p == Precision::fp32 ? static_cast<double>(f) : static_cast<double>(bf16_to_float(bf16_bits(f)));
 }
 
+uint16_t fp16_bits(double x) {
+  uint64_t u;
+  std::memcpy(&u, &x, 8);
+  const auto sign = static_cast<uint16_t>((u >> 48) & 0x8000u);
+  const double a = std::fabs(x);
+  if (std::isnan(x)) return 0x7fff;  // CUDA's canonical half NaN
+  // 65520 = 65504 + half an ulp: the tie between the largest half and 2^16 goes to the even 2^16.
+  if (a >= 65520.0) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (a == 0.0) return sign;
+  // a = f * 2^k with f in [0.5, 1): a lies in [2^(k-1), 2^k). Below 2^-14 (subnormal halves) the
+  // quantum stays 2^-24. m = a / quantum is exact (a power-of-two scaling of a double).
+  int k = 0;
+  (void)std::frexp(a, &k);
+  const int e = std::max(k - 1, -14);
+  const double m = std::ldexp(a, 10 - e);  // in [0, 2048)
+  // Round m to an integer, ties to even, whatever the floating-point rounding mode: m - floor(m)
+  // is exact (m < 2^11).
+  double r = std::floor(m);
+  const double frac = m - r;
+  if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
+  // Normal: exponent field e + 15 over the 10 fraction bits of r - 1024 (the hidden bit), written
+  // (e + 14) << 10 plus r; a carry of r to 2048 steps into the next exponent, and a subnormal
+  // (e = -14, r < 1024) that rounds up to 1024 becomes the smallest normal: both come out right.
+  const auto bits = static_cast<uint32_t>((e + 14) << 10) + static_cast<uint32_t>(r);
+  return static_cast<uint16_t>(sign | bits);
+}
+
+double fp16_to_double(uint16_t bits) {
+  const double sign = (bits & 0x8000u) ? -1.0 : 1.0;
+  const int exp = (bits >> 10) & 0x1f;
+  const int frac = bits & 0x3ff;
+  if (exp == 0x1f) return frac ? std::numeric_limits<double>::quiet_NaN() : sign * HUGE_VAL;
+  if (exp == 0) return sign * std::ldexp(static_cast<double>(frac), -24);
+  return sign * std::ldexp(static_cast<double>(1024 + frac), exp - 25);
+}
+
 double round_elem(Elem e, Precision p, double x) {
   switch (e) {
     case Elem::real: return round_to(p, x);
     case Elem::f32: return static_cast<double>(static_cast<float>(x));
-    case Elem::i32: return std::nearbyint(x);
+    case Elem::f16: return fp16_to_double(fp16_bits(x));
+    case Elem::i32:
+    case Elem::i64: return std::nearbyint(x);
   }
   return x;
 }
 
-std::size_t elem_bytes(Elem e, Precision p) { return e == Elem::real ? real_bytes(p) : 4; }
+Storage storage_of(Elem e, Precision p) {
+  switch (e) {
+    case Elem::real: return p == Precision::fp32 ? Storage::f32 : Storage::bf16;
+    case Elem::f32: return Storage::f32;
+    case Elem::f16: return Storage::f16;
+    case Elem::i32: return Storage::i32;
+    case Elem::i64: return Storage::i64;
+  }
+  return Storage::f32;
+}
+
+std::size_t elem_bytes(Elem e, Precision p) {
+  switch (storage_of(e, p)) {
+    case Storage::bf16:
+    case Storage::f16: return 2;
+    case Storage::f32:
+    case Storage::i32: return 4;
+    case Storage::i64: return 8;
+  }
+  return 4;
+}
+
+bool elem_is_integer(Elem e) { return e == Elem::i32 || e == Elem::i64; }
+
+const char* to_string(Elem e) {
+  switch (e) {
+    case Elem::real: return "real";
+    case Elem::f32: return "fp32";
+    case Elem::f16: return "fp16";
+    case Elem::i32: return "int32";
+    case Elem::i64: return "int64";
+  }
+  return "?";
+}
+
+const char* c_type(Elem e, Precision p) {
+  switch (storage_of(e, p)) {
+    case Storage::f32: return "float";
+    case Storage::bf16: return "__nv_bfloat16";
+    case Storage::f16: return "__half";
+    case Storage::i32: return "int";
+    case Storage::i64: return "long long";
+  }
+  return "?";
+}
 
 }  // namespace mskb

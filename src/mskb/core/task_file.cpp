@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <iomanip>
 #include <list>
 #include <mutex>
 #include <optional>
@@ -141,7 +142,9 @@ mskb_reference_fn load_reference(TaskFileReference& r) {
   if (r.fn) return r.fn;
   r.so_path = build_reference(r);
   if (!r.handle) {
-    r.handle = ::dlopen(r.so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    // RTLD_NODELETE: the library stays mapped after dlclose. A reference built with -fopenmp leaves
+    // libgomp's worker threads parked in it; unmapping it under them crashed the process at exit.
+    r.handle = ::dlopen(r.so_path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (!r.handle) throw TaskFileError(r.where + ": cannot load the compiled reference: " + std::string(::dlerror()));
   }
   void* sym = ::dlsym(r.handle, "mskb_reference");
@@ -383,6 +386,23 @@ Tolerance tolerance(const Model& m, const Shape& s, Precision p) {
   return t;
 }
 
+// An integer parameter's values must fit its type, and an int64's must be exact in FP64 (the
+// reference's values): int32 in [-2^31, 2^31), int64 within +-2^53. Floating ones: nothing to check.
+void check_integer_range(const ParamModel& q, const Field& f, const ExprValue& v, const Shape& s) {
+  const bool i32 = q.param.is_buffer ? q.param.elem == Elem::i32 : q.param.scalar == ScalarType::i32;
+  const bool i64 = q.param.is_buffer ? q.param.elem == Elem::i64 : q.param.scalar == ScalarType::i64;
+  if (!i32 && !i64) return;
+  const int64_t lo = i32 ? INT32_MIN : -(int64_t{1} << 53), hi = i32 ? INT32_MAX : int64_t{1} << 53;
+  const bool inside = v.is_int ? v.i >= lo && v.i <= hi : v.d >= static_cast<double>(lo) && v.d <= static_cast<double>(hi);
+  if (inside) return;
+  std::ostringstream os;
+  if (v.is_int) os << v.i;
+  else os << std::setprecision(17) << v.d;
+  eval_fail(f, s, "'" + f.expr.text() + "' is " + os.str() +
+                      (i32 ? ", outside int32 (use int64)"
+                           : ", beyond 2^53 in magnitude (int64 values reach the FP64 reference exactly only up to 2^53)"));
+}
+
 int abi_role(Role r) {
   switch (r) {
     case Role::in: return MSKB_REF_IN;
@@ -557,7 +577,9 @@ const std::vector<std::string> kReserved = {"nnz", "row_nnz", "real_bytes"};
 // reader and the check events (reference "kernel_fp32"); the tolerance is what accounts for it.
 const std::vector<std::string> kReferencePrecisions = {"fp64", "fp32", "tf32", "bf16", "fp16"};
 
-Init read_init(const Reader& rd, const toml::node& n, const std::string& key, const std::vector<std::string>& vars, bool integer_elem) {
+// `integer_type`: the parameter's integer type ("int32", "int64"), empty for a floating one.
+Init read_init(const Reader& rd, const toml::node& n, const std::string& key, const std::vector<std::string>& vars,
+               const std::string& integer_type) {
   const toml::table& t = rd.table(n, key);
   Init g;
   const std::string dist = rd.string(*rd.need(t, key, "dist", "uniform, normal, int_uniform or constant"), key + ".dist");
@@ -582,8 +604,8 @@ Init read_init(const Reader& rd, const toml::node& n, const std::string& key, co
   } else {
     rd.fail(t.get("dist")->source(), key + ".dist", "unknown distribution '" + dist + "' (uniform, normal, int_uniform, constant)");
   }
-  if (integer_elem && (g.dist == Dist::uniform || g.dist == Dist::normal))
-    rd.fail(t.get("dist")->source(), key + ".dist", "an int32 parameter takes int_uniform or constant, not " + dist);
+  if (!integer_type.empty() && (g.dist == Dist::uniform || g.dist == Dist::normal))
+    rd.fail(t.get("dist")->source(), key + ".dist", "an " + integer_type + " parameter takes int_uniform or constant, not " + dist);
   return g;
 }
 
@@ -592,20 +614,23 @@ void read_param(const Reader& rd, const toml::table& t, const std::string& path,
   const std::string name = rd.string(*rd.need(t, path, "name", "the parameter's name in the entry point"), path + ".name");
   if (!is_identifier(name)) rd.fail(t.get("name")->source(), path + ".name", "'" + name + "' is not a C identifier");
   q.param.name = name;
-  const toml::node* type_node = rd.need(t, path, "type", "fp32, bf16, real or int32 for a buffer; int, float or real for a scalar");
+  const toml::node* type_node =
+      rd.need(t, path, "type", "fp32, fp16, bf16, real, int32 or int64 for a buffer; int, int64, float or real for a scalar");
   const std::string type = rd.string(*type_node, path + ".type");
   const toml::node* role_node = t.get("role");
   auto unsupported = [&](const std::string& ty) {
-    for (const char* no : {"fp16", "half", "int64", "fp64", "double", "int8", "uint8", "int16", "uint32", "uint64"})
+    for (const char* no : {"fp64", "double", "int8", "uint8", "int16", "uint16", "uint32", "uint64", "fp8"})
       if (ty == no) rd.fail(type_node->source(), path + ".type", "type '" + ty + "' is not supported yet");
   };
   unsupported(type);
   if (role_node) {  // a buffer (a pointer argument)
     q.param.is_buffer = true;
     if (type == "fp32") q.param.elem = Elem::f32;
+    else if (type == "fp16") q.param.elem = Elem::f16;
     else if (type == "real" || type == "bf16") q.param.elem = Elem::real;
     else if (type == "int32") q.param.elem = Elem::i32;
-    else rd.fail(type_node->source(), path + ".type", "unknown buffer type '" + type + "' (fp32, bf16, real, int32)");
+    else if (type == "int64") q.param.elem = Elem::i64;
+    else rd.fail(type_node->source(), path + ".type", "unknown buffer type '" + type + "' (fp32, fp16, bf16, real, int32, int64)");
     const std::string role = rd.string(*role_node, path + ".role");
     if (role == "in") q.param.role = Role::in;
     else if (role == "out") q.param.role = Role::out;
@@ -617,22 +642,26 @@ void read_param(const Reader& rd, const toml::table& t, const std::string& path,
     const bool input = q.param.role == Role::in || q.param.role == Role::inplace;
     if (const toml::node* g = t.get("init")) {
       if (!input) rd.fail(g->source(), path + ".init", "'" + name + "' is an output (role " + role + "): init is for inputs");
-      q.init = read_init(rd, *g, path + ".init", vars, q.param.elem == Elem::i32);
+      q.init = read_init(rd, *g, path + ".init", vars, elem_is_integer(q.param.elem) ? to_string(q.param.elem) : "");
     }
   } else {  // a scalar passed by value
     q.param.is_buffer = false;
     if (type == "int" || type == "int32") q.param.scalar = ScalarType::i32;
+    else if (type == "int64") q.param.scalar = ScalarType::i64;
     else if (type == "float" || type == "fp32") q.param.scalar = ScalarType::f32;
     else if (type == "real") q.param.scalar = ScalarType::real;
     else if (type == "bf16") rd.fail(type_node->source(), path + ".type", "a bf16 scalar is not supported yet (real is __nv_bfloat16 in the _bf16 entry point)");
-    else rd.fail(type_node->source(), path + ".type", "unknown scalar type '" + type + "' (int, float, real; a buffer needs a role)");
+    else if (type == "fp16") rd.fail(type_node->source(), path + ".type", "an fp16 scalar is not supported yet (fp16 is for buffers; pass a float)");
+    else rd.fail(type_node->source(), path + ".type", "unknown scalar type '" + type + "' (int, int64, float, real; a buffer needs a role)");
     if (const toml::node* l = t.get("length")) rd.fail(l->source(), path + ".length", "a scalar has no length (a buffer needs a role)");
     const toml::node* v = t.get("value");
     const toml::node* g = t.get("init");
     if (v && g) rd.fail(g->source(), path + ".init", "give value or init, not both");
     if (!v && !g) rd.fail(t.source(), path + ".value", "missing (a scalar needs value = <expression> or init = {dist = ...})");
     if (v) q.value = rd.expr(*v, path + ".value", vars);
-    if (g) q.init = read_init(rd, *g, path + ".init", vars, q.param.scalar == ScalarType::i32);
+    if (g)
+      q.init = read_init(rd, *g, path + ".init", vars,
+                         q.param.scalar == ScalarType::i32 ? "int32" : q.param.scalar == ScalarType::i64 ? "int64" : "");
   }
 }
 
@@ -761,9 +790,9 @@ Loaded parse_task_file(const std::string& path) {
       if (q.length.given) rd.fail(t.get("length")->source(), ppath + ".length", "the length of '" + q.param.name + "' is set by [sparse] (remove it)");
       if (t.get("init")) rd.fail(t.get("init")->source(), ppath + ".init", "'" + q.param.name + "' is filled by [sparse] (remove init)");
       const bool index = q.sparse != SparsePart::values;
-      if (index != (q.param.elem == Elem::i32))
+      if (index ? q.param.elem != Elem::i32 : elem_is_integer(q.param.elem))
         rd.fail(t.get("type")->source(), ppath + ".type",
-                index ? "'" + q.param.name + "' holds CSR indices: type = \"int32\"" : "'" + q.param.name + "' holds CSR values: fp32, bf16 or real");
+                index ? "'" + q.param.name + "' holds CSR indices: type = \"int32\"" : "'" + q.param.name + "' holds CSR values: fp32, fp16, bf16 or real");
       const std::size_t idx = m->params.size();
       (q.sparse == SparsePart::row_ptr ? m->sparse.row_ptr : q.sparse == SparsePart::col_idx ? m->sparse.col_idx : m->sparse.values) = idx;
       sparse_names.erase(sp);
@@ -771,8 +800,9 @@ Loaded parse_task_file(const std::string& path) {
       if (!q.length.given) rd.fail(t.source(), ppath + ".length", "missing (the number of elements, an expression over dims)");
       const bool input = q.param.role == Role::in || q.param.role == Role::inplace;
       if (input && q.init.dist == Dist::none) {
-        if (q.param.elem == Elem::i32)
-          rd.fail(t.source(), ppath + ".init", "missing: an int32 input needs init = {dist = \"int_uniform\", lo = ..., hi = ...} or constant");
+        if (elem_is_integer(q.param.elem))
+          rd.fail(t.source(), ppath + ".init", std::string("missing: an ") + to_string(q.param.elem) +
+                                                   " input needs init = {dist = \"int_uniform\", lo = ..., hi = ...} or constant");
         q.init.dist = Dist::uniform;  // the default input: U(-1, 1)
         q.init.a = Field{Expr::constant_int(-1), rd.where(t.source(), ppath + ".init"), true};
         q.init.b = Field{Expr::constant_int(1), rd.where(t.source(), ppath + ".init"), true};
@@ -927,10 +957,17 @@ Loaded parse_task_file(const std::string& path) {
         for (std::size_t k = 0; k < m->params.size(); ++k) {
           const ParamModel& q = m->params[k];
           if (q.param.is_buffer) (void)buffer_length(*m, k, env, z, s);
-          if (q.value.given) (void)eval_double(q.value, env, s);
+          if (q.value.given) {
+            (void)eval_double(q.value, env, s);
+            check_integer_range(q, q.value, eval(q.value, env, s), s);
+          }
           if (q.init.dist == Dist::int_uniform) {
-            if (eval_int(q.init.a, env, s) > eval_int(q.init.b, env, s)) eval_fail(q.init.b, s, "hi is below lo");
+            const int64_t lo = eval_int(q.init.a, env, s), hi = eval_int(q.init.b, env, s);
+            if (lo > hi) eval_fail(q.init.b, s, "hi is below lo");
+            check_integer_range(q, q.init.a, ExprValue::integer(lo), s);
+            check_integer_range(q, q.init.b, ExprValue::integer(hi), s);
           } else if (q.init.dist != Dist::none) {
+            if (q.init.dist == Dist::constant) check_integer_range(q, q.init.a, eval(q.init.a, env, s), s);
             (void)eval_double(q.init.a, env, s);
             if (q.init.b.given) (void)eval_double(q.init.b, env, s);
             if (q.init.dist == Dist::normal && eval_double(q.init.b, env, s) < 0) eval_fail(q.init.b, s, "std is negative");
@@ -1075,9 +1112,10 @@ reference = "ref.cpp"      # FP64 reference (kernels/include/mskb_reference.h), 
 baseline = "baseline.cu"   # the contender your kernel is scored against (exports both entry points)
 
 # The entry point's parameters, in signature order. A parameter with a role is a buffer
-# (a device pointer): type fp32 | bf16 | real | int32 (real is float in @NAME@, __nv_bfloat16 in
-# @NAME@_bf16), role in | out | inout | accumulate, length = an expression over dims. Inputs are
-# drawn by init: uniform {lo, hi}, normal {mean, std}, int_uniform {lo, hi} or constant {value}.
+# (a device pointer): type fp32 | fp16 | bf16 | real | int32 | int64 (real is float in @NAME@,
+# __nv_bfloat16 in @NAME@_bf16; fp16 is __half and int64 long long in both), role in | out | inout |
+# accumulate, length = an expression over dims. Inputs are drawn by init: uniform {lo, hi},
+# normal {mean, std}, int_uniform {lo, hi} or constant {value}.
 [[params]]
 name = "x"
 type = "real"
@@ -1098,7 +1136,7 @@ type = "real"
 role = "out"               # poisoned before every call: every element must be written
 length = "N"
 
-# A parameter without a role is a scalar passed by value: type int | float | real, and value =
+# A parameter without a role is a scalar passed by value: type int | int64 | float | real, and value =
 # an expression over dims, or init = {dist = ...} for a random value.
 [[params]]
 name = "scale"

@@ -77,6 +77,7 @@ struct DeviceInstance {
         const double v = i < scalars.size() ? scalars[i] : 0.0;
         switch (q.scalar) {
           case ScalarType::i32: slot.kind = Slot::i32; slot.i = static_cast<int32_t>(v); break;
+          case ScalarType::i64: slot.kind = Slot::i64; slot.l = static_cast<int64_t>(v); break;
           case ScalarType::f32: slot.kind = Slot::f32; slot.f = static_cast<float>(v); break;
           case ScalarType::real:
             if (p == Precision::fp32) {
@@ -112,6 +113,7 @@ struct DeviceInstance {
       if (!q.is_buffer) {
         const double v = i < scalars.size() ? scalars[i] : 0.0;
         if (slots[i].kind == Slot::i32) slots[i].i = static_cast<int32_t>(v);
+        if (slots[i].kind == Slot::i64) slots[i].l = static_cast<int64_t>(v);
         if (slots[i].kind == Slot::f32) slots[i].f = static_cast<float>(v);
         if (slots[i].kind == Slot::bf16) slots[i].bits = bf16_bits(static_cast<float>(v));
         continue;

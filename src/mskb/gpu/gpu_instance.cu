@@ -116,7 +116,42 @@ bool is_input(const Param& q) { return q.is_buffer && (q.role == Role::in || q.r
 
 }  // namespace
 
+bool gpu_compare_possible(const TaskSpec& spec) {
+  for (const Param& q : spec.params)
+    if (q.is_buffer && q.elem != Elem::real && q.elem != Elem::f32 && q.elem != Elem::i32) return false;
+  return true;
+}
+
+GpuInstance::GpuInstance(const TaskSpec& spec, Precision p, const InstanceLayout& l, const std::vector<std::size_t>& elements,
+                         const unsigned char* input_region, const Args& expected)
+    : spec_(spec), p_(p), elements_(elements), in_(spec.params.size()), out_(spec.params.size()) {
+  if (!gpu_compare_possible(spec)) throw std::invalid_argument("task " + spec.name + " has buffers the GPU comparison does not know");
+  std::size_t scratch = 1;
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const Param& q = spec.params[i];
+    const BufferPlace& b = l.params[i];
+    if (!q.is_buffer || !b.buffer) continue;
+    if (q.role == Role::in) {
+      in_[i] = DeviceMemory(std::max<std::size_t>(b.bytes, 1));
+      if (b.uploaded && b.bytes > 0) MSKB_CUDA_CHECK(cudaMemcpy(in_[i].get(), input_region + b.in_offset, b.bytes, cudaMemcpyHostToDevice));
+      continue;
+    }
+    const std::size_t n = elements[i];
+    if (expected[i].data.size() != n) throw std::invalid_argument("expected outputs of '" + q.name + "' do not match the layout");
+    out_[i] = DeviceMemory(std::max<std::size_t>(n * sizeof(double), 1));
+    if (n > 0) MSKB_CUDA_CHECK(cudaMemcpy(out_[i].get(), expected[i].data.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    scratch = std::max(scratch, b.bytes);
+  }
+  scratch_bytes_ = scratch;
+  stats_ = DeviceMemory(sizeof(Stats));
+}
+
 bool gpu_instance_possible(const TaskSpec& spec, const Shape& shape) {
+  // The kernels here know float, bf16 and int32 buffers only: an fp16 or int64 buffer (task files
+  // only, which have no uniform inputs and no device reference anyway) is never a GPU instance;
+  // its instance is generated and compared on the host (compare_encoded).
+  for (const Param& q : spec.params)
+    if (q.is_buffer && q.elem != Elem::real && q.elem != Elem::f32 && q.elem != Elem::i32) return false;
   return spec.uniform_inputs != nullptr && find_device_reference(spec.name) != nullptr && !shape.has("matrix");
 }
 

@@ -1,8 +1,5 @@
 #include "mskb/gpu/kernel_reference.cuh"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/core/task_file.hpp"
+#include "mskb/gpu/runner_child.cuh"
 #include "mskb/util/parallel.hpp"
 #include "mskb/util/process.hpp"
 
@@ -30,47 +28,16 @@ using json = nlohmann::json;
 // failure is a std::runtime_error without prefix (KernelReference names the kernel).
 class KernelReference::Process {
  public:
-  explicit Process(int report_fd) {
-    auto [mine, theirs] = Channel::make_pair();
-    char exe[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) throw std::runtime_error("cannot find this runner's executable");
-    exe[n] = '\0';
-    pid_ = ::fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      const int cfd = theirs.fd();
-      if (cfd == 3) ::fcntl(3, F_SETFD, 0);
-      else if (::dup2(cfd, 3) < 0) ::_exit(126);
-      if (report_fd != 3) ::close(report_fd);
-      ::close_range(4, ~0U, 0);
-      ::execl(exe, exe, "--reference", "3", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ch_ = std::move(mine);
-  }
-  ~Process() {
-    if (pid_ > 0 && !reaped_) {
-      ::kill(pid_, SIGKILL);
-      int st = 0;
-      ::waitpid(pid_, &st, 0);
-    }
-  }
-  Process(const Process&) = delete;
-  Process& operator=(const Process&) = delete;
+  explicit Process(int report_fd) : child_("--reference", report_fd) {}
 
   void send(const json& j, const std::vector<int>& fds = {}) {
-    try {
-      ch_.send(j, fds);
-    } catch (const std::runtime_error&) {
-      died();
-    }
+    if (!child_.send(j, fds)) died();
   }
   Message reply() {
     Message m;
     bool got = false;
     try {
-      got = ch_.recv(m);
+      got = child_.recv(m);
     } catch (const std::runtime_error& e) {
       throw std::runtime_error(std::string("unreadable message from its process: ") + e.what());
     }
@@ -79,26 +46,15 @@ class KernelReference::Process {
       throw std::runtime_error(m.body.value("fatal", std::string("error")) + ": " + m.body.value("message", std::string()));
     return m;
   }
-  void exit() {
-    try {
-      ch_.send({{"op", "exit"}});
-    } catch (const std::runtime_error&) {
-      // already gone: the destructor reaps it
-    }
-  }
+  void exit() { child_.send({{"op", "exit"}}); }  // already gone: the destructor reaps it
 
  private:
   [[noreturn]] void died() {
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    reaped_ = true;
-    if (WIFSIGNALED(st)) throw std::runtime_error(std::string("its process died of ") + signal_name(WTERMSIG(st)));
-    throw std::runtime_error("its process exited with code " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1));
+    bool signaled = false;
+    throw std::runtime_error("its process " + child_.reap(signaled));
   }
 
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  Channel ch_;
+  RunnerChild child_;
 };
 
 KernelReference::KernelReference(const RunRequest& req, const TaskSpec& spec, int report_fd)
@@ -133,22 +89,8 @@ void KernelReference::start() {
 
 namespace {
 
-// Element k of a buffer of `elem` in the output region, as FP64.
-double decode(const unsigned char* p, Elem e, Precision prec) {
-  if (e == Elem::i32) {
-    int32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return static_cast<double>(v);
-  }
-  if (e == Elem::real && prec == Precision::bf16) {
-    uint16_t b;
-    std::memcpy(&b, p, sizeof b);
-    return static_cast<double>(bf16_to_float(b));
-  }
-  float f;
-  std::memcpy(&f, p, sizeof f);
-  return static_cast<double>(f);
-}
+// Element k of a buffer of `elem` in the output region, as FP64 (every element type: decode_elem).
+double decode(const unsigned char* p, Elem e, Precision prec) { return decode_elem(p, e, prec); }
 
 }  // namespace
 

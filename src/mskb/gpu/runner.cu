@@ -1,15 +1,15 @@
 // The verifier: the trusted side of an evaluation. It holds the report pipe to the parent, starts
 // the candidate process (`mskb-runner --candidate`, candidate.cu: the only process that loads the
 // kernel library), generates every input and hands it over in a sealed shared region, computes the
-// FP64 reference in its own address space, and compares every output the candidate copies back.
+// FP64 reference in its own address space, and compares every output the candidate copies back
+// (into a shared host region, or, for an instance on the verifier's GPU, into a device region of
+// the candidate's that the verifier maps through CUDA IPC).
 // It streams JSON-lines events (each with the request's token) to the parent, which judges
 // dispositions and scores. Kernel code never runs here, and this process is not dumpable, so the
 // kernel cannot ptrace it or read its memory: a forged message on the channel can at best claim
 // outputs the kernel really produced.
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -32,6 +32,7 @@
 #include "mskb/gpu/gpu_instance.cuh"
 #include "mskb/gpu/kernel_reference.cuh"
 #include "mskb/gpu/reference.cuh"
+#include "mskb/gpu/runner_child.cuh"
 #include "mskb/gpu/runner.cuh"
 #include "mskb/util/gpu_lock.hpp"
 #include "mskb/util/gpu_sharing.hpp"
@@ -86,60 +87,23 @@ std::string candidate_disposition(const std::string& d) {
   return "harness_error";
 }
 
-// The candidate process and our end of its channel. Killed (never waited for) on destruction.
+// The candidate process (the only one that loads the contender's kernel): its messages, its
+// fatal reports and its death, judged as the contender's.
 class CandidateProcess {
  public:
-  explicit CandidateProcess(int report_fd) {
-    auto [mine, theirs] = Channel::make_pair();
-    char exe[4096];
-    const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) throw CandidateFatal("harness_error", "cannot find this runner's executable");
-    exe[n] = '\0';
-    pid_ = ::fork();
-    if (pid_ < 0) throw CandidateFatal("harness_error", "fork failed");
-    if (pid_ == 0) {
-      // The candidate gets the channel as fd 3 and nothing else beyond stdin/stdout/stderr: the
-      // report pipe is closed in it, whatever its number.
-      const int cfd = theirs.fd();
-      if (cfd == 3) ::fcntl(3, F_SETFD, 0);
-      else if (::dup2(cfd, 3) < 0) ::_exit(126);
-      if (report_fd != 3) ::close(report_fd);
-      ::close_range(4, ~0U, 0);
-      ::execl(exe, exe, "--candidate", "3", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ch_ = std::move(mine);
-  }
-  ~CandidateProcess() {
-    if (pid_ > 0 && !reaped_) {
-      ::kill(pid_, SIGKILL);
-      int st = 0;
-      ::waitpid(pid_, &st, 0);
-    }
-  }
-  CandidateProcess(const CandidateProcess&) = delete;
-  CandidateProcess& operator=(const CandidateProcess&) = delete;
+  explicit CandidateProcess(int report_fd) : child_(start(report_fd)) {}
 
   void send(const json& j, const std::vector<int>& fds = {}) {
-    try {
-      ch_.send(j, fds);
-    } catch (const std::runtime_error&) {
-      died();
-    }
+    if (!child_.send(j, fds)) died();
   }
   // After "exit": waits until the candidate has gone (its context with it).
-  void wait_exit() {
-    if (pid_ <= 0 || reaped_) return;
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    reaped_ = true;
-  }
+  void wait_exit() { child_.wait_exit(); }
   // The candidate's answer; its death or its fatal report ends the evaluation.
   Message reply() {
     Message m;
     bool got = false;
     try {
-      got = ch_.recv(m);
+      got = child_.recv(m);
     } catch (const std::runtime_error& e) {
       throw CandidateFatal("harness_error", std::string("unreadable message from the kernel's process: ") + e.what());
     }
@@ -150,19 +114,21 @@ class CandidateProcess {
   }
 
  private:
+  static RunnerChild start(int report_fd) {
+    try {
+      return RunnerChild("--candidate", report_fd);
+    } catch (const std::runtime_error& e) {
+      throw CandidateFatal("harness_error", e.what());
+    }
+  }
   [[noreturn]] void died() {
-    int st = 0;
-    ::waitpid(pid_, &st, 0);
-    reaped_ = true;
-    if (WIFSIGNALED(st))
-      throw CandidateFatal("crashed", std::string("the kernel's process died of ") + signal_name(WTERMSIG(st)));
-    throw CandidateFatal("crashed", "the kernel's process exited with code " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1) +
-                                        " in the middle of the evaluation");
+    bool signaled = false;
+    const std::string how = child_.reap(signaled);
+    if (signaled) throw CandidateFatal("crashed", "the kernel's process " + how);
+    throw CandidateFatal("crashed", "the kernel's process " + how + " in the middle of the evaluation");
   }
 
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  Channel ch_;
+  RunnerChild child_;
 };
 
 // Compares what the candidate copied back: guard zones, read-only inputs, every output element.
@@ -207,7 +173,7 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
       if (!b.buffer || q.role == Role::in) continue;
       // Only overwrite outputs were poisoned.
       compare_encoded(q.name, out + b.out_offset, b.bytes, q.elem, p, q.role == Role::out ? 0xFF : -1, want[i].data, tol,
-                      q.elem == Elem::i32, c);
+                      elem_is_integer(q.elem), c);
     }
     return c;
   };
@@ -441,7 +407,7 @@ class Verifier {
     // This process's own context (for FP64 GPU references) exists before any timing, and counts
     // as ours.
     for (const CheckItem& c : req_.checks)
-      if (uses_gpu_reference(spec_, c.shape, req_.gpu_reference_min_complexity) || uses_gpu_instance(spec_, req_, c.shape)) {
+      if (uses_gpu_reference(spec_, c.shape, req_.gpu_reference_min_complexity) || compares_on_gpu(c.shape)) {
         MSKB_CUDA_CHECK(cudaFree(nullptr));
         break;
       }
@@ -501,11 +467,19 @@ class Verifier {
 
   // Takes the instance of (c, seed) from the queue and hands it to the candidate; `reuse`: into the
   // buffers of the previous seed of the same shape.
+  // Whether the outputs of (c's shape) are compared on our GPU: an instance drawn there, or a
+  // host-made one from RunRequest::gpu_compare_min_complexity (while CUDA IPC works).
+  bool compares_on_gpu(const Shape& shape) const {
+    if (uses_gpu_instance(spec_, req_, shape)) return true;
+    return req_.gpu_compare_min_complexity >= 0 && ipc_unavailable_.empty() && gpu_compare_possible(spec_) &&
+           static_cast<double>(spec_.complexity(shape)) >= req_.gpu_compare_min_complexity;
+  }
+
   void load_instance(const CheckItem& c, uint64_t seed, bool reuse) {
     device_out_ = IpcMapping();  // closed before the candidate may free the region
     held_ = queue_->take(c, seed, std::move(held_));
     cand_.send({{"op", "instance"}, {"shape", c.shape.str()}, {"seed", seed}, {"elements", held_->elements}, {"scalars", held_->scalars},
-                {"guard_bytes", req_.guard_bytes}, {"reuse", reuse}, {"device_outputs", held_->gpu != nullptr && ipc_unavailable_.empty()}},
+                {"guard_bytes", req_.guard_bytes}, {"reuse", reuse}, {"device_outputs", compares_on_gpu(c.shape) && ipc_unavailable_.empty()}},
                {held_->input.fd(), held_->output.fd()});
   }
 
@@ -538,7 +512,15 @@ class Verifier {
     // The GPU lock, shared, from the first GPU work of the check to its end: an instance drawn on
     // our GPU is GPU work already; a host instance is waited for without it.
     GpuLock::Guard gpu;
-    if (uses_gpu_instance(spec_, req_, c.shape)) gpu = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
+    if (uses_gpu_instance(spec_, req_, c.shape)) {
+      gpu = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
+    } else if (held_ && held_->gpu) {
+      // The previous instance's GPU memory goes under the lock (freeing is GPU work), the next
+      // host instance is waited for without it.
+      const GpuLock::Guard freeing = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
+      device_out_ = IpcMapping();
+      held_->gpu.reset();
+    }
     load_instance(c, seed, reuse);
     if (!gpu.held()) gpu = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
     const double waited_s = seconds_since(t_generate);
@@ -550,6 +532,10 @@ class Verifier {
       held_->reference_s = seconds_since(t_reference);
     }
     ref_kind = held_->ref_kind;
+    // A host-made instance compared on our GPU: its read-only inputs and expected outputs go up
+    // once; every comparison of this instance is then made there.
+    if (!held_->gpu && compares_on_gpu(c.shape))
+      held_->gpu = std::make_unique<GpuInstance>(spec_, req_.precision, held_->layout, held_->elements, held_->input.data(), held_->expected);
     instance_uploaded();
     const auto t_check = Clock::now();
     rep_.phase("call", c.shape, seed, spec_.call_timeout_s);

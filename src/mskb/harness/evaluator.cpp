@@ -104,14 +104,19 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   req.timing = opt.timing;
   req.gpu_lock = opt.gpu_lock;
   req.host_threads = opt.host_threads;
-  if (opt.gpu_instance_min_complexity) {
-    req.gpu_instance_min_complexity = *opt.gpu_instance_min_complexity;
-  } else if (const char* env = std::getenv("MSKB_GPU_INSTANCE_MIN_COMPLEXITY"); env && *env) {
-    char* end = nullptr;
-    const double v = std::strtod(env, &end);
-    if (end == env || *end != '\0' || !(v >= 0)) throw std::invalid_argument("MSKB_GPU_INSTANCE_MIN_COMPLEXITY must be a number >= 0");
-    req.gpu_instance_min_complexity = v;
-  }
+  // Where instances live and are compared: the options, else the environment (for validation).
+  const auto threshold = [](const std::optional<double>& set, const char* env_name, double& into) {
+    if (set) {
+      into = *set;
+    } else if (const char* env = std::getenv(env_name); env && *env) {
+      char* end = nullptr;
+      const double v = std::strtod(env, &end);
+      if (end == env || *end != '\0' || !(v >= 0)) throw std::invalid_argument(std::string(env_name) + " must be a number >= 0");
+      into = v;
+    }
+  };
+  threshold(opt.gpu_instance_min_complexity, "MSKB_GPU_INSTANCE_MIN_COMPLEXITY", req.gpu_instance_min_complexity);
+  threshold(opt.gpu_compare_min_complexity, "MSKB_GPU_COMPARE_MIN_COMPLEXITY", req.gpu_compare_min_complexity);
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.

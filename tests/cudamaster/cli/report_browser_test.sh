@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The pages of `cudamaster report` and `cudamaster compare` in a real browser (headless Chromium,
-# through ../../support/browser_check.sh like mskb's report_browser_test.sh): a copy of the
-# committed H200 demo store and a hostile store (cm_report_fixture: markup and script in a plan,
+# through ../../support/browser_check.sh like mskb's report_browser_test.sh): copies of the
+# committed H200 demo stores (a finished run, a run cut by a timeout) and a hostile store (cm_report_fixture: markup and script in a plan,
 # a build error, an agent error, the LLM name and the device name). Each page must load without a
 # console message, draw its charts (<svg> in the DOM, never "&lt;svg") and show the hostile text as
 # text. A canary page with those defects must be caught. Screenshots and DOMs stay in OUT_DIR.
@@ -30,6 +30,8 @@ before=$(sha256sum "$COMMITTED" | cut -d' ' -f1)
 cp "$COMMITTED" "$OUT/demo.db"
 run "$CM" report --run 1 --db "$OUT/demo.db" --html "$OUT/demo.html"
 run "$CM" compare 1 --db "$OUT/demo.db" --html "$OUT/demo_compare.html" --markdown "$OUT/demo_compare.md"
+cp "$SRC/docs/results/h200/demo/suite4_cut.db" "$OUT/suite4_cut.db"
+run "$CM" report --run 1 --db "$OUT/suite4_cut.db" --html "$OUT/suite4_cut.html"
 run "$FIXTURE" "$OUT/hostile.db"
 run "$CM" report --run 1 --db "$OUT/hostile.db" --html "$OUT/hostile.html"
 run "$CM" report --run 2 --db "$OUT/hostile.db" --html "$OUT/hostile_failed.html"
@@ -39,6 +41,7 @@ run "$CM" compare 1 2 --db "$OUT/hostile.db" --html "$OUT/hostile_compare.html"
 # One P-per-round chart per job; the compare page's fast_p chart.
 expect_clean "$OUT/demo.html" demo 1
 expect_clean "$OUT/demo_compare.html" demo_compare 1
+expect_clean "$OUT/suite4_cut.html" suite4_cut 4
 expect_clean "$OUT/hostile.html" hostile 1
 expect_clean "$OUT/hostile_failed.html" hostile_failed 1
 expect_clean "$OUT/hostile_compare.html" hostile_compare 1
@@ -46,6 +49,8 @@ expect_clean "$OUT/hostile_compare.html" hostile_compare 1
 # What the pages show.
 grep -q "block per row" "$OUT/demo.dom" || fail "demo: round 1's plan is not on the page"
 grep -q "% of roofline" "$OUT/demo.dom" || fail "demo: no per-size table"
+grep -q "No end recorded" "$OUT/suite4_cut.dom" || fail "suite4_cut: the cut run's page does not say that no end was recorded"
+grep -q ">undecided<" "$OUT/suite4_cut.dom" || fail "suite4_cut: no undecided candidate on the cut run's page"
 grep -q "| run | status |" "$OUT/demo_compare.md" || fail "demo_compare.md: no ablation table: $(head -c 300 "$OUT/demo_compare.md")"
 # The hostile text is on the pages as text.
 grep -q '&lt;script&gt;console.error("INJECTED_PLAN")&lt;/script&gt; &amp; "quoted" &lt;b&gt;bold&lt;/b&gt;' "$OUT/hostile.dom" ||

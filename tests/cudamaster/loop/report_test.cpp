@@ -1,11 +1,12 @@
 // The data behind `cudamaster report` and `cudamaster compare` (report_document, compare_document)
-// on a store built here (report_fixture.hpp) and on a copy of the committed H200 demo store, and
+// on a store built here (report_fixture.hpp) and on copies of the committed H200 demo stores, and
 // the pages rendered from them: every candidate's status and per-size timings, plans in full,
 // filtered profile metrics, agent usage with failed calls, the ablation table's numbers and the
 // flags that differ, and untrusted text escaped.
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "cudamaster/loop/compare_report.hpp"
@@ -235,6 +236,43 @@ TEST(ReportDocument, CommittedDemoStore) {
   EXPECT_EQ(cmp["runs"][0]["label"], "run 1");
   EXPECT_NEAR(cmp["runs"][0]["suite"]["mean_p"].get<double>(), 1.0299, 1e-4);
   EXPECT_EQ(cmp["common"]["profile"], "filtered");
+}
+
+// The committed H200 store of a four-task run cut by a timeout (on a copy): spmv_csr finished, the
+// other three jobs still "running". A candidate whose round has no recorded outcome is undecided,
+// not rejected or failed, and the page says that the run recorded no end.
+TEST(ReportDocument, CommittedCutRunStore) {
+  cmtest::TempDir dir;
+  const std::string db = dir.file("suite4_cut.db");
+  std::filesystem::copy_file(std::filesystem::path(CM_DEMO_DB).parent_path() / "suite4_cut.db", db);
+  auto store = cudamaster::store::RunStore::open(db);
+  const json doc = loop::report_document(*store, 1);
+  EXPECT_EQ(doc["status"], "running");
+  ASSERT_EQ(doc["jobs"].size(), 4u);
+  std::map<std::string, std::vector<std::string>> statuses;
+  for (const json& job : doc["jobs"])
+    for (const json& c : job["candidates"]) statuses[job["task"]].push_back(c["status"]);
+  using V = std::vector<std::string>;
+  EXPECT_EQ(statuses["spmv_csr"], (V{"baseline", "vendor", "failed", "failed", "rejected", "rejected"}));
+  EXPECT_EQ(statuses["vector_add"], (V{"baseline", "vendor", "rejected", "undecided"}));
+  EXPECT_EQ(statuses["softmax"], (V{"baseline", "vendor", "failed", "undecided"}));
+  EXPECT_EQ(statuses["dot_product"], (V{"baseline", "vendor", "undecided"}));
+  std::vector<int> rounds;
+  for (const json& t : doc["summary"]["tasks"]) rounds.push_back(t["rounds"]);
+  EXPECT_EQ(rounds, (std::vector<int>{2, 1, 0, 0})) << "an unfinished job: the rounds it recorded so far";
+  const json& dot = doc["jobs"][3];
+  ASSERT_EQ(dot["task"], "dot_product");
+  EXPECT_EQ(dot["status"], "running");
+  EXPECT_TRUE(dot["rounds"].empty());
+  EXPECT_NEAR(dot["candidates"][2]["p"].get<double>(), 1.14, 0.01) << "measured, passed, but never judged by its round";
+  EXPECT_EQ(dot["candidates"][2]["reason"], "round 1 has no recorded outcome (the job did not finish it)");
+  EXPECT_EQ(doc["jobs"][1]["candidates"][3]["reason"], "not evaluated; round 2 has no recorded outcome (the job did not finish it)");
+  const std::string html = loop::render_html(doc);
+  EXPECT_NE(html.find("<b>No end recorded</b> (last update 2026-12-01T22:29:31Z)"), std::string::npos);
+  EXPECT_NE(html.find("<b>3</b><span>not finished"), std::string::npos);
+  EXPECT_NE(html.find("<p class=\"meta\">running; best: -"), std::string::npos) << "no empty stop reason in parentheses";
+  EXPECT_EQ(count(html, "<svg"), 4u);
+  EXPECT_EQ(count(html, ">undecided (round not finished)<"), 2u) << "softmax and dot_product: undecided candidates with a P";
 }
 
 }  // namespace

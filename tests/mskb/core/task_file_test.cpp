@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -286,8 +287,16 @@ TEST_F(TaskFileTest, BadFilesFailWithOneGoldenLine) {
       {"dims = [\"M\", \"N\"]", "dims = \"M\"", "dims", "dims: expected an array of strings, got a string"},
       {"{ M = 16, N = 32 }", "{ M = 16 }", "{ M = 16 }", "sweeps.paper[1]: missing shape variable 'N' (dims: M, N)"},
       {"{ M = 3, N = 5 }", "{ M = 3, N = 5, K = 2 }", "K = 2", "sweeps.heldout[0].K: unknown key (keys here: M, N)"},
-      {"type = \"fp32\"", "type = \"fp16\"", "fp16", "params[1].type: type 'fp16' is not supported yet"},
-      {"type = \"int32\"", "type = \"int64\"", "int64", "params[2].type: type 'int64' is not supported yet"},
+      {"type = \"fp32\"", "type = \"fp64\"", "fp64", "params[1].type: type 'fp64' is not supported yet"},
+      {"type = \"fp32\"", "type = \"half\"", "half", "params[1].type: unknown buffer type 'half' (fp32, fp16, bf16, real, int32, int64)"},
+      {"type = \"int32\"", "type = \"long\"", "long", "params[2].type: unknown buffer type 'long' (fp32, fp16, bf16, real, int32, int64)"},
+      {"type = \"int32\"\nrole = \"in\"\nlength = \"M\"\ninit = { dist = \"int_uniform\"",
+       "type = \"int64\"\nrole = \"in\"\nlength = \"M\"\ninit = { dist = \"uniform\"", "dist = \"uniform\", lo = 0",
+       "params[2].init.dist: an int64 parameter takes int_uniform or constant, not uniform"},
+      {"name = \"alpha\"\ntype = \"real\"", "name = \"alpha\"\ntype = \"float16\"", "float16",
+       "params[4].type: unknown scalar type 'float16' (int, int64, float, real; a buffer needs a role)"},
+      {"name = \"alpha\"\ntype = \"real\"", "name = \"alpha\"\ntype = \"fp16\"", "\"fp16\"",
+       "params[4].type: an fp16 scalar is not supported yet (fp16 is for buffers; pass a float)"},
       {"role = \"out\"", "role = \"output\"", "output", "params[3].role: unknown role 'output' (in, out, inout, accumulate)"},
       {"seeds = 4", "seeds = \"4\"", "seeds", "seeds: expected an integer, got a string"},
       {"seeds = 4", "seedz = 4", "seedz", "seedz: unknown key (did you mean 'seeds'?)"},
@@ -298,7 +307,7 @@ TEST_F(TaskFileTest, BadFilesFailWithOneGoldenLine) {
       {"rtol = 1e-5", "rtol = \"1e-5 *\"", "1e-5 *", "tolerance.rtol: expected a number, a variable or '(' at column 7 in '1e-5 *'"},
       {"flops = \"2*M*N\"", "flops = \"2*M*N*nnz\"", "nnz",
        "cost.flops: unknown variable 'nnz' at column 7 in '2*M*N*nnz' (variables: M, N, real_bytes)"},
-      {"value = \"M\"", "value = \"M\"\nrole = \"in\"\nlength = 3", "type = \"int\"", "params[5].type: unknown buffer type 'int' (fp32, bf16, real, int32)"},
+      {"value = \"M\"", "value = \"M\"\nrole = \"in\"\nlength = 3", "type = \"int\"", "params[5].type: unknown buffer type 'int' (fp32, fp16, bf16, real, int32, int64)"},
       {"name = \"alpha\"\ntype = \"real\"\ninit = { dist = \"uniform\", lo = 0.5, hi = 1.5 }", "name = \"alpha\"\ntype = \"real\"",
        "[[params]]\nname = \"alpha\"", "params[4].value: missing (a scalar needs value = <expression> or init = {dist = ...})"},
       {"name = \"b\"", "name = \"x\"", "name = \"x\"\ntype = \"fp32\"", "params[1].name: 'x' is already a parameter"},
@@ -745,6 +754,320 @@ TEST_F(TaskFileTest, Conv1dExampleNamesItsReferenceKernel) {
   for (uint64_t seed = 1; seed <= 40; ++seed)
     for (const Shape& r : random_shapes(s, seed, 2)) shapes.push_back(r);
   for (const Shape& r : shapes) EXPECT_LE(r["K"], r["N"]) << r.str();
+}
+
+
+// fp16 buffers (docs/task-files.md, type fp16): __half in both entry points, inputs rounded to the
+// nearest half (subnormal halves included) the same in both precisions, the reference sees the
+// exact doubles the kernel's bytes hold, and outputs compare from their device bytes with the
+// tolerance: a correct kernel's bytes pass, a wrong or unwritten half fails.
+constexpr const char* kHalfToml = R"TOML(name = "half_scale"
+semantics = "y[i] = 3 * x[i] + w[i] (float); h[i] = x[i] / 2 (half)"
+dims = ["N"]
+reference = "ref.cpp"
+
+[[params]]
+name = "x"
+type = "fp16"
+role = "in"
+length = "N"
+init = { dist = "uniform", lo = -3, hi = 3 }
+
+[[params]]
+name = "w"
+type = "fp16"
+role = "in"
+length = "N"
+init = { dist = "normal", mean = 0, std = 1e-5 }
+
+[[params]]
+name = "y"
+type = "fp32"
+role = "out"
+length = "N"
+
+[[params]]
+name = "h"
+type = "fp16"
+role = "out"
+length = "N"
+
+[[params]]
+name = "N"
+type = "int"
+value = "N"
+
+[sweeps]
+paper = [{ N = 1000 }]
+heldout = [{ N = 7 }]
+large = [{ N = 4096 }]
+
+[tolerance]
+atol = 1e-6
+rtol = 1e-6
+)TOML";
+
+constexpr const char* kHalfRef = R"CPP(#include "mskb_reference.h"
+extern "C" void mskb_reference(const mskb_ref_args* a) {
+  const double* x = mskb_ref_data(a, "x");
+  const double* w = mskb_ref_data(a, "w");
+  double* y = mskb_ref_data(a, "y");
+  double* h = mskb_ref_data(a, "h");
+  const int64_t n = mskb_ref_length(a, "y");
+  if (!x || !w || !y || !h) return;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = 3 * x[i] + w[i];
+    h[i] = x[i] / 2;
+  }
+}
+)CPP";
+
+TEST_F(TaskFileTest, Fp16InputsAndOutputs) {
+  const TaskFile tf = load_task_file(write_task(kHalfToml, kHalfRef));
+  const TaskSpec& s = tf.spec;
+  EXPECT_TRUE(validate(s).empty());
+  ASSERT_EQ(s.params.size(), 5u);
+  EXPECT_EQ(s.params[0].elem, Elem::f16);
+  EXPECT_EQ(s.params[3].elem, Elem::f16);
+  EXPECT_EQ(s.signature(Precision::fp32), "extern \"C\" void half_scale(const __half* x, const __half* w, float* y, __half* h, int N)");
+  EXPECT_EQ(s.signature(Precision::bf16), "extern \"C\" void half_scale_bf16(const __half* x, const __half* w, float* y, __half* h, int N)");
+  const Shape sh{{"N", 1000}};
+  // Default bytes: every buffer at its element size, fp16 two bytes in both precisions.
+  EXPECT_DOUBLE_EQ(s.cost(sh, Precision::fp32).bytes, 1000.0 * (2 + 2 + 4 + 2));
+  EXPECT_DOUBLE_EQ(s.cost(sh, Precision::bf16).bytes, 1000.0 * (2 + 2 + 4 + 2));
+  const Args in32 = make_inputs(s, sh, Precision::fp32, 3), in16 = make_inputs(s, sh, Precision::bf16, 3);
+  EXPECT_EQ(in32[0].data, in16[0].data);  // fp16 whatever the precision
+  EXPECT_EQ(in32[1].data, in16[1].data);
+  std::size_t subnormal = 0, inexact_in_bf16 = 0;
+  for (const auto* v : {&in32[0].data, &in32[1].data})
+    for (double x : *v) {
+      ASSERT_EQ(fp16_to_double(fp16_bits(x)), x) << "not a half: " << x;
+      subnormal += x != 0 && std::fabs(x) < 0x1p-14;
+      inexact_in_bf16 += round_to(Precision::bf16, x) != x;  // halves hold bits bf16 has not
+    }
+  EXPECT_GT(subnormal, 100u);  // normal(0, 1e-5): most of w is below the smallest normal half
+  EXPECT_GT(inexact_in_bf16, 500u);
+  for (double x : in32[0].data) EXPECT_TRUE(x >= -3 && x <= 3) << x;
+
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    SCOPED_TRACE(to_string(p));
+    const Args in = make_inputs(s, sh, p, 3);
+    // The kernel's bytes hold exactly the doubles the reference gets.
+    const std::vector<std::size_t> elements = {1000, 1000, 1000, 1000, 0};
+    const InstanceLayout l = instance_layout(s, p, elements, 0);
+    std::vector<unsigned char> region(l.input_bytes);
+    encode_inputs(s, p, in, l, region.data());
+    for (std::size_t k = 0; k < 1000; ++k) {
+      ASSERT_EQ(decode_elem(region.data() + l.params[0].in_offset + 2 * k, Elem::f16, p), in[0].data[k]);
+      ASSERT_EQ(decode_elem(region.data() + l.params[1].in_offset + 2 * k, Elem::f16, p), in[1].data[k]);
+    }
+    const Args want = make_expected(s, sh, p, in);
+    for (std::size_t k = 0; k < 1000; ++k) {
+      ASSERT_EQ(want[2].data[k], 3 * in[0].data[k] + in[1].data[k]);
+      ASSERT_EQ(want[3].data[k], in[0].data[k] / 2);
+    }
+    // A correct kernel's bytes: y rounded to float, h to half.
+    std::vector<unsigned char> y(4000), h(2000);
+    for (std::size_t k = 0; k < 1000; ++k) {
+      encode_elem(want[2].data[k], Elem::f32, p, y.data() + 4 * k);
+      encode_elem(want[3].data[k], Elem::f16, p, h.data() + 2 * k);
+    }
+    const Tolerance tol = s.tolerance(sh, p);
+    CompareResult good;
+    compare_encoded("y", y.data(), y.size(), Elem::f32, p, 0xFF, want[2].data, tol, false, good);
+    compare_encoded("h", h.data(), h.size(), Elem::f16, p, 0xFF, want[3].data, tol, false, good);
+    EXPECT_TRUE(good.ok) << good.max_rel_err;
+    EXPECT_EQ(good.checked, 2000u);
+    // h[5] negated, h[9] never written (0xFFFF): one wrong, one unwritten.
+    encode_elem(-want[3].data[5] + (want[3].data[5] == 0 ? 1.0 : 0.0), Elem::f16, p, h.data() + 10);
+    h[18] = h[19] = 0xFF;
+    CompareResult bad;
+    compare_encoded("h", h.data(), h.size(), Elem::f16, p, 0xFF, want[3].data, tol, false, bad);
+    EXPECT_FALSE(bad.ok);
+    EXPECT_EQ(bad.mismatches, 2u);
+    EXPECT_EQ(bad.unwritten, 1u);
+    EXPECT_EQ(bad.first_bad, (std::vector<std::size_t>{5, 9}));
+  }
+}
+
+// int64 buffers and scalars: long long in the entry point, int_uniform draws beyond 2^31 (and
+// negative) reach the reference exactly, outputs compare exactly from their eight bytes.
+constexpr const char* kInt64Toml = R"TOML(name = "offsets64"
+semantics = "out[i] = 3 * idx[i] + base, in int64"
+dims = ["N"]
+precisions = ["fp32"]
+reference = "ref.cpp"
+
+[[params]]
+name = "idx"
+type = "int64"
+role = "in"
+length = "N"
+init = { dist = "int_uniform", lo = "-(2**40)", hi = "2**40" }
+
+[[params]]
+name = "out"
+type = "int64"
+role = "out"
+length = "N"
+
+[[params]]
+name = "base"
+type = "int64"
+value = "2**33 + N"
+
+[[params]]
+name = "N"
+type = "int"
+value = "N"
+
+[sweeps]
+paper = [{ N = 1000 }]
+heldout = [{ N = 7 }]
+large = [{ N = 4096 }]
+
+[tolerance]
+atol = 0
+)TOML";
+
+constexpr const char* kInt64Ref = R"CPP(#include "mskb_reference.h"
+extern "C" void mskb_reference(const mskb_ref_args* a) {
+  const double* idx = mskb_ref_data(a, "idx");
+  double* out = mskb_ref_data(a, "out");
+  const double base = mskb_ref_scalar(a, "base");
+  const int64_t n = mskb_ref_length(a, "out");
+  if (!idx || !out) return;
+  for (int64_t i = 0; i < n; ++i) out[i] = (double)(3 * (int64_t)idx[i] + (int64_t)base);
+}
+)CPP";
+
+TEST_F(TaskFileTest, Int64BuffersAndScalars) {
+  const TaskFile tf = load_task_file(write_task(kInt64Toml, kInt64Ref));
+  const TaskSpec& s = tf.spec;
+  EXPECT_TRUE(validate(s).empty());
+  ASSERT_EQ(s.params.size(), 4u);
+  EXPECT_EQ(s.params[0].elem, Elem::i64);
+  EXPECT_EQ(s.params[1].elem, Elem::i64);
+  EXPECT_FALSE(s.params[2].is_buffer);
+  EXPECT_EQ(s.params[2].scalar, ScalarType::i64);
+  EXPECT_EQ(s.signature(Precision::fp32), "extern \"C\" void offsets64(const long long* idx, long long* out, long long base, int N)");
+  const Shape sh{{"N", 1000}};
+  EXPECT_DOUBLE_EQ(s.cost(sh, Precision::fp32).bytes, 16000.0);
+  const Args in = make_inputs(s, sh, Precision::fp32, 5);
+  EXPECT_EQ(in[2].value, 8589934592.0 + 1000);
+  std::size_t beyond_int32 = 0, negative = 0;
+  for (double v : in[0].data) {
+    ASSERT_EQ(v, std::floor(v));
+    ASSERT_LE(std::fabs(v), 1099511627776.0);
+    beyond_int32 += std::fabs(v) > 2147483648.0;
+    negative += v < 0;
+  }
+  EXPECT_GT(beyond_int32, 900u);
+  EXPECT_GT(negative, 300u);
+  const InstanceLayout l = instance_layout(s, Precision::fp32, {1000, 1000, 0, 0}, 0);
+  std::vector<unsigned char> region(l.input_bytes);
+  encode_inputs(s, Precision::fp32, in, l, region.data());
+  std::vector<int64_t> device(1000);
+  std::memcpy(device.data(), region.data() + l.params[0].in_offset, 8000);
+  for (std::size_t k = 0; k < 1000; ++k) ASSERT_EQ(static_cast<double>(device[k]), in[0].data[k]);
+  const Args want = make_expected(s, sh, Precision::fp32, in);
+  std::vector<unsigned char> out(8000);
+  for (std::size_t k = 0; k < 1000; ++k) {
+    const int64_t right = 3 * device[k] + (int64_t{1} << 33) + 1000;
+    ASSERT_EQ(want[1].data[k], static_cast<double>(right));
+    std::memcpy(out.data() + 8 * k, &right, 8);
+  }
+  const Tolerance tol = s.tolerance(sh, Precision::fp32);
+  CompareResult good;
+  compare_encoded("out", out.data(), out.size(), Elem::i64, Precision::fp32, 0xFF, want[1].data, tol, elem_is_integer(Elem::i64), good);
+  EXPECT_TRUE(good.ok);
+  // Off by one at one element; the tolerance does not matter for integers.
+  int64_t v;
+  std::memcpy(&v, out.data() + 8 * 17, 8);
+  ++v;
+  std::memcpy(out.data() + 8 * 17, &v, 8);
+  CompareResult off;
+  compare_encoded("out", out.data(), out.size(), Elem::i64, Precision::fp32, 0xFF, want[1].data, {1e9, 1.0}, true, off);
+  EXPECT_FALSE(off.ok);
+  EXPECT_EQ(off.first_bad, std::vector<std::size_t>{17});
+  std::memset(out.data() + 8 * 999, 0xFF, 8);
+  CompareResult unwritten;
+  compare_encoded("out", out.data(), out.size(), Elem::i64, Precision::fp32, 0xFF, want[1].data, tol, true, unwritten);
+  EXPECT_EQ(unwritten.unwritten, 1u);
+  EXPECT_EQ(unwritten.mismatches, 2u);
+}
+
+// Integer values must fit their type at every shape: int32 within [-2^31, 2^31), int64 within
+// +-2^53 (what the FP64 reference holds exactly).
+TEST_F(TaskFileTest, IntegerRangesAreCheckedAtEveryShape) {
+  std::string path, got;
+  std::string toml = replaced(kInt64Toml, "hi = \"2**40\"", "hi = \"2**60\"");
+  got = error_of(toml, &path);
+  EXPECT_EQ(got,
+            path + ":" + std::to_string(line_of(toml, "2**60")) +
+                ": params[0].init.hi: '2**60' is 1152921504606846976, beyond 2^53 in magnitude (int64 values reach the FP64 reference "
+                "exactly only up to 2^53) at shape N=1000 (sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
+  toml = replaced(kInt64Toml, "value = \"2**33 + N\"", "value = \"2**53 + N\"");
+  got = error_of(toml, &path);
+  EXPECT_EQ(got,
+            path + ":" + std::to_string(line_of(toml, "2**53 + N")) +
+                ": params[2].value: '2**53 + N' is 9007199254741992, beyond 2^53 in magnitude (int64 values reach the FP64 reference "
+                "exactly only up to 2^53) at shape N=1000 (sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
+  toml = replaced(kInt64Toml, "value = \"N\"", "value = \"N * 2**22\"");
+  got = error_of(toml, &path);
+  EXPECT_EQ(got, path + ":" + std::to_string(line_of(toml, "N * 2**22")) +
+                                       ": params[3].value: 'N * 2**22' is 4194304000, outside int32 (use int64) at shape N=1000 "
+                                       "(sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
+  // The same value as an int64 scalar is fine; so are the extremes of each range.
+  EXPECT_EQ(error_of(replaced(replaced(kInt64Toml, "value = \"N\"", "value = \"N * 2**22\""), "name = \"N\"\ntype = \"int\"",
+                              "name = \"N\"\ntype = \"int64\"")),
+            "");
+  EXPECT_EQ(error_of(replaced(kInt64Toml, "lo = \"-(2**40)\", hi = \"2**40\"", "lo = \"-(2**53)\", hi = \"2**53\"")), "");
+  toml = replaced(kGood, "lo = 0, hi = \"N-1\"", "lo = \"-(2**31)\", hi = \"2**31\"");
+  got = error_of(toml, &path);
+  EXPECT_EQ(got, path + ":" + std::to_string(line_of(toml, "2**31\" }")) +
+                                       ": params[2].init.hi: '2**31' is 2147483648, outside int32 (use int64) at shape M=4,N=8 "
+                                       "(sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
+  EXPECT_EQ(error_of(replaced(kGood, "lo = 0, hi = \"N-1\"", "lo = \"-(2**31)\", hi = \"2**31 - 1\"")), "");
+}
+
+// examples/row_argmax: an fp16 input, an fp32 and an int64 output. Its reference keeps the first
+// maximum of each row; halves tie often enough that the rule matters at the paper shapes.
+TEST_F(TaskFileTest, RowArgmaxExampleValidatesAndKeepsTheFirstMaximum) {
+  const std::string dir = source_root() + "/examples/row_argmax";
+  const TaskFile tf = load_task_file(dir + "/task.toml");
+  const TaskSpec& s = tf.spec;
+  EXPECT_EQ(s.name, "row_argmax");
+  EXPECT_TRUE(validate(s).empty());
+  EXPECT_EQ(tf.precisions, (std::vector<Precision>{Precision::fp32}));
+  EXPECT_EQ(s.signature(Precision::fp32), "extern \"C\" void row_argmax(const __half* x, float* vmax, long long* idx, int M, int N)");
+  EXPECT_EQ(tf.baseline.at(Precision::fp32), dir + "/baseline.cu");
+  EXPECT_TRUE(fs::is_regular_file(compile_reference(tf)));
+  // A hand-made instance: a tie in the first row (index 1, not 2), the maximum first in the second.
+  const Shape small{{"M", 2}, {"N", 4}};
+  Args a = make_inputs(s, small, Precision::fp32, 1);
+  a[0].data = {1, 3, 3, -2, -1, -1, -5, -1};
+  const Args hand = make_expected(s, small, Precision::fp32, a);
+  EXPECT_EQ(hand[1].data, (std::vector<double>{3, -1}));
+  EXPECT_EQ(hand[2].data, (std::vector<double>{1, 0}));
+  for (const Shape& sh : {s.paper[0], s.heldout[0], s.heldout[1], s.heldout[3]}) {
+    const Args in = make_inputs(s, sh, Precision::fp32, 1);
+    const Args want = make_expected(s, sh, Precision::fp32, in);
+    const auto m = static_cast<std::size_t>(sh["M"]), n = static_cast<std::size_t>(sh["N"]);
+    std::size_t tied_rows = 0;
+    for (std::size_t r = 0; r < m; ++r) {
+      const double* row = in[0].data.data() + r * n;
+      const double best = *std::max_element(row, row + n);
+      const auto first = static_cast<std::size_t>(std::find(row, row + n, best) - row);
+      ASSERT_EQ(want[1].data[r], best) << sh.str() << " row " << r;
+      ASSERT_EQ(want[2].data[r], static_cast<double>(first)) << sh.str() << " row " << r;
+      tied_rows += std::count(row, row + n, best) > 1;
+    }
+    for (double x : in[0].data) ASSERT_EQ(fp16_to_double(fp16_bits(x)), x);
+    if (sh == s.paper[0]) {
+      EXPECT_GT(tied_rows, 0u) << "no row with two equal maxima at " << sh.str();
+    }
+  }
 }
 
 }  // namespace

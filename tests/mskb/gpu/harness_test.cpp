@@ -109,8 +109,11 @@ TEST(DeviceComparison, SameDispositionsAsTheHostPath) {
                                                                   {"matrix_copy_writes_past_end.cu", "out_of_bounds"},
                                                                   {"matrix_copy_half.cu", "unwritten_output"},
                                                                   {"matrix_copy_off_by_ulp.cu", "wrong_result"}};
-  for (const double min_complexity : {0.0, 1e30}) {  // every instance on the GPU; none
-    const std::string where = min_complexity == 0.0 ? "\"compared_on\":\"gpu\"" : "\"compared_on\":\"host\"";
+  // Every instance drawn on the GPU; every instance made on the host and compared on the GPU;
+  // every instance made and compared on the host.
+  const std::vector<std::pair<double, double>> modes = {{0.0, -1.0}, {1e30, 0.0}, {1e30, -1.0}};
+  for (const auto& [min_complexity, compare_min] : modes) {
+    const std::string where = min_complexity == 0.0 || compare_min == 0.0 ? "\"compared_on\":\"gpu\"" : "\"compared_on\":\"host\"";
     SuitePlan plan;
     plan.tasks = {"matrix_copy"};
     plan.precisions = {Precision::fp32};
@@ -118,6 +121,7 @@ TEST(DeviceComparison, SameDispositionsAsTheHostPath) {
     for (const auto& c : cases) plan.kernels.push_back(kernel(c.first));
     plan.eval.check_only = true;
     plan.eval.gpu_instance_min_complexity = min_complexity;
+    plan.eval.gpu_compare_min_complexity = compare_min;
     const SuiteReport rep = run_suite(plan, [](const std::string&, bool) {});
     std::map<std::string, const ContenderResult*> by;
     for (const auto& r : rep.runs) by[r.result.contender] = &r.result;
@@ -126,7 +130,7 @@ TEST(DeviceComparison, SameDispositionsAsTheHostPath) {
     for (const auto& c : cases) {
       const std::string stem = c.first.substr(0, c.first.size() - 3);
       ASSERT_TRUE(by.count(stem)) << stem;
-      EXPECT_EQ(to_string(by[stem]->disposition), c.second) << stem << " (min complexity " << min_complexity << "): " << by[stem]->message;
+      EXPECT_EQ(to_string(by[stem]->disposition), c.second) << stem << " (instances " << min_complexity << ", compare " << compare_min << "): " << by[stem]->message;
       const std::string failure = by[stem]->failure.dump();
       EXPECT_NE(failure.find(where), std::string::npos) << stem << ": " << failure;
     }

@@ -1,0 +1,70 @@
+#include "mskb/gpu/runner_child.cuh"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <stdexcept>
+#include <utility>
+
+#include "mskb/util/process.hpp"
+
+namespace mskb::gpu {
+
+RunnerChild::RunnerChild(const char* mode, int report_fd) {
+  auto [mine, theirs] = Channel::make_pair();
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) throw std::runtime_error("cannot find this runner's executable");
+  exe[n] = '\0';
+  pid_ = ::fork();
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+  if (pid_ == 0) {
+    const int cfd = theirs.fd();
+    if (cfd == 3) ::fcntl(3, F_SETFD, 0);
+    else if (::dup2(cfd, 3) < 0) ::_exit(126);
+    if (report_fd != 3) ::close(report_fd);
+    ::close_range(4, ~0U, 0);
+    ::execl(exe, exe, mode, "3", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ch_ = std::move(mine);
+}
+
+RunnerChild::~RunnerChild() {
+  if (pid_ > 0 && !reaped_) {
+    ::kill(pid_, SIGKILL);
+    int st = 0;
+    ::waitpid(pid_, &st, 0);
+  }
+}
+
+bool RunnerChild::send(const nlohmann::json& j, const std::vector<int>& fds) {
+  try {
+    ch_.send(j, fds);
+    return true;
+  } catch (const std::runtime_error&) {
+    return false;
+  }
+}
+
+bool RunnerChild::recv(Message& m) { return ch_.recv(m); }
+
+std::string RunnerChild::reap(bool& signaled) {
+  int st = 0;
+  if (!reaped_) ::waitpid(pid_, &st, 0);
+  reaped_ = true;
+  signaled = WIFSIGNALED(st);
+  if (signaled) return std::string("died of ") + signal_name(WTERMSIG(st));
+  return "exited with code " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
+void RunnerChild::wait_exit() {
+  if (pid_ <= 0 || reaped_) return;
+  int st = 0;
+  ::waitpid(pid_, &st, 0);
+  reaped_ = true;
+}
+
+}  // namespace mskb::gpu
