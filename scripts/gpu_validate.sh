@@ -14,7 +14,9 @@
 #     check     `mskb check` of the shipped baseline, vendor and wrong/ kernels ($CONTENDERS) of $TASKS (default all)
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     suite     full-suite target (docs/harness.md 11): `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
-#               timed with the project build (run it as the first phase of a fresh build) -> suite_paper.*
+#               timed with the project build (run it as the first phase of a fresh build) -> suite_paper.*;
+#               OVERLAP=M (--timing-overlap, default 3), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
+#               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*)
 #     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
 #               activation tasks' graph-API pointwise nodes, with its bandwidth -> pw_engines.log
 #     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
@@ -184,11 +186,27 @@ if [[ $phases == *,suite,* ]]; then
   # docs/harness.md section 11: the full suite (baseline + vendor of every task, both precisions, paper
   # sweep) in < 10 min on one H200 from a cold build: this script's project build (above, when
   # not SKIP_BUILD) plus `mskb run` with an empty kernel cache, on the first GPU only.
+  # OVERLAP=M: --timing-overlap (default 3; 1 for the A/B of the overlap). SUITE_DEADLINE=SECONDS
+  # cuts the run (SIGINT: the partial report is written). PREVIOUS_SUITE=FILE continues that
+  # partial report (--skip-done; the kernel cache is then kept) and merges the two.
   t1=$(date +%s)
-  rm -rf build/kernel-cache-cold
-  MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-6}" \
+  skip=()
+  if [ -n "${PREVIOUS_SUITE:-}" ]; then
+    cp "$PREVIOUS_SUITE" "$OUT/suite_paper.previous.json"; skip=(--skip-done "$OUT/suite_paper.previous.json")
+  else
+    rm -rf build/kernel-cache-cold
+  fi
+  (while true; do free -m | awk '/Mem:/{print $3}'; sleep 2; done) > "$OUT/suite_mem_used_mb.log" 2>&1 &
+  memp=$!
+  MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
+    $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-6}" --timing-overlap "${OVERLAP:-3}" "${skip[@]}" \
     --json "$OUT/suite_paper.json" --markdown "$OUT/suite_paper.md" > "$OUT/suite_paper.log" 2> "$OUT/suite_paper.progress"
   rc=$?
+  kill $memp 2>/dev/null
+  if [ -n "${PREVIOUS_SUITE:-}" ] && [ -f "$OUT/suite_paper.json" ]; then
+    $mskb merge "$OUT/suite_paper.previous.json" "$OUT/suite_paper.json" --json "$OUT/suite_paper_merged.json" \
+      --markdown "$OUT/suite_paper_merged.md" >> "$OUT/suite_paper.log" 2>&1
+  fi
   echo "suite (paper sweep, one GPU, cold kernel cache) rc=$rc: run $(since $t1), from the script's start $(since $t0)" \
     "(target < 600 s incl. the project build)"
   grep -E "WARNING|^  " "$OUT/suite_paper.log" | head -20
