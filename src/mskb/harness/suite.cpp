@@ -456,15 +456,16 @@ class SuiteRun {
   // have nothing left to start, so a unit's items all run on that lane, in order, up to
   // `per_lane` of them (of one unit or several) at once. The verifiers' host threads are shared
   // out among all the run's workers on this host (all CPUs but two, divided). In a timing phase
-  // each verifier's two pools (the instance prepared ahead, the main thread's references and
-  // comparisons) count separately, so the host is never oversubscribed while a kernel is timed:
-  // the timed process's launching thread keeps its core (a descheduled launch stretches a sample).
+  // with several timing parts at once, each verifier's two pools (the instance prepared ahead,
+  // the main thread's references and comparisons) count separately, so the host is never
+  // oversubscribed while one of them times: the timed process's launching thread keeps its core
+  // (a descheduled launch stretches a sample).
   void run_phase(const std::vector<std::vector<std::size_t>>& units, int per_lane, Part part, const Results* prior) {
     started_ = 0;
     if (items_progress_.phase)
       items_progress_.phase(part == Part::checks ? "phase 1/2: checks" : part == Part::timing ? "phase 2/2: timing" : "", items_.size());
     per_lane = std::max(1, per_lane);
-    const int pools = part == Part::timing || part == Part::all ? 2 : 1;
+    const int pools = part == Part::timing && per_lane > 1 ? 2 : 1;
     host_threads_ = std::max(1, (available_cpus() - 2) / (pools * per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
     std::size_t next_unit = 0;
     std::mutex queue_mutex;

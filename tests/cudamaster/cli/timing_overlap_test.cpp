@@ -132,7 +132,7 @@ TEST(MskbTimingOverlap, OneIsTheOneAtATimeOrder) {
   std::vector<std::string> order, items;
   for (const Eval& e : timed) {
     order.push_back(e.contender);
-    EXPECT_EQ(e.host_threads, threads_for(2 * 1));
+    EXPECT_EQ(e.host_threads, threads_for(1));
   }
   for (const json& r : report["contenders"])
     items.push_back(r["task"].get<std::string>() + "|" + r["precision"].get<std::string>() + "|" + r["contender"].get<std::string>());
