@@ -157,6 +157,11 @@ std::string slurm_failure(const ProcessResult& r, const std::string& log) {
   slurm.work_root = "/";
   if (const std::string why = launch_failure(slurm, r, false, log); !why.empty()) return why;
   const std::string last = last_child_line(log);
+  // srun ended by SIGTERM that the driver did not send (its own cancellations are reported
+  // before this is asked): scancel or the scheduler stopped the job, and srun went before it
+  // logged why (seen on a one-node cluster: the "CANCELLED AT" line is sometimes not written).
+  if (r.signaled && r.signal == SIGTERM && last.empty())
+    return "the job was cancelled or stopped by Slurm (srun ended by SIGTERM before it logged why)";
   std::string how = r.signaled ? std::string("killed by ") + signal_name(r.signal) : "exit code " + std::to_string(r.exit_code);
   return last.empty() ? how : how + ": " + last;
 }

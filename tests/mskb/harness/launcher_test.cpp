@@ -311,7 +311,12 @@ TEST(SlurmUnits, FailureReasons) {
   two.exit_code = 2;
   EXPECT_EQ(slurm_failure(two, "progress\nmskb: error: no task 'x'\nsrun: error: n1: task 0: Exited with exit code 2\n"),
             "exit code 2: mskb: error: no task 'x'");
-  EXPECT_EQ(slurm_failure(term, ""), "killed by SIGTERM");
+  // srun gone by SIGTERM (not the driver's) before Slurm's reason reached its log.
+  EXPECT_EQ(slurm_failure(term, ""), "the job was cancelled or stopped by Slurm (srun ended by SIGTERM before it logged why)");
+  ProcessResult segv;
+  segv.signaled = true;
+  segv.signal = SIGSEGV;
+  EXPECT_EQ(slurm_failure(segv, ""), "killed by SIGSEGV");
 }
 
 // The batch through the fake srun: at most max_jobs at once, a failed attempt started again up
