@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +20,7 @@
 #include "mskb/util/files.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/util/text.hpp"
+#include "mskb_cli_json.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -26,29 +28,13 @@ using json = nlohmann::json;
 namespace {
 
 fs::path work_dir() {
-  static const fs::path d = [] {
-    const fs::path p = fs::path(::testing::TempDir()) / ("mskb_gpu_task_file_types_test_" + std::to_string(::getpid()));
-    fs::remove_all(p);
-    fs::create_directories(p);
-    return p;
-  }();
+  static const fs::path d = mskb_gpu_test::fresh_work_dir("mskb_gpu_task_file_types_test_");
   return d;
 }
 
-struct Outcome {
-  int rc = -1;
-  json report;
-  std::string output;
-};
+using mskb_gpu_test::Outcome;
 Outcome mskb_cli(std::vector<std::string> args, const std::string& tag) {
-  const std::string json_path = (work_dir() / (tag + ".json")).string();
-  args.insert(args.begin(), MSKB_BINARY);
-  args.insert(args.end(), {"--json", json_path});
-  Outcome o;
-  o.rc = mskb::run_command(args, o.output, 1500);
-  std::error_code ec;
-  if (fs::is_regular_file(json_path, ec)) o.report = json::parse(mskb::read_text(json_path));
-  return o;
+  return mskb_gpu_test::run_mskb_json(std::move(args), work_dir(), tag);
 }
 
 // contender name -> disposition (and the message, for failures).
