@@ -150,9 +150,8 @@ bool gpu_instance_possible(const TaskSpec& spec, const Shape& shape) {
   // The kernels here know float, bf16 and int32 buffers only: an fp16 or int64 buffer (task files
   // only, which have no uniform inputs and no device reference anyway) is never a GPU instance;
   // its instance is generated and compared on the host (compare_encoded).
-  for (const Param& q : spec.params)
-    if (q.is_buffer && q.elem != Elem::real && q.elem != Elem::f32 && q.elem != Elem::i32) return false;
-  return spec.uniform_inputs != nullptr && find_device_reference(spec.name) != nullptr && !shape.has("matrix");
+  return gpu_compare_possible(spec) && spec.uniform_inputs != nullptr && find_device_reference(spec.name) != nullptr &&
+         !shape.has("matrix");
 }
 
 GpuInstance::GpuInstance(const TaskSpec& spec, Precision p, const Shape& shape, const UniformDraw& draw, const std::vector<double>& scalars,
