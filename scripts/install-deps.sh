@@ -1,14 +1,68 @@
 #!/usr/bin/env bash
-# Installs the build dependencies from the distribution's packages (Debian 12 / Ubuntu 24.04).
+# Installs what the build needs from the distribution's packages (Debian 12 / Ubuntu 24.04).
 # The CUDA toolkit (nvcc, cuBLAS, cuSPARSE, cuDNN 9, cuFFT, CUB) must already be installed.
+#   scripts/install-deps.sh            # the build's dependencies (scripts/setup.sh)
+#   scripts/install-deps.sh --tests    # and the test suite's: cpp-httplib for a loopback LLM
+#                                      # server, a browser for the report pages' check, and a
+#                                      # one-node Slurm for the --executor slurm tests
+# Each package is probed by what the build uses (a command or a header), so tools installed
+# another way (CMake 4 from Kitware, say) count, and headers in a private prefix of unpacked .debs
+# (MSKB_PREFIX, or .prefix/ after `scripts/prefix-deps.sh unpack`) count for sqlite3 and toml++.
+# A machine without network that lacks one gets one line naming it and the offline route.
 set -euo pipefail
-pkgs=(cmake g++ make nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libcurl4-openssl-dev
-      libsqlite3-dev libcpp-httplib-dev libtomlplusplus-dev binutils chromium  # chromium: the report pages' browser test
-      slurmctld slurmd slurm-client munge)  # a one-node Slurm for the --executor slurm tests (tests/support/slurm)
+root=$(cd "${0%/*}/.." && pwd)
+prefix=${MSKB_PREFIX:-$root/.prefix}
+tests=0
+case "${1:-}" in
+  "") ;;
+  --tests) tests=1 ;;
+  *) echo "usage: scripts/install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
+
+has_cmd() { command -v "$1" >/dev/null 2>&1; }
+has_header() {  # a header under /usr/include (any multiarch folder) or the private prefix
+  local h
+  for h in "$@"; do
+    compgen -G "/usr/include/$h" >/dev/null || compgen -G "/usr/include/*/$h" >/dev/null ||
+      compgen -G "$prefix/usr/include/$h" >/dev/null && return 0
+  done
+  return 1
+}
+# package -> probe
+present() {
+  case "$1" in
+    cmake) has_cmd cmake ;;
+    g++) has_cmd g++ ;;
+    make) has_cmd make ;;
+    binutils) has_cmd nm && has_cmd objdump ;;
+    nlohmann-json3-dev) has_header nlohmann/json.hpp ;;
+    libcli11-dev) has_header CLI/CLI.hpp ;;
+    libfmt-dev) has_header fmt/core.h ;;
+    libgtest-dev) has_header gtest/gtest.h ;;
+    libcurl4-openssl-dev) has_header curl/curl.h ;;
+    libsqlite3-dev) has_header sqlite3.h ;;
+    libtomlplusplus-dev) has_header toml++/toml.hpp toml++/toml.h ;;
+    libcpp-httplib-dev) has_header httplib.h ;;
+    chromium) has_cmd chromium || has_cmd chromium-browser ;;
+    slurmctld | slurmd | munge) has_cmd "$1" ;;
+    slurm-client) has_cmd srun ;;
+    *) dpkg -s "$1" >/dev/null 2>&1 ;;
+  esac
+}
+
+pkgs=(cmake g++ make binutils nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libcurl4-openssl-dev
+      libsqlite3-dev libtomlplusplus-dev)
+[ "$tests" = 1 ] && pkgs+=(libcpp-httplib-dev  # the loopback LLM server of the HTTP tests
+                           chromium  # the report pages' browser test
+                           slurmctld slurmd slurm-client munge)  # a one-node Slurm (tests/support/slurm)
 missing=()
-for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -eq 0 ]; then echo "dependencies: all installed"; exit 0; fi
-if ! command -v apt-get >/dev/null; then echo "install these packages first: ${missing[*]}" >&2; exit 1; fi
+for p in "${pkgs[@]}"; do present "$p" || missing+=("$p"); done
+if [ ${#missing[@]} -eq 0 ]; then echo "dependencies: all present"; exit 0; fi
+echo "dependencies: installing ${missing[*]}"
+if ! has_cmd apt-get; then echo "install these packages first: ${missing[*]}" >&2; exit 1; fi
 SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
+if ! { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"; }; then
+  echo "install-deps: could not install ${missing[*]}; without network, sqlite3.h and toml++ come from" \
+       "carried .debs (scripts/prefix-deps.sh download, then unpack on this machine)" >&2
+  exit 1
+fi

@@ -3,6 +3,7 @@
 # when a GPU is present and are reported as skipped otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/install-deps.sh --tests
 preset=${MSKB_PRESET:-cpu}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"

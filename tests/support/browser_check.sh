@@ -19,7 +19,7 @@ browser_test_begin() {
     exit 125
   fi
   if ! browser_find; then
-    echo "FAIL: no chromium on PATH (scripts/install-deps.sh installs it; MSKB_NO_BROWSER=1 skips this test)"
+    echo "FAIL: no chromium on PATH (scripts/install-deps.sh --tests installs it; MSKB_NO_BROWSER=1 skips this test)"
     exit 1
   fi
   rm -rf "$OUT"

@@ -92,7 +92,7 @@ class Cluster : public ::testing::Environment {
           std::cout.flush();
           std::_Exit(125);
         }
-        FAIL() << b << " not found: install slurm-wlm and munge (scripts/install-deps.sh), or set MSKB_NO_SLURM=1 to skip";
+        FAIL() << b << " not found: install slurm-wlm and munge (scripts/install-deps.sh --tests), or set MSKB_NO_SLURM=1 to skip";
       }
     dir_ = std::make_unique<TempDir>();
     const std::string out = shell(kClusterScript + " start " + dir_->file("cluster") + " 2>&1");

@@ -5,7 +5,7 @@
 # a build error, an agent error, the LLM name and the device name). Each page must load without a
 # console message, draw its charts (<svg> in the DOM, never "&lt;svg") and show the hostile text as
 # text. A canary page with those defects must be caught. Screenshots and DOMs stay in OUT_DIR.
-# Chromium is required (scripts/install-deps.sh installs it); MSKB_NO_BROWSER=1 skips (exit 125).
+# Chromium is required (scripts/install-deps.sh --tests installs it); MSKB_NO_BROWSER=1 skips (exit 125).
 #   report_browser_test.sh CUDAMASTER CM_REPORT_FIXTURE SOURCE_DIR OUT_DIR
 set -uo pipefail
 CM=$1

@@ -1,4 +1,5 @@
-// The shipped demos (data/demo/spmv_csr_fp32*, and data/demo/suite4*: four tasks): how their
+// The shipped demos (data/demo/spmv_csr_fp32*, data/demo/suite4*: four tasks, and data/demo/vadd*:
+// a built-in task re-expressed as a task file, named in script.json's "task_file"): how their
 // cassettes are recorded and replayed on a CPU. The answers in a demo folder's *.md are fed to the
 // real loop by a scripted LLM in the order its script.json gives; the evaluator is scripted
 // (script.json's verdicts and times), the builder is the real nvcc (--real-nvcc, genuine
@@ -9,10 +10,12 @@
 #pragma once
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <stdexcept>
 
 #include "cudamaster/loop/backends.hpp"
+#include "mskb/core/task_file.hpp"
 #include "mskb/util/sha256.hpp"
 #include "support/agent_doubles.hpp"
 
@@ -21,6 +24,8 @@ namespace cmtest {
 inline std::string demo_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/spmv_csr_fp32"; }
 inline std::string demo_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/spmv_csr_fp32.jsonl"; }
 inline std::string suite_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/suite4"; }
+inline std::string vadd_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/vadd"; }
+inline std::string vadd_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/vadd.jsonl"; }
 inline std::string suite_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/suite4.jsonl"; }
 
 // Whether `dir` holds a suite (script.json lists task folders) rather than one task's demo.
@@ -30,6 +35,11 @@ class Demo {
  public:
   explicit Demo(std::string dir) : dir_(std::move(dir)) {
     script_ = json::parse(read_file(dir_ + "/script.json"));
+    // A demo of a user's task names its task file ("task_file", relative to the demo folder).
+    if (script_.contains("task_file")) {
+      task_file_ = std::filesystem::absolute(dir_ + "/" + script_["task_file"].get<std::string>()).lexically_normal().string();
+      (void)mskb::register_task_file(task_file_);
+    }
     const auto& spec = mskb::get_task(script_["task"].get<std::string>());
     const auto entry = agents::make_task_brief(spec, mskb::parse_precision(script_["precision"]), false, "").entry;
     for (const json& a : script_["answers"]) {
@@ -61,6 +71,8 @@ class Demo {
 
   const json& script() const { return script_; }
   std::string task() const { return script_["task"].get<std::string>(); }
+  // The task file of a user's task (absolute), empty for a built-in task.
+  const std::string& task_file() const { return task_file_; }
   const std::string& dir() const { return dir_; }
 
   // The size the scripted times grow with: a dimension of the shape ("size", default "rows") or
@@ -186,6 +198,7 @@ class Demo {
     json spec;
   };
   std::string dir_;
+  std::string task_file_;
   json script_;
   std::vector<Answer> answers_;
 };
@@ -256,7 +269,10 @@ class TaskRoutedProvider final : public llm::Provider {
 
 inline loop::OptimizeRequest demo_request(const std::vector<const Demo*>& demos, const std::string& work) {
   loop::OptimizeRequest r;
-  for (const Demo* d : demos) r.tasks.push_back(d->task());
+  for (const Demo* d : demos) {
+    r.tasks.push_back(d->task());
+    if (!d->task_file().empty()) r.config.task_files.push_back(d->task_file());
+  }
   r.precisions = {mskb::parse_precision(demos.front()->script()["precision"])};
   r.config.rounds = demos.front()->script()["rounds"];
   r.config.profile = cudamaster::profile::RenderMode::none;

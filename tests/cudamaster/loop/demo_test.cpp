@@ -1,7 +1,8 @@
 // The shipped demo: its cassette must match what the loop records today from the demo's answers
 // (same agents in the same order, same system prompts, parameters and answers), and replaying it
 // must walk through the story: compile error -> Debug -> wrong result -> Debug -> slower correct
-// kernel rejected; then a faster kernel accepted.
+// kernel rejected; then a faster kernel accepted. The task-file demo (data/demo/vadd: vector_add
+// re-expressed as a task file) records and replays the same way, its task registered from its file.
 #include <gtest/gtest.h>
 
 #include "cudamaster/loop/screen.hpp"
@@ -55,6 +56,41 @@ TEST(Demo, ShippedCassetteReplaysTheStory) {
   EXPECT_GT(res.summary["suite"]["mean_p"].get<double>(), 1.5);
   // The ablations replay too: no profile, the same agents.
   EXPECT_EQ(res.summary["config"]["loop"]["profile"], "none");
+}
+
+// The task-file demo's cassette is what the loop records today, and replaying it optimizes the
+// task of the file: one round, the float4 kernel accepted and written under the file's entry point.
+TEST(Demo, TaskFileDemoCassetteMatchesAndReplays) {
+  TempDir work, rec;
+  const std::string fresh = work.file("fresh.jsonl");
+  (void)record_demo(vadd_dir(), fresh, /*real_nvcc=*/false, rec.file(""));
+  const auto want = read_lines(vadd_cassette());
+  const auto got = read_lines(fresh);
+  ASSERT_EQ(got.size(), want.size()) << "re-record with: cm_demo_cassette --real-nvcc --demo data/demo/vadd";
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const json g = json::parse(got[i]), w = json::parse(want[i]);
+    EXPECT_EQ(system_view(g["request"]), system_view(w["request"])) << "exchange " << i;
+    EXPECT_EQ(g["response"]["text"], w["response"]["text"]) << "exchange " << i;
+  }
+
+  Demo d(vadd_dir());
+  Demo::Builder builder(d);
+  Demo::Evaluator evaluator(d);
+  auto req = demo_request(d, work.file(""));
+  ASSERT_EQ(req.config.task_files, std::vector<std::string>{d.task_file()});
+  req.llm = "replay:" + vadd_cassette();
+  req.provider.replay_match = llm::ReplayMatch::SystemOnly;
+  loop::Backends b;
+  b.builder = &builder;
+  b.evaluator = &evaluator;
+  const auto res = loop::run_optimize(req, b, {});
+  ASSERT_EQ(res.status, cudamaster::store::Status::finished);
+  EXPECT_EQ(demo_outcome(work.file("demo.db")), d.script()["expect"]);
+  auto s = store::RunStore::open(work.file("demo.db"));
+  EXPECT_EQ(call_trace(*s, 1), (std::vector<std::string>{"vadd/planner/r1/a0", "vadd/coder/r1/a0"}));
+  const std::string best = read_file(work.file("out") + "/vadd_fp32.cu");
+  EXPECT_NE(best.find("extern \"C\" void vadd("), std::string::npos) << best;
+  EXPECT_NE(best.find("float4"), std::string::npos) << best;
 }
 
 TEST(Demo, KernelsBehaveAsScriptedWithRealNvcc) {

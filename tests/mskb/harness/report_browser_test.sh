@@ -5,7 +5,7 @@
 # markup running), draw its charts (<svg> in the DOM, never escaped markup such as "&lt;svg"), run
 # its sort script, and show the hostile text as text. The screenshots and dumped DOMs stay in
 # OUT_DIR. A canary page with an uncaught error must be caught, so the check itself is tested.
-# Chromium is required (scripts/install-deps.sh installs it); MSKB_NO_BROWSER=1 skips (exit 125).
+# Chromium is required (scripts/install-deps.sh --tests installs it); MSKB_NO_BROWSER=1 skips (exit 125).
 #   report_browser_test.sh MSKB SOURCE_DIR OUT_DIR
 set -uo pipefail
 MSKB=$1
