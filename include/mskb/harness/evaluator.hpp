@@ -94,7 +94,7 @@ struct EvalOptions {
   std::optional<double> gpu_instance_min_complexity;
   // From this complexity a host-made instance is compared on the verifier's GPU
   // (RunRequest::gpu_compare_min_complexity); unset: the environment's
-  // MSKB_GPU_COMPARE_MIN_COMPLEXITY, else off.
+  // MSKB_GPU_COMPARE_MIN_COMPLEXITY, else RunRequest's default (2^22).
   std::optional<double> gpu_compare_min_complexity;
 };
 

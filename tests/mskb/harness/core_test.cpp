@@ -184,9 +184,9 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   EXPECT_EQ(with_lock.gpu_lock, "/tmp/mskb-1/locks/gpu-0.lock");
   EXPECT_EQ(with_lock.host_threads, 7);
   // Where instances live and are compared: the defaults (GPU instances from 2^22, host-made
-  // instances compared on the host), and set values, travel.
+  // instances compared on the GPU from 2^22 too), and set values, travel.
   EXPECT_DOUBLE_EQ(back.gpu_instance_min_complexity, 4194304.0);
-  EXPECT_LT(back.gpu_compare_min_complexity, 0.0);
+  EXPECT_DOUBLE_EQ(back.gpu_compare_min_complexity, 4194304.0);
   r.gpu_instance_min_complexity = 0;
   r.gpu_compare_min_complexity = 1e6;
   const RunRequest moved = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
