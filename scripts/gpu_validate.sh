@@ -17,6 +17,11 @@
 #               timed with the project build (run it as the first phase of a fresh build) -> suite_paper.*;
 #               OVERLAP=M (--timing-overlap, default 3), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
 #               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*)
+#     taskfiles the task-file GPU tests, each task-file demo (mskb run + one replayed optimize round), and the
+#               demo submission (scripts/demo-submission.sh) run and verified -> taskfile_*, submission_*
+#     overlap   A/B/A of --timing-overlap 1, $OVERLAP (3), 1 on $TASKS (eight LLM tasks) -> overlap_*, compared
+#     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
+#               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
 #     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
 #               activation tasks' graph-API pointwise nodes, with its bandwidth -> pw_engines.log
 #     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
@@ -210,6 +215,63 @@ if [[ $phases == *,suite,* ]]; then
   echo "suite (paper sweep, one GPU, cold kernel cache) rc=$rc: run $(since $t1), from the script's start $(since $t0)" \
     "(target < 600 s incl. the project build)"
   grep -E "WARNING|^  " "$OUT/suite_paper.log" | head -20
+fi
+
+if [[ $phases == *,taskfiles,* ]]; then
+  # Users' tasks on the GPU: the examples' and task-file types' GPU tests; each task-file demo
+  # (data/demo/vadd: vector_add re-expressed, and the three examples/) through `mskb run` and one
+  # replayed `cudamaster optimize` round; the demo submission (scripts/demo-submission.sh) in one
+  # `mskb run --submission`, verified against its expect.tsv.
+  t1=$(date +%s)
+  ctest --test-dir build/gpu -R 'mskb_gpu_examples_test|mskb_gpu_task_file_types_test' --output-on-failure > "$OUT/taskfile_gpu_tests.log" 2>&1
+  echo "task-file GPU tests rc=$? ($(since $t1)): $(grep -E 'tests passed' "$OUT/taskfile_gpu_tests.log")"
+  for d in vadd:data/demo/vadd/task.toml histogram:examples/histogram/task.toml bias_gelu:examples/bias_gelu/task.toml \
+           conv1d:examples/conv1d/task.toml; do
+    n=${d%%:*}; tf=${d#*:}; t1=$(date +%s)
+    $mskb run --task-file "$tf" --precision all --json "$OUT/taskfile_run_$n.json" --markdown "$OUT/taskfile_run_$n.md" > "$OUT/taskfile_run_$n.log" 2>&1
+    echo "mskb run --task-file $tf rc=$? ($(since $t1))"
+    t1=$(date +%s)
+    $B/cudamaster optimize --task-file "$tf" --llm "replay:data/demo/$n.jsonl" --rounds 1 --db "$OUT/taskfile_optimize.db" \
+      --out "$OUT/taskfile_optimize_$n" > "$OUT/taskfile_optimize_$n.log" 2>&1
+    echo "cudamaster optimize --task-file $tf (replay, 1 round) rc=$? ($(since $t1)): $(grep -E 'round 1: (accepted|rejected)' "$OUT/taskfile_optimize_$n.log" | head -1)"
+  done
+  python3 scripts/candidate_times.py "$OUT/taskfile_optimize.db" --json "$OUT/taskfile_candidate_times.json" > "$OUT/taskfile_candidate_times.txt" 2>&1
+  tail -1 "$OUT/taskfile_candidate_times.txt"
+  sub=$(mktemp -d)/submission; bash scripts/demo-submission.sh make "$sub" && cp "$sub/expect.tsv" "$OUT/submission_expect.tsv"
+  t1=$(date +%s)
+  $mskb run --submission "$sub" --checks-per-gpu "${CHECKS_PER_GPU:-8}" --json "$OUT/submission_run.json" --markdown "$OUT/submission_run.md" \
+    > "$OUT/submission_run.log" 2> "$OUT/submission_run.progress"
+  echo "submission run rc=$? ($(since $t1))"
+  bash scripts/demo-submission.sh verify "$sub" "$OUT/submission_run.json" > "$OUT/submission_verify.txt" 2>&1; echo "verify rc=$?: $(tail -1 "$OUT/submission_verify.txt")"
+fi
+
+if [[ $phases == *,overlap,* ]]; then
+  # Does --timing-overlap M measure what one at a time measures? The same tasks ($TASKS, default
+  # eight LLM tasks with small, launch-bound shapes and library vendors) timed with 1, then M
+  # (OVERLAP, default 3), then 1 again (the A/A: run-to-run noise), warm kernel cache, GPU 0;
+  # `mskb compare` of 1 vs M and of 1 vs 1.
+  ov_tasks=${TASKS:-softmax,layer_norm,rms_norm,gelu,sigmoid,row_tanh,cross_entropy_loss,max_pooling_2d}
+  $mskb build --task "$ov_tasks" > "$OUT/overlap_build.log" 2>&1
+  for run in 1a "${OVERLAP:-3}" 1b; do
+    t1=$(date +%s)
+    $mskb run --task "$ov_tasks" --precision all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-8}" --timing-overlap "${run%[ab]}" \
+      --json "$OUT/overlap_$run.json" --markdown "$OUT/overlap_$run.md" > "$OUT/overlap_$run.log" 2>&1
+    echo "--timing-overlap ${run%[ab]} ($run) rc=$? ($(since $t1)): $(grep -oE 'WARNING: [0-9]+ timed shape' "$OUT/overlap_$run.md" || echo 'no shape flagged')"
+  done
+  $mskb compare "$OUT/overlap_1a.json" "$OUT/overlap_${OVERLAP:-3}.json" --markdown "$OUT/overlap_compare_1_vs_${OVERLAP:-3}.md" > /dev/null 2>&1
+  $mskb compare "$OUT/overlap_1a.json" "$OUT/overlap_1b.json" --markdown "$OUT/overlap_compare_1_vs_1.md" > /dev/null 2>&1
+  grep -E "^\| all \|" "$OUT/overlap_compare_1_vs_${OVERLAP:-3}.md" "$OUT/overlap_compare_1_vs_1.md"
+fi
+
+if [[ $phases == *,candidate,* ]]; then
+  # What one candidate's evaluation costs in cudamaster: the four-task replay demo (8 rounds, every
+  # candidate built with nvcc from an empty cache, checked, timed, gated), then per candidate its
+  # build and evaluation seconds from the store (scripts/candidate_times.py).
+  t1=$(date +%s)
+  MSKB_CACHE_DIR=$PWD/build/kernel-cache-candidates $B/cudamaster optimize --task spmv_csr,vector_add,softmax,dot_product --precision fp32 \
+    --llm replay:data/demo/suite4.jsonl --replay-match task --rounds 2 --db "$OUT/candidates.db" --out "$OUT/candidates" > "$OUT/candidates.log" 2>&1
+  echo "suite4 replay rc=$? ($(since $t1))"
+  python3 scripts/candidate_times.py "$OUT/candidates.db" --json "$OUT/candidate_times.json" | tee "$OUT/candidate_times.txt" | tail -12
 fi
 
 if [[ $phases == *,diag,* ]]; then

@@ -53,7 +53,7 @@ struct RunOptions {
   std::string sweep = "paper", md_path, matrix_path;
   double budget = 0.25;
   bool sanitize_gate = false;
-  int timing_overlap = 3;
+  int timing_overlap = 1;
   // check
   std::string check_sweep;
   bool memcheck = false, racecheck = false;
@@ -447,8 +447,8 @@ void add_run_command(CLI::App& app) {
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   run->add_option("--timing-overlap", o->timing_overlap,
-                  "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default 3; 1: one at a time); "
-                  "their host work overlaps, each timing holds the GPU alone")
+                  "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default 1: one at a time); "
+                  "their host work overlaps, each timing holds the GPU alone, but the others keep a CUDA context open on it")
       ->check(CLI::Range(1, 16));
   run->add_flag("--sanitize", o->sanitize_gate,
                 "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "

@@ -1,4 +1,5 @@
-// FP64 reference of data/demo/vadd/task.toml: C = A + B (as tasks/algebra/vector_add computes it).
+// FP64 reference of data/demo/vadd/task.toml and tests/mskb/core/data/vector_add.toml: C = A + B
+// (as tasks/algebra/vector_add computes it).
 #include "mskb_reference.h"
 
 extern "C" void mskb_reference(const mskb_ref_args* args) {

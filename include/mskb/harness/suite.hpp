@@ -79,7 +79,7 @@ struct SuitePlan {
   int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase
   // A two-phase run's timing phase: timing parts at once per GPU (1: one at a time). They share
   // the lane's GPU lock (mskb/util/gpu_lock.hpp): GPU work shared, each timing exclusive.
-  int timing_overlap = 3;
+  int timing_overlap = 1;
   // A user kernel that exports only some precisions is judged on those (no explicit --precision).
   bool skip_missing_precisions = false;
   // Random shapes (mskb/random_shapes.hpp): `random_shapes` shapes per task drawn with this seed

@@ -17,6 +17,20 @@ json system_view(const json& request) {
     if (m["role"] != "system") m["content"] = "";
   return v;
 }
+
+// Replays `cassette` through the real loop with the demo's scripted builder and evaluator; the
+// store is work/demo.db, the best kernels work/out.
+loop::OptimizeResult replay_demo(const Demo& d, const std::string& cassette, const TempDir& work) {
+  Demo::Builder builder(d);
+  Demo::Evaluator evaluator(d);
+  auto req = demo_request(d, work.file(""));
+  req.llm = "replay:" + cassette;
+  req.provider.replay_match = llm::ReplayMatch::SystemOnly;
+  loop::Backends b;
+  b.builder = &builder;
+  b.evaluator = &evaluator;
+  return loop::run_optimize(req, b, {});
+}
 }  // namespace
 
 TEST(Demo, ShippedCassetteMatchesTheLoopAndTheAnswers) {
@@ -37,15 +51,7 @@ TEST(Demo, ShippedCassetteMatchesTheLoopAndTheAnswers) {
 TEST(Demo, ShippedCassetteReplaysTheStory) {
   TempDir work;
   Demo d(demo_dir());
-  Demo::Builder builder(d);
-  Demo::Evaluator evaluator(d);
-  auto req = demo_request(d, work.file(""));
-  req.llm = "replay:" + demo_cassette();
-  req.provider.replay_match = llm::ReplayMatch::SystemOnly;
-  loop::Backends b;
-  b.builder = &builder;
-  b.evaluator = &evaluator;
-  const auto res = loop::run_optimize(req, b, {});
+  const auto res = replay_demo(d, demo_cassette(), work);
   ASSERT_EQ(res.status, cudamaster::store::Status::finished);
   EXPECT_EQ(demo_outcome(work.file("demo.db")), d.script()["expect"]);
   auto s = store::RunStore::open(work.file("demo.db"));
@@ -58,40 +64,44 @@ TEST(Demo, ShippedCassetteReplaysTheStory) {
   EXPECT_EQ(res.summary["config"]["loop"]["profile"], "none");
 }
 
-// The task-file demo's cassette is what the loop records today, and replaying it optimizes the
-// task of the file: one round, the float4 kernel accepted and written under the file's entry point.
-TEST(Demo, TaskFileDemoCassetteMatchesAndReplays) {
+// The task-file demos' cassettes (vector_add re-expressed as data/demo/vadd, and the three
+// examples/) are what the loop records today, and replaying one optimizes the task of its file:
+// one round, the coder's kernel accepted and written under the file's entry point.
+class TaskFileDemo : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(TaskFileDemo, CassetteMatchesAndReplays) {
+  const std::string name = GetParam();
+  const std::string dir = std::string(MSKB_SOURCE_ROOT) + "/data/demo/" + name;
+  const std::string cassette = dir + ".jsonl";
   TempDir work, rec;
   const std::string fresh = work.file("fresh.jsonl");
-  (void)record_demo(vadd_dir(), fresh, /*real_nvcc=*/false, rec.file(""));
-  const auto want = read_lines(vadd_cassette());
+  (void)record_demo(dir, fresh, /*real_nvcc=*/false, rec.file(""));
+  const auto want = read_lines(cassette);
   const auto got = read_lines(fresh);
-  ASSERT_EQ(got.size(), want.size()) << "re-record with: cm_demo_cassette --real-nvcc --demo data/demo/vadd";
+  ASSERT_EQ(got.size(), want.size()) << "re-record with: cm_demo_cassette --real-nvcc --demo data/demo/" << name;
   for (std::size_t i = 0; i < got.size(); ++i) {
     const json g = json::parse(got[i]), w = json::parse(want[i]);
     EXPECT_EQ(system_view(g["request"]), system_view(w["request"])) << "exchange " << i;
     EXPECT_EQ(g["response"]["text"], w["response"]["text"]) << "exchange " << i;
   }
 
-  Demo d(vadd_dir());
-  Demo::Builder builder(d);
-  Demo::Evaluator evaluator(d);
-  auto req = demo_request(d, work.file(""));
-  ASSERT_EQ(req.config.task_files, std::vector<std::string>{d.task_file()});
-  req.llm = "replay:" + vadd_cassette();
-  req.provider.replay_match = llm::ReplayMatch::SystemOnly;
-  loop::Backends b;
-  b.builder = &builder;
-  b.evaluator = &evaluator;
-  const auto res = loop::run_optimize(req, b, {});
+  Demo d(dir);
+  ASSERT_FALSE(d.task_file().empty());
+  ASSERT_EQ(demo_request(d, work.file("")).config.task_files, std::vector<std::string>{d.task_file()});
+  const auto res = replay_demo(d, cassette, work);
   ASSERT_EQ(res.status, cudamaster::store::Status::finished);
   EXPECT_EQ(demo_outcome(work.file("demo.db")), d.script()["expect"]);
   auto s = store::RunStore::open(work.file("demo.db"));
-  EXPECT_EQ(call_trace(*s, 1), (std::vector<std::string>{"vadd/planner/r1/a0", "vadd/coder/r1/a0"}));
-  const std::string best = read_file(work.file("out") + "/vadd_fp32.cu");
-  EXPECT_NE(best.find("extern \"C\" void vadd("), std::string::npos) << best;
-  EXPECT_NE(best.find("float4"), std::string::npos) << best;
+  EXPECT_EQ(call_trace(*s, 1), (std::vector<std::string>{name + "/planner/r1/a0", name + "/coder/r1/a0"}));
+  const std::string best = read_file(work.file("out") + "/" + name + "_fp32.cu");
+  EXPECT_NE(best.find("extern \"C\" void " + name + "("), std::string::npos) << best;
+  const auto entry = agents::make_task_brief(mskb::get_task(name), mskb::Precision::fp32, false, "").entry;
+  const agents::CodeAnswer code = agents::parse_code_answer(read_file(dir + "/coder_1.md"), entry);
+  ASSERT_TRUE(code.ok) << code.describe();
+  EXPECT_NE(best.find(code.code), std::string::npos) << "the best kernel is the coder's answer";
 }
+
+INSTANTIATE_TEST_SUITE_P(Demos, TaskFileDemo, ::testing::Values("vadd", "histogram", "bias_gelu", "conv1d"));
 
 TEST(Demo, KernelsBehaveAsScriptedWithRealNvcc) {
   if (std::getenv("CM_SKIP_NVCC") != nullptr) GTEST_SKIP() << "CM_SKIP_NVCC is set";
