@@ -109,6 +109,10 @@ struct ContenderResult {
   // Runner time by phase, summed over shapes and seeds: generate (inputs on the host and their
   // upload), reference (FP64), check (checked calls and comparison), timing (timed calls).
   std::map<std::string, double> phase_seconds;
+  // The checked instance whose inputs took longest to make (its `generate` seconds, wherever the
+  // work ran) and its shape; empty shape when no check reported it.
+  std::string slowest_generate_shape;
+  double slowest_generate_s = 0;
   // The compute-sanitizer tools that ran clean on it before its timing (`mskb run --sanitize`,
   // cudamaster's gate), on kSanitizerShapes; empty when no gate ran.
   std::vector<std::string> sanitized;
@@ -127,6 +131,10 @@ RunRequest single_shape_request(const TaskSpec& spec, Precision p, const std::st
 // A result as JSON and back, timings included (the run store; anything that crosses a process
 // or machine boundary).
 nlohmann::json result_to_json(const ContenderResult& r);
+// {"shape", "seconds"} of r's slowest input generation, null when none was reported.
+nlohmann::json slowest_generate_json(const ContenderResult& r);
+// Folds `part`'s slowest generation into `into` (the two parts of a two-phase run).
+void merge_slowest_generate(ContenderResult& into, const ContenderResult& part);
 ContenderResult result_from_json(const nlohmann::json& j);
 
 std::string runner_path(const std::string& override_path = "");

@@ -194,7 +194,8 @@ struct RunnerReport {
 // Runs the runner on `req_path` and collects its events. A launch that cannot even be built
 // (srun missing) throws std::runtime_error.
 RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req_path, const std::string& dir, double call_timeout,
-                                   const EvalOptions& opt, std::map<std::string, double>& phase_seconds) {
+                                   const EvalOptions& opt, ContenderResult& res) {
+  std::map<std::string, double>& phase_seconds = res.phase_seconds;
   std::vector<std::string> inner = opt.wrapper;  // the sanitizer runs inside the job step, around the runner
   for (const std::string& a : {runner_path(opt.runner), req_path, std::string("3")}) inner.push_back(a);
   const LaunchCommand lc = launch_command(opt.launcher, opt.launcher.slurm() ? srun_program(opt.launcher) : "", inner, 3, kEvalJobName);
@@ -229,6 +230,10 @@ RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req
         if (sec.is_object()) {
           for (const auto& [k, v] : sec.items())
             if (v.is_number()) phase_seconds[k] += v.get<double>();
+          if (const auto g = sec.find("generate"); g != sec.end() && g->is_number() && g->get<double>() > res.slowest_generate_s) {
+            res.slowest_generate_s = g->get<double>();
+            res.slowest_generate_shape = ev->shape_str;
+          }
         } else if (sec.is_number()) {
           phase_seconds[ev->event] += sec.get<double>();
         }
@@ -389,7 +394,7 @@ ContenderResult evaluate(const TaskSpec& spec, Precision p, const std::string& c
   const double call_timeout = opt.call_timeout_s ? *opt.call_timeout_s : spec.call_timeout_s * opt.call_timeout_scale;
   RunnerReport rep;
   try {
-    rep = run_evaluation_runner(req, req_path, dir, call_timeout, opt, res.phase_seconds);
+    rep = run_evaluation_runner(req, req_path, dir, call_timeout, opt, res);
   } catch (const std::runtime_error& e) {
     res.disposition = Disposition::harness_error;
     res.message = std::string("harness_error: ") + e.what();
@@ -498,6 +503,18 @@ Shape shape_from_pairs(const json& a) {
 }
 }  // namespace
 
+json slowest_generate_json(const ContenderResult& r) {
+  if (r.slowest_generate_shape.empty()) return nullptr;
+  return {{"shape", r.slowest_generate_shape}, {"seconds", r.slowest_generate_s}};
+}
+
+void merge_slowest_generate(ContenderResult& into, const ContenderResult& part) {
+  if (!part.slowest_generate_shape.empty() && part.slowest_generate_s > into.slowest_generate_s) {
+    into.slowest_generate_s = part.slowest_generate_s;
+    into.slowest_generate_shape = part.slowest_generate_shape;
+  }
+}
+
 json result_to_json(const ContenderResult& r) {
   json timings = json::array();
   for (const ShapeTiming& t : r.timings) {
@@ -523,6 +540,7 @@ json result_to_json(const ContenderResult& r) {
           {"checks_total", r.checks_total},
           {"seconds", r.seconds},
           {"phase_seconds", r.phase_seconds},
+          {"slowest_generate", slowest_generate_json(r)},
           {"sanitized", r.sanitized},
           {"log_tail", r.log_tail}};
 }
@@ -539,6 +557,10 @@ ContenderResult result_from_json(const json& j) {
   r.checks_passed = j.value("checks_passed", 0);
   if (j.contains("phase_seconds") && j["phase_seconds"].is_object())
     r.phase_seconds = j["phase_seconds"].get<std::map<std::string, double>>();
+  if (const auto g = j.find("slowest_generate"); g != j.end() && g->is_object()) {
+    r.slowest_generate_shape = g->value("shape", "");
+    r.slowest_generate_s = g->value("seconds", 0.0);
+  }
   if (j.contains("sanitized") && j["sanitized"].is_array()) r.sanitized = j["sanitized"].get<std::vector<std::string>>();
   r.checks_total = j.value("checks_total", 0);
   r.seconds = j.value("seconds", 0.0);

@@ -421,6 +421,7 @@ class SuiteRun {
           r.checks_total += (*prior)->result.checks_total;
           r.seconds += (*prior)->result.seconds;
           for (const auto& [k, v] : (*prior)->result.phase_seconds) r.phase_seconds[k] += v;
+          merge_slowest_generate(r, (*prior)->result);
         }
       }
     }

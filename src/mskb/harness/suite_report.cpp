@@ -56,6 +56,7 @@ json SuiteReport::to_json() const {
                           {"build", {{"ok", run.build.ok}, {"cache_hit", run.build.cache_hit}, {"seconds", run.build.seconds}, {"key", run.build.key}}},
                           {"seconds", r.seconds},
                           {"phase_seconds", r.phase_seconds},
+                          {"slowest_generate", slowest_generate_json(r)},
                           {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)},
                           {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
     if (run.timing_pending) contenders.back()["timing_pending"] = true;
@@ -355,18 +356,33 @@ std::string markdown_per_shape(const json& j) {
 // generate and reference are host work, mostly done ahead while the previous instance was checked
 // or timed; waited is what of it the checks waited for.
 std::string markdown_phase_times(const json& j) {
+  // The slowest input generation of the run: one instance (shape and seed) of one contender.
+  const json* slowest = nullptr;
+  for (const auto& c : j["contenders"]) {
+    const auto g = c.find("slowest_generate");
+    if (g != c.end() && g->is_object() && (slowest == nullptr || (*g)["seconds"].get<double>() > (*slowest)["slowest_generate"]["seconds"].get<double>()))
+      slowest = &c;
+  }
   std::string out =
       "\n## Evaluation time by phase (seconds)\n\ngenerate and reference: host work, mostly done ahead while the previous "
-      "instance was checked or timed; waited: the part the GPU work waited for.\n\n"
-      "| task | prec | contender | generate | reference | waited | check | timing | total |\n"
-      "|---|---|---|---|---|---|---|---|---|\n";
+      "instance was checked or timed; waited: the part the GPU work waited for; slowest generate: the one checked "
+      "instance (a shape and seed) whose inputs took longest to make.\n\n";
+  if (slowest != nullptr)
+    out += fmt::format("Slowest input generation of the run: {:.2f} s ({} {} {}, {}).\n\n", (*slowest)["slowest_generate"]["seconds"].get<double>(),
+                       (*slowest)["task"].get<std::string>(), (*slowest)["precision"].get<std::string>(),
+                       (*slowest)["contender"].get<std::string>(), (*slowest)["slowest_generate"]["shape"].get<std::string>());
+  out += "| task | prec | contender | generate | reference | waited | check | timing | total | slowest generate |\n"
+         "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : j["contenders"]) {
     const json ps = c.value("phase_seconds", json::object());
     auto sec = [&](const char* k) { return fmt::format("{:.1f}", ps.value(k, 0.0)); };
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} |\n", c["task"].get<std::string>(),
+    const auto g = c.find("slowest_generate");
+    const std::string slow = g != c.end() && g->is_object()
+                                 ? fmt::format("{:.2f} ({})", (*g)["seconds"].get<double>(), (*g)["shape"].get<std::string>())
+                                 : "-";
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {:.1f} | {} |\n", c["task"].get<std::string>(),
                        c["precision"].get<std::string>(), c["contender"].get<std::string>(), sec("generate"), sec("reference"),
-                       sec("waited"), sec("check"), sec("timing"),
-                       c.value("seconds", 0.0));
+                       sec("waited"), sec("check"), sec("timing"), c.value("seconds", 0.0), slow);
   }
   return out;
 }

@@ -521,6 +521,36 @@ TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
   EXPECT_NE(same.err.find("write the new report to another file"), std::string::npos) << same.err;
 }
 
+// The slowest input generation of each contender (its shape and seconds, over both parts of a
+// two-phase run) is in the JSON report and named in the Markdown's phase section.
+TEST(MskbCli, SlowestInputGenerationIsReported) {
+  Cli c;
+  const mskb::TaskSpec& spec = mskb::get_task("spmv_csr");
+  const std::string slow = spec.heldout.back().str();  // checked in the checks part only
+  c.env["FAKE_RUNNER_SLOW_GENERATE"] = slow;
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--checks-per-gpu", "2", "--json",
+                        c.dir.file("run.json"), "--markdown", c.dir.file("run.md")},
+                       CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  ASSERT_EQ(report["contenders"].size(), 2u);
+  for (const json& r : report["contenders"]) {
+    ASSERT_TRUE(r["slowest_generate"].is_object()) << r.dump();
+    EXPECT_EQ(r["slowest_generate"]["shape"], slow) << r.dump();
+    EXPECT_DOUBLE_EQ(r["slowest_generate"]["seconds"].get<double>(), 1.5) << "survives the timing part's merge: " << r.dump();
+  }
+  const std::string md = read_file(c.dir.file("run.md"));
+  EXPECT_NE(md.find("Slowest input generation of the run: 1.50 s (spmv_csr fp32 "), std::string::npos) << md;
+  EXPECT_NE(md.find("1.50 (" + slow + ")"), std::string::npos) << md;
+
+  // Without a slow shape every check takes the same 0.25 s: the first shape that took it is named.
+  c.env.erase("FAKE_RUNNER_SLOW_GENERATE");
+  const Proc q = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--json", c.dir.file("run2.json")}, CM_MSKB_BIN);
+  ASSERT_EQ(q.code, 0) << q.err;
+  for (const json& r : json::parse(read_file(c.dir.file("run2.json")))["contenders"])
+    EXPECT_DOUBLE_EQ(r["slowest_generate"]["seconds"].get<double>(), 0.25) << r.dump();
+}
+
 // --checks-per-gpu > 1 makes a timed run two-phase: every contender's checks (no timing) first,
 // then a timing part per contender that passed; counts add up and the scores are the same kind.
 TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
