@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# cmake/GitCommit.cmake names the commit the tools are built from: in a git checkout its short
+# hash; in a tree made by `git archive` (a release tarball, no .git) the commit .git_archival.txt
+# was filled with, marked "(archive)"; elsewhere "unknown".
+set -uo pipefail
+root=$1
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+commit_of() { cmake -DSRC="$1" -DOUT="$work/out.cpp" -P "$root/cmake/GitCommit.cmake" >/dev/null 2>&1 || return 1
+              sed -n 's/.*kGitCommit = "\(.*\)";/\1/p' "$work/out.cpp"; rm -f "$work/out.cpp"; }
+
+head=$(git -C "$root" rev-parse --short=12 HEAD) || { echo "not a git checkout: skipped"; exit 125; }
+got=$(commit_of "$root"); case "$got" in "$head" | "$head+modified") ;; *) fail "checkout: got '$got', HEAD is $head" ;; esac
+
+mkdir "$work/archive" && git -C "$root" archive HEAD | tar -x -C "$work/archive" || fail "git archive"
+full=$(git -C "$root" rev-parse HEAD)
+grep -q "^commit: $full$" "$work/archive/.git_archival.txt" || fail "git archive did not fill .git_archival.txt: $(cat "$work/archive/.git_archival.txt")"
+got=$(commit_of "$work/archive"); [ "$got" = "${full:0:12} (archive)" ] || fail "archive: got '$got', want '${full:0:12} (archive)'"
+
+mkdir "$work/plain" && printf 'commit: $Format:%%H$\n' > "$work/plain/.git_archival.txt"
+got=$(commit_of "$work/plain"); [ "$got" = unknown ] || fail "an unfilled archival file: got '$got'"
+echo PASS
