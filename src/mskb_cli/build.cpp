@@ -32,7 +32,8 @@ namespace {
 using json = nlohmann::json;
 
 struct BuildOptions {
-  std::string task, task_file;
+  std::vector<std::string> tasks;
+  std::string task_file;
   bool all = false;
   std::vector<std::string> kernels;
   int jobs = 0;
@@ -53,8 +54,8 @@ BuildList build_list(const BuildOptions& o) {
   std::vector<std::string> names;
   if (o.all)
     for (const auto& t : all_tasks()) names.push_back(t.name);
-  else if (!o.task.empty())
-    names.push_back(get_task(o.task).name);
+  else if (!o.tasks.empty())
+    for (const std::string& t : o.tasks) names.push_back(get_task(t).name);
   else if (!o.task_file.empty()) {
     const TaskFile& tf = register_task_file(o.task_file);  // one-line errors (file:line: key: ...)
     (void)compile_reference(tf);                           // the reference builds too, or the file fails here
@@ -129,7 +130,7 @@ int print_table(const BuildList& list, const std::vector<CompileResult>& results
 // The binary policy screens every file but vendor contenders (compile_all applies it): a refusal
 // fails the build unless the file declares `mskb-expect: rejected_static`.
 void run_build(const BuildOptions& o) {
-  if (!o.all && o.task.empty() && o.task_file.empty() && o.kernels.empty())
+  if (!o.all && o.tasks.empty() && o.task_file.empty() && o.kernels.empty())
     throw CLI::ValidationError("nothing to build: give --task, --task-file, --all or --kernel");
   if (o.all && !o.task_file.empty()) throw CLI::ValidationError("--task-file and --all: give one of them");
   const BuildList list = build_list(o);
@@ -148,7 +149,7 @@ void run_build(const BuildOptions& o) {
 void add_build_command(CLI::App& app) {
   auto o = std::make_shared<BuildOptions>();
   auto* build = app.add_subcommand("build", "Build (and cache) kernels without a GPU: the shipped ones of a task, --all, or --kernel files");
-  build->add_option("--task", o->task, "Task name");
+  build->add_option("--task", o->tasks, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
   build->add_option("--task-file", o->task_file, "Your own task from a task file (docs/task-files.md): its reference and baselines")
       ->type_name("FILE")
       ->excludes("--task");

@@ -521,6 +521,28 @@ TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
   EXPECT_NE(same.err.find("write the new report to another file"), std::string::npos) << same.err;
 }
 
+// `mskb build --task A,B` builds the shipped kernels of both tasks (setup.sh builds the slice that
+// way on a machine without a GPU); an unknown name in the list is a one-line usage error.
+TEST(MskbCli, BuildTakesAListOfTasks) {
+  Cli c;
+  const Proc p = c.run({"build", "--task", "vector_add,dot_product", "--json", "-"}, CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.err;
+  std::set<std::string> folders;
+  for (const json& k : json::parse(p.out)) {
+    const std::string path = k["kernel"].get<std::string>();
+    if (path.find("/tasks/algebra/vector_add/") != std::string::npos) folders.insert("vector_add");
+    if (path.find("/tasks/algebra/dot_product/") != std::string::npos) folders.insert("dot_product");
+  }
+  EXPECT_EQ(folders, (std::set<std::string>{"vector_add", "dot_product"})) << p.out.substr(0, 600);
+  const Proc repeated = c.run({"build", "--task", "vector_add", "--task", "dot_product", "--json", "-"}, CM_MSKB_BIN);
+  ASSERT_EQ(repeated.code, 0) << repeated.err;
+  EXPECT_EQ(json::parse(repeated.out).size(), json::parse(p.out).size());
+  const Proc bad = c.run({"build", "--task", "vector_add,bogus"}, CM_MSKB_BIN);
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+  EXPECT_NE(bad.err.find("unknown task 'bogus'"), std::string::npos) << bad.err;
+}
+
 // The slowest input generation of each contender (its shape and seconds, over both parts of a
 // two-phase run) is in the JSON report and named in the Markdown's phase section.
 TEST(MskbCli, SlowestInputGenerationIsReported) {
