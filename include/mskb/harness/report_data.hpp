@@ -62,6 +62,10 @@ nlohmann::json run_report_data(const nlohmann::json& run, const CategoryOf& cate
 // {"kernels" (entries), "correct", "skipped" (files of "submission"."skipped"),
 //  "rows": [{"sweep", "category", "entries", "correct", "share_correct", "fast_1", "fast_1_5",
 //            "fast_2", "mean_P", "geomean_P", "vendor_ratio", "median_sol"}]}
+// What a warning about timings beside other GPU processes adds when the run overlapped its timing
+// parts (`device.timing_overlap` > 1): the run's own idle processes are among them. "" otherwise.
+std::string timing_overlap_note(const nlohmann::json& device);
+
 nlohmann::json submission_summary(const nlohmann::json& run, const CategoryOf& category_of = registry_category);
 
 // The data of `mskb compare`: report 0 against each of the others on one sweep. Entries are

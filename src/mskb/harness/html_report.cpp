@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "mskb/harness/report_data.hpp"
 #include "mskb/util/html.hpp"
 
 using json = nlohmann::json;
@@ -138,8 +139,8 @@ std::string device_header(const json& data, const std::string& source) {
   }
   if (s.value("shared_gpu_shapes", 0) > 0)
     h += fmt::format("<p class=\"warn\"><b>Warning:</b> {} timed shape(s) ran while other processes held a context on the GPU; their times "
-                     "may be slowed by sharing it.</p>\n",
-                     ejs(s["shared_gpu_shapes"]));
+                     "may be slowed by sharing it. {}</p>\n",
+                     ejs(s["shared_gpu_shapes"]), esc(timing_overlap_note(data.value("device", json::object()))));
   return h;
 }
 

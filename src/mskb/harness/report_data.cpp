@@ -325,6 +325,16 @@ std::vector<std::string> report_sweeps(const json& run) {
   return out;
 }
 
+std::string timing_overlap_note(const json& device) {
+  int overlap = 1;
+  if (device.is_object())
+    if (const auto o = device.find("timing_overlap"); o != device.end() && o->is_number_integer()) overlap = o->get<int>();
+  if (overlap <= 1) return "";
+  return "This run timed " + std::to_string(overlap) + " contenders per GPU at once (--timing-overlap " + std::to_string(overlap) +
+         "): the others keep their CUDA contexts open, idle behind the GPU lock, while one times, so most of these PIDs are the "
+         "run's own; --timing-overlap 1 times one at a time.";
+}
+
 json submission_summary(const json& run, const CategoryOf& category_of) {
   require_report(run, "the report");
   json candidates = json::array();

@@ -254,10 +254,13 @@ std::vector<std::string> shared_gpu_shapes(const json& j) {
 std::string shared_gpu_warning(const json& j, const std::string& emphasis, const char* after_heading, const char* bullet) {
   const auto shared = shared_gpu_shapes(j);
   if (shared.empty()) return "";
+  // With overlapping timing parts the run's own waiting processes are among them: say so.
+  std::string own = timing_overlap_note(j.value("device", json::object()));
+  if (!own.empty()) own = " " + own;
   std::string out = fmt::format(
       "{0}WARNING: {1} timed shape(s) ran while other processes held a context on the GPU; their times (and the speedups "
-      "computed from them) may be slowed by sharing it:{0}{2}",
-      emphasis, shared.size(), after_heading);
+      "computed from them) may be slowed by sharing it:{0}{3}{2}",
+      emphasis, shared.size(), after_heading, own);
   for (std::size_t i = 0; i < shared.size() && i < 20; ++i) out += bullet + shared[i] + "\n";
   if (shared.size() > 20) out += fmt::format("{}... and {} more\n", bullet, shared.size() - 20);
   return out;

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/html_report.hpp"
+#include "mskb/harness/report_data.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/harness/suite.hpp"
 
@@ -179,6 +181,14 @@ TEST(SuiteReportJson, TimingsBesideOtherGpuProcessesAreNamed) {
   EXPECT_NE(md.find("- vector_add fp32 baseline paper N=4096 (PID 4242 777)"), std::string::npos) << md;
   EXPECT_EQ(md.find("N=1024 (PID"), std::string::npos) << md;
   EXPECT_NE(rep.table().find("WARNING: 1 timed shape(s)"), std::string::npos);
+  EXPECT_EQ(md.find("--timing-overlap"), std::string::npos) << "one timing at a time: no word on overlap\n" << md;
+  // With overlapping timing parts the warning says the run's own waiting processes are among them.
+  nlohmann::json overlapped = j;
+  overlapped["device"]["timing_overlap"] = 3;
+  EXPECT_NE(render_markdown(overlapped).find("This run timed 3 contenders per GPU at once (--timing-overlap 3)"), std::string::npos);
+  const std::string html = render_run_html(run_report_data(overlapped), "run.json");
+  EXPECT_NE(html.find("This run timed 3 contenders per GPU at once (--timing-overlap 3)"), std::string::npos);
+  EXPECT_EQ(render_run_html(run_report_data(j), "run.json").find("--timing-overlap"), std::string::npos);
 
   // Nothing shared, or not known: no warning.
   rep.runs[0].result.timings = {alone, unknown};
