@@ -43,8 +43,6 @@ make_folder() {
     want=$(sed -n 's|^// mskb-expect: *||p' "$src" | head -1)
     prec=$(sed -n 's|^// mskb-precision: *||p' "$src" | head -1)
     case "$name" in fp32/*) prec=fp32 ;; bf16/*) prec=bf16 ;; esac
-    # stencil_2d.cu is FP32 only: the submission has bf16/stencil_2d.cu.
-    [ "$name" = stencil_2d.cu ] && prec=fp32
     for p in $prec; do expect "$name" "$p" "$want"; done
   done
   # Baselines submitted as they are.
@@ -62,6 +60,14 @@ make_folder() {
   # Skipped by the scan, reported.
   printf 'extern "C" void not_a_task(float* x) {}\n' > "$dir/not_a_task.cu"; expect not_a_task.cu - skipped
   cp "$(task_dir RELU)/baseline_fp32.cu" "$dir/extra/RELU.cu"; expect extra/RELU.cu - skipped
+  # The scan's rule: TASK.cu is a task's BF16 kernel only where the submission has no
+  # bf16/TASK.cu or TASK_bf16.cu (stencil_2d.cu: bf16/stencil_2d.cu takes BF16).
+  local path p2 want2
+  while IFS=$'\t' read -r path p2 want2; do
+    if [ "$p2" = bf16 ] && [[ $path != */* && $path != *_bf16.cu ]] &&
+       { [ -e "$dir/bf16/$path" ] || [ -e "$dir/${path%.cu}_bf16.cu" ]; }; then continue; fi
+    printf '%s\t%s\t%s\n' "$path" "$p2" "$want2"
+  done < "$dir/expect.tsv" > "$dir/expect.tsv.new" && mv "$dir/expect.tsv.new" "$dir/expect.tsv"
   echo "demo-submission: $(find "$dir" -name '*.cu' | wc -l) .cu files in $dir ($(grep -vc skipped "$dir/expect.tsv") kernel x precision entries expected)"
 }
 
