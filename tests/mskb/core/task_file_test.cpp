@@ -22,6 +22,7 @@
 #include "mskb/core/task_file.hpp"
 #include "mskb/util/files.hpp"
 #include "mskb/util/text.hpp"
+#include "support/typed_task_files.hpp"
 
 namespace fs = std::filesystem;
 
@@ -756,74 +757,13 @@ TEST_F(TaskFileTest, Conv1dExampleNamesItsReferenceKernel) {
   for (const Shape& r : shapes) EXPECT_LE(r["K"], r["N"]) << r.str();
 }
 
-
 // fp16 buffers (docs/task-files.md, type fp16): __half in both entry points, inputs rounded to the
 // nearest half (subnormal halves included) the same in both precisions, the reference sees the
 // exact doubles the kernel's bytes hold, and outputs compare from their device bytes with the
 // tolerance: a correct kernel's bytes pass, a wrong or unwritten half fails.
-constexpr const char* kHalfToml = R"TOML(name = "half_scale"
-semantics = "y[i] = 3 * x[i] + w[i] (float); h[i] = x[i] / 2 (half)"
-dims = ["N"]
-reference = "ref.cpp"
-
-[[params]]
-name = "x"
-type = "fp16"
-role = "in"
-length = "N"
-init = { dist = "uniform", lo = -3, hi = 3 }
-
-[[params]]
-name = "w"
-type = "fp16"
-role = "in"
-length = "N"
-init = { dist = "normal", mean = 0, std = 1e-5 }
-
-[[params]]
-name = "y"
-type = "fp32"
-role = "out"
-length = "N"
-
-[[params]]
-name = "h"
-type = "fp16"
-role = "out"
-length = "N"
-
-[[params]]
-name = "N"
-type = "int"
-value = "N"
-
-[sweeps]
-paper = [{ N = 1000 }]
-heldout = [{ N = 7 }]
-large = [{ N = 4096 }]
-
-[tolerance]
-atol = 1e-6
-rtol = 1e-6
-)TOML";
-
-constexpr const char* kHalfRef = R"CPP(#include "mskb_reference.h"
-extern "C" void mskb_reference(const mskb_ref_args* a) {
-  const double* x = mskb_ref_data(a, "x");
-  const double* w = mskb_ref_data(a, "w");
-  double* y = mskb_ref_data(a, "y");
-  double* h = mskb_ref_data(a, "h");
-  const int64_t n = mskb_ref_length(a, "y");
-  if (!x || !w || !y || !h) return;
-  for (int64_t i = 0; i < n; ++i) {
-    y[i] = 3 * x[i] + w[i];
-    h[i] = x[i] / 2;
-  }
-}
-)CPP";
 
 TEST_F(TaskFileTest, Fp16InputsAndOutputs) {
-  const TaskFile tf = load_task_file(write_task(kHalfToml, kHalfRef));
+  const TaskFile tf = load_task_file(write_task(mskb_test::kHalfScaleToml, mskb_test::kHalfScaleRef));
   const TaskSpec& s = tf.spec;
   EXPECT_TRUE(validate(s).empty());
   ASSERT_EQ(s.params.size(), 5u);
@@ -892,57 +832,9 @@ TEST_F(TaskFileTest, Fp16InputsAndOutputs) {
 
 // int64 buffers and scalars: long long in the entry point, int_uniform draws beyond 2^31 (and
 // negative) reach the reference exactly, outputs compare exactly from their eight bytes.
-constexpr const char* kInt64Toml = R"TOML(name = "offsets64"
-semantics = "out[i] = 3 * idx[i] + base, in int64"
-dims = ["N"]
-precisions = ["fp32"]
-reference = "ref.cpp"
-
-[[params]]
-name = "idx"
-type = "int64"
-role = "in"
-length = "N"
-init = { dist = "int_uniform", lo = "-(2**40)", hi = "2**40" }
-
-[[params]]
-name = "out"
-type = "int64"
-role = "out"
-length = "N"
-
-[[params]]
-name = "base"
-type = "int64"
-value = "2**33 + N"
-
-[[params]]
-name = "N"
-type = "int"
-value = "N"
-
-[sweeps]
-paper = [{ N = 1000 }]
-heldout = [{ N = 7 }]
-large = [{ N = 4096 }]
-
-[tolerance]
-atol = 0
-)TOML";
-
-constexpr const char* kInt64Ref = R"CPP(#include "mskb_reference.h"
-extern "C" void mskb_reference(const mskb_ref_args* a) {
-  const double* idx = mskb_ref_data(a, "idx");
-  double* out = mskb_ref_data(a, "out");
-  const double base = mskb_ref_scalar(a, "base");
-  const int64_t n = mskb_ref_length(a, "out");
-  if (!idx || !out) return;
-  for (int64_t i = 0; i < n; ++i) out[i] = (double)(3 * (int64_t)idx[i] + (int64_t)base);
-}
-)CPP";
 
 TEST_F(TaskFileTest, Int64BuffersAndScalars) {
-  const TaskFile tf = load_task_file(write_task(kInt64Toml, kInt64Ref));
+  const TaskFile tf = load_task_file(write_task(mskb_test::kOffsets64Toml, mskb_test::kOffsets64Ref));
   const TaskSpec& s = tf.spec;
   EXPECT_TRUE(validate(s).empty());
   ASSERT_EQ(s.params.size(), 4u);
@@ -1001,28 +893,28 @@ TEST_F(TaskFileTest, Int64BuffersAndScalars) {
 // +-2^53 (what the FP64 reference holds exactly).
 TEST_F(TaskFileTest, IntegerRangesAreCheckedAtEveryShape) {
   std::string path, got;
-  std::string toml = replaced(kInt64Toml, "hi = \"2**40\"", "hi = \"2**60\"");
+  std::string toml = replaced(mskb_test::kOffsets64Toml, "hi = \"2**40\"", "hi = \"2**60\"");
   got = error_of(toml, &path);
   EXPECT_EQ(got,
             path + ":" + std::to_string(line_of(toml, "2**60")) +
                 ": params[0].init.hi: '2**60' is 1152921504606846976, beyond 2^53 in magnitude (int64 values reach the FP64 reference "
                 "exactly only up to 2^53) at shape N=1000 (sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
-  toml = replaced(kInt64Toml, "value = \"2**33 + N\"", "value = \"2**53 + N\"");
+  toml = replaced(mskb_test::kOffsets64Toml, "value = \"2**33 + N\"", "value = \"2**53 + N\"");
   got = error_of(toml, &path);
   EXPECT_EQ(got,
             path + ":" + std::to_string(line_of(toml, "2**53 + N")) +
                 ": params[2].value: '2**53 + N' is 9007199254741992, beyond 2^53 in magnitude (int64 values reach the FP64 reference "
                 "exactly only up to 2^53) at shape N=1000 (sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
-  toml = replaced(kInt64Toml, "value = \"N\"", "value = \"N * 2**22\"");
+  toml = replaced(mskb_test::kOffsets64Toml, "value = \"N\"", "value = \"N * 2**22\"");
   got = error_of(toml, &path);
   EXPECT_EQ(got, path + ":" + std::to_string(line_of(toml, "N * 2**22")) +
                                        ": params[3].value: 'N * 2**22' is 4194304000, outside int32 (use int64) at shape N=1000 "
                                        "(sweeps.paper[0], line " + std::to_string(line_of(toml, "paper")) + ")");
   // The same value as an int64 scalar is fine; so are the extremes of each range.
-  EXPECT_EQ(error_of(replaced(replaced(kInt64Toml, "value = \"N\"", "value = \"N * 2**22\""), "name = \"N\"\ntype = \"int\"",
+  EXPECT_EQ(error_of(replaced(replaced(mskb_test::kOffsets64Toml, "value = \"N\"", "value = \"N * 2**22\""), "name = \"N\"\ntype = \"int\"",
                               "name = \"N\"\ntype = \"int64\"")),
             "");
-  EXPECT_EQ(error_of(replaced(kInt64Toml, "lo = \"-(2**40)\", hi = \"2**40\"", "lo = \"-(2**53)\", hi = \"2**53\"")), "");
+  EXPECT_EQ(error_of(replaced(mskb_test::kOffsets64Toml, "lo = \"-(2**40)\", hi = \"2**40\"", "lo = \"-(2**53)\", hi = \"2**53\"")), "");
   toml = replaced(kGood, "lo = 0, hi = \"N-1\"", "lo = \"-(2**31)\", hi = \"2**31\"");
   got = error_of(toml, &path);
   EXPECT_EQ(got, path + ":" + std::to_string(line_of(toml, "2**31\" }")) +

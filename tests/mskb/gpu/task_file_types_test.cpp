@@ -21,6 +21,7 @@
 #include "mskb/util/process.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb_cli_json.hpp"
+#include "support/typed_task_files.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -73,69 +74,7 @@ void expect_dispositions(const std::string& task, const std::string& tag, const 
   }
 }
 
-constexpr const char* kHalfToml = R"TOML(name = "half_scale_gpu"
-semantics = "y[i] = 3 * x[i] + w[i] (float); h[i] = x[i] / 2 (half)"
-dims = ["N"]
-precisions = ["fp32"]
-reference = "ref.cpp"
-
-[[params]]
-name = "x"
-type = "fp16"
-role = "in"
-length = "N"
-init = { dist = "uniform", lo = -3, hi = 3 }
-
-[[params]]
-name = "w"
-type = "fp16"
-role = "in"
-length = "N"
-init = { dist = "normal", mean = 0, std = 1e-5 }
-
-[[params]]
-name = "y"
-type = "fp32"
-role = "out"
-length = "N"
-
-[[params]]
-name = "h"
-type = "fp16"
-role = "out"
-length = "N"
-
-[[params]]
-name = "N"
-type = "int"
-value = "N"
-
-[sweeps]
-paper = [{ N = 1000 }, { N = 65536 }]
-heldout = [{ N = 1 }, { N = 7 }, { N = 4099 }]
-large = [{ N = 1048576 }]
-
-[tolerance]
-atol = 1e-6
-rtol = 1e-6
-)TOML";
-
-constexpr const char* kHalfRef = R"CPP(#include "mskb_reference.h"
-extern "C" void mskb_reference(const mskb_ref_args* a) {
-  const double* x = mskb_ref_data(a, "x");
-  const double* w = mskb_ref_data(a, "w");
-  double* y = mskb_ref_data(a, "y");
-  double* h = mskb_ref_data(a, "h");
-  const int64_t n = mskb_ref_length(a, "y");
-  if (!x || !w || !y || !h) return;
-  for (int64_t i = 0; i < n; ++i) {
-    y[i] = 3 * x[i] + w[i];
-    h[i] = x[i] / 2;
-  }
-}
-)CPP";
-
-// A kernel of half_scale_gpu: h[i] = `h_value` for i < `h_limit` (y always right).
+// A kernel of half_scale: h[i] = `h_value` for i < `h_limit` (y always right).
 std::string half_kernel(const std::string& h_value, const std::string& h_limit) {
   return R"CU(#include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -146,7 +85,7 @@ __global__ void k(const __half* x, const __half* w, float* y, __half* h, int N) 
   y[i] = 3.0f * xf + __half2float(w[i]);
   if (i < )CU" + h_limit + R"CU() h[i] = )CU" + h_value + R"CU(;
 }
-extern "C" void half_scale_gpu(const __half* x, const __half* w, float* y, __half* h, int N) {
+extern "C" void half_scale(const __half* x, const __half* w, float* y, __half* h, int N) {
   k<<<(N + 255) / 256, 256>>>(x, w, y, h, N);
   cudaDeviceSynchronize();
 }
@@ -154,70 +93,21 @@ extern "C" void half_scale_gpu(const __half* x, const __half* w, float* y, __hal
 }
 
 TEST(TaskFileTypes, Fp16TaskJudgesRightAndWrongKernels) {
-  const std::string task = write_task("half", kHalfToml, kHalfRef,
+  const std::string task = write_task("half", mskb_test::kHalfScaleToml, mskb_test::kHalfScaleRef,
                                       {{"good", half_kernel("__float2half_rn(0.5f * xf)", "N")},
                                        {"forgot_half", half_kernel("x[i]", "N")},
                                        {"last_half_unwritten", half_kernel("__float2half_rn(0.5f * xf)", "N - 1")}});
   expect_dispositions(task, "half", {{"good", "passed"}, {"forgot_half", "wrong_result"}, {"last_half_unwritten", "unwritten_output"}});
 }
 
-constexpr const char* kInt64Toml = R"TOML(name = "offsets64_gpu"
-semantics = "out[i] = 3 * idx[i] + base, in int64"
-dims = ["N"]
-precisions = ["fp32"]
-reference = "ref.cpp"
-
-[[params]]
-name = "idx"
-type = "int64"
-role = "in"
-length = "N"
-init = { dist = "int_uniform", lo = "-(2**40)", hi = "2**40" }
-
-[[params]]
-name = "out"
-type = "int64"
-role = "out"
-length = "N"
-
-[[params]]
-name = "base"
-type = "int64"
-value = "2**33 + N"
-
-[[params]]
-name = "N"
-type = "int"
-value = "N"
-
-[sweeps]
-paper = [{ N = 1000 }, { N = 65536 }]
-heldout = [{ N = 1 }, { N = 7 }, { N = 4099 }]
-large = [{ N = 1048576 }]
-
-[tolerance]
-atol = 0
-)TOML";
-
-constexpr const char* kInt64Ref = R"CPP(#include "mskb_reference.h"
-extern "C" void mskb_reference(const mskb_ref_args* a) {
-  const double* idx = mskb_ref_data(a, "idx");
-  double* out = mskb_ref_data(a, "out");
-  const double base = mskb_ref_scalar(a, "base");
-  const int64_t n = mskb_ref_length(a, "out");
-  if (!idx || !out) return;
-  for (int64_t i = 0; i < n; ++i) out[i] = (double)(3 * (int64_t)idx[i] + (int64_t)base);
-}
-)CPP";
-
-// A kernel of offsets64_gpu: out[i] = `value` for i < `limit`.
+// A kernel of offsets64: out[i] = `value` for i < `limit`.
 std::string int64_kernel(const std::string& value, const std::string& limit) {
   return R"CU(#include <cuda_runtime.h>
 __global__ void k(const long long* idx, long long* out, long long base, int N) {
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < )CU" + limit + R"CU() out[i] = )CU" + value + R"CU(;
 }
-extern "C" void offsets64_gpu(const long long* idx, long long* out, long long base, int N) {
+extern "C" void offsets64(const long long* idx, long long* out, long long base, int N) {
   k<<<(N + 255) / 256, 256>>>(idx, out, base, N);
   cudaDeviceSynchronize();
 }
@@ -225,7 +115,7 @@ extern "C" void offsets64_gpu(const long long* idx, long long* out, long long ba
 }
 
 TEST(TaskFileTypes, Int64TaskJudgesRightAndWrongKernels) {
-  const std::string task = write_task("int64", kInt64Toml, kInt64Ref,
+  const std::string task = write_task("int64", mskb_test::kOffsets64Toml, mskb_test::kOffsets64Ref,
                                       {{"good", int64_kernel("3 * idx[i] + base", "N")},
                                        {"int32_math", int64_kernel("static_cast<int>(3 * idx[i] + base)", "N")},  // truncated to 32 bits
                                        {"last_unwritten", int64_kernel("3 * idx[i] + base", "N - 1")}});
