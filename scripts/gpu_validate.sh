@@ -19,6 +19,7 @@
 #               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*)
 #     taskfiles the task-file GPU tests, each task-file demo (mskb run + one replayed optimize round), and the
 #               demo submission (scripts/demo-submission.sh) run and verified -> taskfile_*, submission_*
+#               (SUBMISSION=0 leaves the submission out)
 #     overlap   A/B/A of --timing-overlap 1, $OVERLAP (3), 1 on $TASKS (eight LLM tasks) -> overlap_*, compared
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
@@ -237,12 +238,14 @@ if [[ $phases == *,taskfiles,* ]]; then
   done
   python3 scripts/candidate_times.py "$OUT/taskfile_optimize.db" --json "$OUT/taskfile_candidate_times.json" > "$OUT/taskfile_candidate_times.txt" 2>&1
   tail -1 "$OUT/taskfile_candidate_times.txt"
+  if [ "${SUBMISSION:-1}" = 1 ]; then
   sub=$(mktemp -d)/submission; bash scripts/demo-submission.sh make "$sub" && cp "$sub/expect.tsv" "$OUT/submission_expect.tsv"
   t1=$(date +%s)
   $mskb run --submission "$sub" --checks-per-gpu "${CHECKS_PER_GPU:-8}" --json "$OUT/submission_run.json" --markdown "$OUT/submission_run.md" \
     > "$OUT/submission_run.log" 2> "$OUT/submission_run.progress"
   echo "submission run rc=$? ($(since $t1))"
   bash scripts/demo-submission.sh verify "$sub" "$OUT/submission_run.json" > "$OUT/submission_verify.txt" 2>&1; echo "verify rc=$?: $(tail -1 "$OUT/submission_verify.txt")"
+  fi
 fi
 
 if [[ $phases == *,overlap,* ]]; then
