@@ -21,6 +21,8 @@
 #               demo submission (scripts/demo-submission.sh) run and verified -> taskfile_*, submission_*
 #               (SUBMISSION=0 leaves the submission out)
 #     overlap   A/B/A of --timing-overlap 1, $OVERLAP (3), 1 on $TASKS (eight LLM tasks) -> overlap_*, compared
+#     inputs    GPU instances' inputs through the host against device to device (MSKB_DEVICE_INPUTS 0 / 1):
+#               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
 #     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
@@ -264,6 +266,23 @@ if [[ $phases == *,overlap,* ]]; then
   $mskb compare "$OUT/overlap_1a.json" "$OUT/overlap_${OVERLAP:-3}.json" --markdown "$OUT/overlap_compare_1_vs_${OVERLAP:-3}.md" > /dev/null 2>&1
   $mskb compare "$OUT/overlap_1a.json" "$OUT/overlap_1b.json" --markdown "$OUT/overlap_compare_1_vs_1.md" > /dev/null 2>&1
   grep -E "^\| all \|" "$OUT/overlap_compare_1_vs_${OVERLAP:-3}.md" "$OUT/overlap_compare_1_vs_1.md"
+fi
+
+if [[ $phases == *,inputs,* ]]; then
+  # GPU instances' inputs through the host region (MSKB_DEVICE_INPUTS=0) against device to device
+  # from the verifier's staging copy (1): `mskb check` of the tasks drawn on the verifier's GPU
+  # ($TASKS), baseline and vendor, kernels built before; then the GPU test of every way to be wrong
+  # through both paths.
+  in_tasks=${TASKS:-matrix_copy,matrix_transpose,matrix_scalar_mul,matrix_vector_mul,stencil_2d,matrix_mul,square_matrix_mul,conv_2d,high_order_contraction}
+  $mskb build --task "$in_tasks" > "$OUT/inputs_build.log" 2>&1
+  for di in 0 1; do
+    t1=$(date +%s)
+    MSKB_DEVICE_INPUTS=$di $mskb check --task "$in_tasks" --contenders baseline,vendor --checks-per-gpu "${CHECKS_PER_GPU:-8}" \
+      --json "$OUT/inputs_device$di.json" > "$OUT/inputs_device$di.log" 2>&1
+    echo "MSKB_DEVICE_INPUTS=$di check rc=$? ($(since $t1)): $(grep -c '^PASS' "$OUT/inputs_device$di.log") pass, $(grep -c '^FAIL' "$OUT/inputs_device$di.log") fail"
+  done
+  build/gpu/tests/mskb/gpu/mskb_gpu_harness_test --gtest_filter='DeviceComparison.*' > "$OUT/inputs_device_comparison_test.log" 2>&1
+  echo "DeviceComparison rc=$?"
 fi
 
 if [[ $phases == *,candidate,* ]]; then

@@ -32,6 +32,11 @@ class GpuInstance {
               const unsigned char* input_region, const Args& expected);
   // The typed inputs into the input region laid out by `l` (instance_layout of the draw's elements).
   void download_inputs(const InstanceLayout& l, unsigned char* input_region) const;
+  // The same bytes into `staging`, a device allocation of this GPU laid out like the input region
+  // (grown to l.input_bytes when smaller): a copy the candidate may map through CUDA IPC and read
+  // its inputs from, device to device. The instance's own inputs, which its comparisons trust, are
+  // never exported. Complete when it returns.
+  void stage_inputs(const InstanceLayout& l, DeviceMemory& staging) const;
   // Compares every output in `output_region` with the expected outputs, as compare_encoded would:
   // the same counts and largest errors, without the first mismatches (a failing check gets them
   // from expected_on_host() and the host comparison).

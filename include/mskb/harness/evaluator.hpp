@@ -96,6 +96,9 @@ struct EvalOptions {
   // (RunRequest::gpu_compare_min_complexity); unset: the environment's
   // MSKB_GPU_COMPARE_MIN_COMPLEXITY, else RunRequest's default (2^22).
   std::optional<double> gpu_compare_min_complexity;
+  // GPU instances' inputs handed to the candidate device to device (RunRequest::device_inputs);
+  // unset: the environment's MSKB_DEVICE_INPUTS (1 on, 0 off), else off.
+  std::optional<bool> device_inputs;
 };
 
 struct ContenderResult {

@@ -58,6 +58,10 @@ struct RunRequest {
   // on the verifier's GPU: its inputs and expected outputs are uploaded once, the candidate's
   // outputs never cross to the host (on one H200, the spmm tasks' checks 144 -> 34 s).
   double gpu_compare_min_complexity = 4194304;
+  // An instance drawn on the verifier's GPU reaches the candidate device to device: the verifier
+  // exports a staging copy of its typed inputs through CUDA IPC and the candidate copies them into
+  // its buffers, instead of both copying through the host input region. Off: through the host.
+  bool device_inputs = false;
   std::size_t guard_bytes = 64 * 1024;        // poisoned guard zones around every buffer (0: off)
   std::string matrix_path;                    // a user's Matrix Market file (sparse tasks)
   std::string task_file;                      // a user's task file (absolute; empty: a built-in task)

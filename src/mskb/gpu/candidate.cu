@@ -106,8 +106,10 @@ struct DeviceInstance {
     return true;
   }
 
-  // New inputs into the same buffers (and scalars into the same slots); guards re-armed.
-  void upload(const unsigned char* input, const std::vector<double>& scalars) {
+  // New inputs into the same buffers (and scalars into the same slots); guards re-armed. `input`:
+  // laid out like the input region, in host memory (the sealed region) or, with
+  // cudaMemcpyDeviceToDevice, in the verifier's staging copy mapped through CUDA IPC.
+  void upload(const unsigned char* input, const std::vector<double>& scalars, cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
     for (std::size_t i = 0; i < bufs.size(); ++i) {
       const Param& q = spec->params[i];
       if (!q.is_buffer) {
@@ -121,8 +123,8 @@ struct DeviceInstance {
       bufs[i]->arm_guards();
       const BufferPlace& b = layout.params[i];
       if (!b.uploaded || b.bytes == 0) continue;
-      MSKB_CUDA_CHECK(cudaMemcpy(bufs[i]->data(), input + b.in_offset, b.bytes, cudaMemcpyHostToDevice));
-      if (pristine[i]) MSKB_CUDA_CHECK(cudaMemcpy(pristine[i]->get(), input + b.in_offset, b.bytes, cudaMemcpyHostToDevice));
+      MSKB_CUDA_CHECK(cudaMemcpy(bufs[i]->data(), input + b.in_offset, b.bytes, kind));
+      if (pristine[i]) MSKB_CUDA_CHECK(cudaMemcpy(pristine[i]->get(), input + b.in_offset, b.bytes, kind));
     }
     MSKB_CUDA_CHECK(cudaDeviceSynchronize());
   }
@@ -373,18 +375,41 @@ class Candidate {
     l2_ = std::make_unique<L2Flusher>();
     ch_.send({{"ok", true}});
   }
+  // An instance: its inputs from the sealed input region, or (with "device_inputs", an IPC handle,
+  // and only the output region passed) from the verifier's device staging copy. Where that copy
+  // cannot be mapped, the answer says so and nothing is uploaded: the verifier sends the instance
+  // again through the host.
   void instance(Message& m) {
-    if (!spec_ || m.fds.size() != 2) throw CandidateFatal("harness_error", "instance before load, or without its two regions");
+    const bool device_inputs = m.body.contains("device_inputs");
+    if (!spec_ || m.fds.size() != (device_inputs ? 1u : 2u))
+      throw CandidateFatal("harness_error", "instance before load, or without its regions");
     const std::vector<std::size_t> elements = m.body.at("elements").get<std::vector<std::size_t>>();
     InstanceLayout l = instance_layout(*spec_, precision_, elements, m.body.at("guard_bytes").get<std::size_t>());
     const std::vector<double> scalars = scalars_of(m.body.at("scalars"));
-    SharedRegion input = SharedRegion::map(std::move(m.fds[0]), l.input_bytes, false);
-    out_ = SharedRegion::map(std::move(m.fds[1]), l.output_bytes, true);
+    IpcMapping staged;
+    SharedRegion input;
+    if (device_inputs) {
+      try {
+        staged = IpcMapping(m.body.value("device_inputs", std::string()));
+      } catch (const std::exception& e) {
+        cudaGetLastError();  // not sticky; cleared so the next call's check does not see it
+        ch_.send({{"ok", true}, {"device_inputs_failed", e.what()}});
+        return;
+      }
+    } else {
+      input = SharedRegion::map(std::move(m.fds[0]), l.input_bytes, false);
+    }
+    out_ = SharedRegion::map(std::move(m.fds[device_inputs ? 0 : 1]), l.output_bytes, true);
     if (!(m.body.value("reuse", false) && d_ && d_->fits(l))) {
       d_.reset();
       d_ = std::make_unique<DeviceInstance>(*spec_, precision_, l, scalars);
     }
-    d_->upload(input.data(), scalars);
+    if (device_inputs) {
+      d_->upload(staged.get(), scalars, cudaMemcpyDeviceToDevice);
+      staged = IpcMapping();  // closed before the verifier may reuse or free its staging copy
+    } else {
+      d_->upload(input.data(), scalars);
+    }
     json reply = {{"ok", true}};
     // A device output region for the verifier to map (it compares on its own GPU context): the
     // previous one is gone from the verifier's side before it sends a new instance.

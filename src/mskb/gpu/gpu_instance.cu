@@ -198,6 +198,19 @@ void GpuInstance::download_inputs(const InstanceLayout& l, unsigned char* input_
       MSKB_CUDA_CHECK(cudaMemcpy(input_region + l.params[i].in_offset, in_[i].get(), l.params[i].bytes, cudaMemcpyDeviceToHost));
 }
 
+void GpuInstance::stage_inputs(const InstanceLayout& l, DeviceMemory& staging) const {
+  const std::size_t bytes = std::max<std::size_t>(l.input_bytes, 1);
+  if (staging.bytes() < bytes) {
+    staging = DeviceMemory();
+    staging = DeviceMemory(bytes);
+  }
+  auto* base = static_cast<unsigned char*>(staging.get());
+  for (std::size_t i = 0; i < spec_.params.size(); ++i)
+    if (l.params[i].buffer && l.params[i].uploaded && l.params[i].bytes > 0)
+      MSKB_CUDA_CHECK(cudaMemcpyAsync(base + l.params[i].in_offset, in_[i].get(), l.params[i].bytes, cudaMemcpyDeviceToDevice, 0));
+  MSKB_CUDA_CHECK(cudaStreamSynchronize(0));
+}
+
 std::string GpuInstance::mutated_input(const InstanceLayout& l, const unsigned char* device_region) const {
   if (!flag_.get()) flag_ = DeviceMemory(sizeof(int));
   for (std::size_t i = 0; i < spec_.params.size(); ++i) {

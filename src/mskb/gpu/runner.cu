@@ -1,6 +1,8 @@
 // The verifier: the trusted side of an evaluation. It holds the report pipe to the parent, starts
 // the candidate process (`mskb-runner --candidate`, candidate.cu: the only process that loads the
-// kernel library), generates every input and hands it over in a sealed shared region, computes the
+// kernel library), generates every input and hands it over in a sealed shared region (or, for an
+// instance drawn on its GPU with RunRequest::device_inputs, a staging copy on the GPU that the
+// candidate maps through CUDA IPC and copies from, its own copy never exported), computes the
 // FP64 reference in its own address space, and compares every output the candidate copies back
 // (into a shared host region, or, for an instance on the verifier's GPU, into a device region of
 // the candidate's that the verifier maps through CUDA IPC).
@@ -244,6 +246,9 @@ struct HeldInstance {
   std::vector<double> scalars;
   SharedRegion input, output;
   std::unique_ptr<GpuInstance> gpu;  // the instance on the verifier's GPU (expected then stays empty)
+  // False for a GPU instance whose inputs have not been downloaded into `input` (which is then
+  // unsealed and never handed to the candidate): they go to it device to device.
+  bool inputs_on_host = true;
   std::string ref_kind;  // empty until the reference ran
   double generate_s = 0, reference_s = 0;
 };
@@ -253,7 +258,8 @@ bool uses_gpu_instance(const TaskSpec& spec, const RunRequest& req, const Shape&
 }
 
 // An instance drawn, referenced and kept on the verifier's GPU: only its typed inputs reach the
-// host, in the input region. GPU work: never run ahead of a timing.
+// host, in the input region, and with RunRequest::device_inputs not even they (until a fallback
+// needs them: Verifier::inputs_to_host). GPU work: never run ahead of a timing.
 std::unique_ptr<HeldInstance> prepare_gpu_instance(const TaskSpec& spec, const RunRequest& req, const CheckItem& c, uint64_t seed) {
   auto h = std::make_unique<HeldInstance>();
   const auto t0 = Clock::now();
@@ -266,8 +272,11 @@ std::unique_ptr<HeldInstance> prepare_gpu_instance(const TaskSpec& spec, const R
   h->layout = instance_layout(spec, req.precision, h->elements, req.guard_bytes);
   h->input = SharedRegion::create("mskb-input", h->layout.input_bytes);
   h->gpu = std::make_unique<GpuInstance>(spec, req.precision, c.shape, d, h->scalars, find_device_reference(spec.name));
-  h->gpu->download_inputs(h->layout, h->input.data());
-  h->input.seal();
+  h->inputs_on_host = !req.device_inputs;
+  if (h->inputs_on_host) {
+    h->gpu->download_inputs(h->layout, h->input.data());
+    h->input.seal();
+  }
   h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
   h->ref_kind = "gpu_fp64";
   h->generate_s = seconds_since(t0);  // drawing and the reference, both on the GPU
@@ -451,6 +460,7 @@ class Verifier {
     cand_.send({{"op", "exit"}});
     cand_.wait_exit();
     device_out_ = IpcMapping();
+    staging_ = DeviceMemory();
     held_.reset();
   }
 
@@ -475,24 +485,60 @@ class Verifier {
            static_cast<double>(spec_.complexity(shape)) >= req_.gpu_compare_min_complexity;
   }
 
+  // A GPU instance's inputs, not yet downloaded, into its input region, which is then sealed (the
+  // candidate has not had its descriptor: nothing else can have mapped it writable).
+  void inputs_to_host() {
+    if (!held_->gpu || held_->inputs_on_host) return;
+    held_->gpu->download_inputs(held_->layout, held_->input.data());
+    held_->input.seal();
+    held_->inputs_on_host = true;
+  }
+
+  // Sends the held instance to the candidate: its inputs from our staging copy on the GPU (a GPU
+  // instance with RunRequest::device_inputs, while CUDA IPC works) or from the sealed input region.
+  void send_instance(const CheckItem& c, uint64_t seed, bool reuse) {
+    json msg = {{"op", "instance"},         {"shape", c.shape.str()}, {"seed", seed},
+                {"elements", held_->elements}, {"scalars", held_->scalars}, {"guard_bytes", req_.guard_bytes},
+                {"reuse", reuse},           {"device_outputs", compares_on_gpu(c.shape) && ipc_unavailable_.empty()}};
+    if (held_->gpu && !held_->inputs_on_host && ipc_unavailable_.empty()) {
+      held_->gpu->stage_inputs(held_->layout, staging_);
+      msg["device_inputs"] = ipc_handle_hex(staging_);
+      cand_.send(msg, {held_->output.fd()});
+      return;
+    }
+    inputs_to_host();
+    cand_.send(msg, {held_->input.fd(), held_->output.fd()});
+  }
+
   void load_instance(const CheckItem& c, uint64_t seed, bool reuse) {
     device_out_ = IpcMapping();  // closed before the candidate may free the region
     held_ = queue_->take(c, seed, std::move(held_));
-    cand_.send({{"op", "instance"}, {"shape", c.shape.str()}, {"seed", seed}, {"elements", held_->elements}, {"scalars", held_->scalars},
-                {"guard_bytes", req_.guard_bytes}, {"reuse", reuse}, {"device_outputs", compares_on_gpu(c.shape) && ipc_unavailable_.empty()}},
-               {held_->input.fd(), held_->output.fd()});
+    sent_ = {&c, seed};
+    send_instance(c, seed, reuse);
   }
 
   // The candidate's answer to an instance: for an instance on our GPU, the device output region
   // it exports, mapped here. Where CUDA IPC does not work, that instance and the rest of the
   // evaluation use the host region (the same checks, slower).
+  // Where the candidate could not map our staging copy of the inputs, the instance goes again
+  // through the host (and so does every later one: the IPC is not retried).
   void instance_uploaded() {
-    const Message up = cand_.reply();
-    if (!held_->gpu || !up.body.contains("ipc")) return;
+    Message up = cand_.reply();
+    if (up.body.contains("device_inputs_failed")) {
+      ipc_unavailable_ = up.body.value("device_inputs_failed", std::string("CUDA IPC unavailable"));
+      send_instance(*sent_.item, sent_.seed, true);
+      up = cand_.reply();
+    }
+    if (!held_->gpu) return;
+    if (!up.body.contains("ipc")) {
+      inputs_to_host();  // compared through the host region: its read-only inputs against these
+      return;
+    }
     try {
       device_out_ = IpcMapping(up.body.value("ipc", std::string()));
     } catch (const std::exception& e) {
       ipc_unavailable_ = e.what();
+      inputs_to_host();  // the host comparison of read-only inputs needs them there
       cand_.send({{"op", "host_outputs"}});
       cand_.reply();
     }
@@ -520,6 +566,7 @@ class Verifier {
       const GpuLock::Guard freeing = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
       device_out_ = IpcMapping();
       held_->gpu.reset();
+      staging_ = DeviceMemory();
     }
     load_instance(c, seed, reuse);
     if (!gpu.held()) gpu = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
@@ -666,6 +713,11 @@ class Verifier {
   std::unique_ptr<InstanceQueue> queue_;  // after matrix_: it reads it
   std::unique_ptr<HeldInstance> held_;
   IpcMapping device_out_;        // the candidate's device output region of held_, when on our GPU
+  DeviceMemory staging_;         // a copy of held_'s inputs the candidate maps (RunRequest::device_inputs)
+  struct Sent {
+    const CheckItem* item = nullptr;
+    uint64_t seed = 0;
+  } sent_;                       // the instance last sent to the candidate
   std::string ipc_unavailable_;  // why CUDA IPC failed, once it has
 };
 

@@ -117,6 +117,13 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   };
   threshold(opt.gpu_instance_min_complexity, "MSKB_GPU_INSTANCE_MIN_COMPLEXITY", req.gpu_instance_min_complexity);
   threshold(opt.gpu_compare_min_complexity, "MSKB_GPU_COMPARE_MIN_COMPLEXITY", req.gpu_compare_min_complexity);
+  if (opt.device_inputs) {
+    req.device_inputs = *opt.device_inputs;
+  } else if (const char* env = std::getenv("MSKB_DEVICE_INPUTS"); env && *env) {
+    const std::string v = env;
+    if (v != "0" && v != "1") throw std::invalid_argument("MSKB_DEVICE_INPUTS must be 0 or 1");
+    req.device_inputs = v == "1";
+  }
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.

@@ -67,6 +67,7 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
        {"gpu_reference_min_complexity", r.gpu_reference_min_complexity},
        {"gpu_instance_min_complexity", r.gpu_instance_min_complexity},
        {"gpu_compare_min_complexity", r.gpu_compare_min_complexity},
+       {"device_inputs", r.device_inputs},
        {"guard_bytes", r.guard_bytes},
        {"matrix_path", r.matrix_path}};
   if (!r.task_file.empty()) j["task_file"] = r.task_file;  // a user's task file (absent for built-in tasks)
@@ -95,6 +96,7 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.gpu_reference_min_complexity = j.value("gpu_reference_min_complexity", 1e8);
   r.gpu_instance_min_complexity = j.value("gpu_instance_min_complexity", 4194304.0);
   r.gpu_compare_min_complexity = j.value("gpu_compare_min_complexity", RunRequest{}.gpu_compare_min_complexity);
+  r.device_inputs = j.value("device_inputs", false);
   r.guard_bytes = j.value("guard_bytes", std::size_t{64 * 1024});
   r.matrix_path = j.value("matrix_path", std::string());
   r.task_file = j.value("task_file", std::string());

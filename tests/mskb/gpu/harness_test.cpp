@@ -103,16 +103,22 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
 
 // Instances on the verifier's GPU are judged through the candidate's device region (CUDA IPC):
 // every way to be wrong gets the same disposition as through the host region, and says where it
-// was compared.
+// was compared; the same when the inputs reach the candidate device to device.
 TEST(DeviceComparison, SameDispositionsAsTheHostPath) {
   const std::vector<std::pair<std::string, std::string>> cases = {{"matrix_copy_mutates_input.cu", "input_mutated"},
                                                                   {"matrix_copy_writes_past_end.cu", "out_of_bounds"},
                                                                   {"matrix_copy_half.cu", "unwritten_output"},
                                                                   {"matrix_copy_off_by_ulp.cu", "wrong_result"}};
-  // Every instance drawn on the GPU; every instance made on the host and compared on the GPU;
+  // Every instance drawn on the GPU (its inputs through the host region, then device to device
+  // from the verifier's staging copy); every instance made on the host and compared on the GPU;
   // every instance made and compared on the host.
-  const std::vector<std::pair<double, double>> modes = {{0.0, -1.0}, {1e30, 0.0}, {1e30, -1.0}};
-  for (const auto& [min_complexity, compare_min] : modes) {
+  struct Mode {
+    double min_complexity, compare_min;
+    bool device_inputs;
+  };
+  const std::vector<Mode> modes = {{0.0, -1.0, false}, {0.0, -1.0, true}, {1e30, 0.0, false}, {1e30, -1.0, false}};
+  for (const auto& [min_complexity, compare_min, device_inputs] : modes) {
+    SCOPED_TRACE(device_inputs ? "inputs device to device" : "inputs through the host");
     const std::string where = min_complexity == 0.0 || compare_min == 0.0 ? "\"compared_on\":\"gpu\"" : "\"compared_on\":\"host\"";
     SuitePlan plan;
     plan.tasks = {"matrix_copy"};
@@ -122,6 +128,7 @@ TEST(DeviceComparison, SameDispositionsAsTheHostPath) {
     plan.eval.check_only = true;
     plan.eval.gpu_instance_min_complexity = min_complexity;
     plan.eval.gpu_compare_min_complexity = compare_min;
+    plan.eval.device_inputs = device_inputs;
     const SuiteReport rep = run_suite(plan, [](const std::string&, bool) {});
     std::map<std::string, const ContenderResult*> by;
     for (const auto& r : rep.runs) by[r.result.contender] = &r.result;

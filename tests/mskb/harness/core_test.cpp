@@ -17,6 +17,7 @@
 #include "mskb/util/process.hpp"
 #include "mskb/harness/protocol.hpp"
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/core/registry.hpp"
 #include "mskb/util/sha256.hpp"
 #include "mskb/harness/suite.hpp"
 
@@ -192,6 +193,32 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   const RunRequest moved = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
   EXPECT_DOUBLE_EQ(moved.gpu_instance_min_complexity, 0.0);
   EXPECT_DOUBLE_EQ(moved.gpu_compare_min_complexity, 1e6);
+  // GPU instances' inputs device to device: off unless asked for, and it travels.
+  EXPECT_FALSE(back.device_inputs);
+  r.device_inputs = true;
+  EXPECT_TRUE(nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>().device_inputs);
+}
+
+// MSKB_DEVICE_INPUTS turns the device-to-device inputs on (1) or off (0) where the options leave it
+// unset; anything else is an error naming the variable; the options win over the environment.
+TEST(Protocol, DeviceInputsFromOptionsOrEnvironment) {
+  const TaskSpec& t = get_task("matrix_copy");
+  EvalOptions opt;
+  ::unsetenv("MSKB_DEVICE_INPUTS");
+  EXPECT_FALSE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
+  ::setenv("MSKB_DEVICE_INPUTS", "1", 1);
+  EXPECT_TRUE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
+  opt.device_inputs = false;
+  EXPECT_FALSE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
+  opt.device_inputs.reset();
+  ::setenv("MSKB_DEVICE_INPUTS", "yes", 1);
+  try {
+    (void)evaluation_request(t, Precision::fp32, "/k.so", opt);
+    ADD_FAILURE() << "MSKB_DEVICE_INPUTS=yes accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "MSKB_DEVICE_INPUTS must be 0 or 1");
+  }
+  ::unsetenv("MSKB_DEVICE_INPUTS");
 }
 
 TEST(Sha256, KnownVectors) {
