@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+#include <condition_variable>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -194,6 +195,9 @@ class SuiteRun {
       run_phase(units(false), plan_.checks_per_gpu, Part::all, nullptr);
     } else if (!two_phase()) {
       run_phase(units(true), 1, Part::all, nullptr);
+    } else if (pipelined_) {
+      make_lane_locks();
+      run_pipelined();
     } else {
       make_lane_locks();
       run_phase(units(false), plan_.checks_per_gpu, Part::checks, nullptr);
@@ -225,6 +229,12 @@ class SuiteRun {
     report_.device["lanes"] = lanes_;
     report_.device["checks_per_gpu"] = plan_.checks_per_gpu;
     if (!check_only()) report_.device["timing_overlap"] = two_phase() ? timing_overlap() : 1;
+    // Timing parts several at once (trusted kernels only: docs/harness.md section 9) also start as
+    // soon as their group is checked, beside the other groups' checks; MSKB_PIPELINE=0 keeps the
+    // phases apart (for the A/B).
+    const char* pipe = std::getenv("MSKB_PIPELINE");
+    pipelined_ = two_phase() && timing_overlap() > 1 && !(pipe && std::string(pipe) == "0");
+    if (two_phase()) report_.device["pipelined"] = pipelined_;
     sanitizer_ = plan_sanitizer(plan_);
   }
 
@@ -287,21 +297,23 @@ class SuiteRun {
     progress_(line, final_line);
   }
 
-  // An item's line: to ProgressItems::item when set (an empty final line: nothing to do), else to Progress.
-  void say(const Item& it, const std::string& line, bool final_line) {
+  // An item's line: to ProgressItems::item when set (an empty final line: nothing to do), else to
+  // Progress. In a pipelined run an item's timing part is a line of its own (index + items).
+  void say(const Item& it, Part part, const std::string& line, bool final_line) {
     std::lock_guard<std::mutex> lock(progress_mutex_);
-    if (items_progress_.item) items_progress_.item(static_cast<std::size_t>(&it - items_.data()), line, final_line);
+    const std::size_t at = static_cast<std::size_t>(&it - items_.data()) + (pipelined_ && part == Part::timing ? items_.size() : 0);
+    if (items_progress_.item) items_progress_.item(at, line, final_line);
     else if (!line.empty()) progress_(line, final_line);
   }
 
   // The sanitizer gate of a timed run: memcheck and racecheck before the timing. A tool that does
   // not pass leaves its result in `r`; returns the tools that ran clean and their seconds.
-  std::pair<std::vector<std::string>, double> sanitize_gate(Item& it, const EvalOptions& e, const std::string& so,
+  std::pair<std::vector<std::string>, double> sanitize_gate(Item& it, Part part, const EvalOptions& e, const std::string& so,
                                                             const std::string& label, ContenderResult& r) {
     std::vector<std::string> sanitized;
     double gate_s = 0;
     for (const SanitizerTool tool : {SanitizerTool::memcheck, SanitizerTool::racecheck}) {
-      say(it, label + ": " + to_string(tool) + " on " + kSanitizerShapes, false);
+      say(it, part, label + ": " + to_string(tool) + " on " + kSanitizerShapes, false);
       EvalOptions g = e;
       g.part = Part::all;
       g.check_only = true;
@@ -323,7 +335,7 @@ class SuiteRun {
 
   // A built item's evaluation (with the sanitizer gate when the plan asks for it).
   void evaluate_built(Item& it, const std::string& lane, Part part, const std::string& so, const std::string& label, ContenderResult& r) {
-    say(it, label + ": evaluating", false);
+    say(it, part, label + ": evaluating", false);
     EvalOptions e = eval_;
     e.part = part;
     if (lanes_.size() > 1 || !plan_.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
@@ -340,7 +352,7 @@ class SuiteRun {
                       contender_kind(it.kernel.contender) != ContenderKind::vendor;
     std::vector<std::string> sanitized;
     double gate_s = 0;
-    if (gate) std::tie(sanitized, gate_s) = sanitize_gate(it, e, so, label, r);
+    if (gate) std::tie(sanitized, gate_s) = sanitize_gate(it, part, e, so, label, r);
     if (!gate || r.disposition == Disposition::not_run) {
       r = evaluate(*it.spec, it.precision, it.kernel.contender, it.kernel.path, so, e);
       r.sanitized = sanitized;
@@ -366,27 +378,27 @@ class SuiteRun {
   std::optional<ContenderRun> run_item(Item& it, const std::string& lane, Part part, const std::optional<ContenderRun>* prior) {
     // Skipped or failed its checks (a declared kernel that failed as declared too): not timed.
     if (prior && !(*prior && is_correct((*prior)->result.disposition))) {
-      say(it, "", true);
+      say(it, part, "", true);
       return *prior;
     }
     const std::string sym = it.spec->symbol(it.precision);
     // An optional kernel that does not build or lacks the entry point is not judged here, nor
     // the shipped contenders of a group where no kernel is.
     if (it.kernel.optional && !judged_optional(it)) {
-      say(it, fmt::format("{} {} {}: skipped (no {} in it)", it.spec->name, to_string(it.precision), it.kernel.contender, sym), true);
+      say(it, part, fmt::format("{} {} {}: skipped (no {} in it)", it.spec->name, to_string(it.precision), it.kernel.contender, sym), true);
       return std::nullopt;
     }
     if (!it.needs_one_of.empty() &&
         std::none_of(it.needs_one_of.begin(), it.needs_one_of.end(), [&](std::size_t j) { return judged_optional(items_[j]); })) {
-      say(it, fmt::format("{} {} {}: skipped (no kernel of the group exports {})", it.spec->name, to_string(it.precision), it.kernel.contender, sym),
+      say(it, part, fmt::format("{} {} {}: skipped (no kernel of the group exports {})", it.spec->name, to_string(it.precision), it.kernel.contender, sym),
           true);
       return std::nullopt;
     }
-    const std::size_t idx = ++started_;
+    const std::size_t idx = ++started_[static_cast<int>(part)];
     const std::string label = fmt::format("[{:>3}/{}] {} {} {}{}{}", idx, items_.size(), it.spec->name, to_string(it.precision),
                                           it.kernel.contender, lanes_.size() > 1 ? " (gpu " + lane + ")" : "",
                                           part == Part::all ? "" : " " + to_string(part));
-    say(it, label + ": building", false);
+    say(it, part, label + ": building", false);
     ContenderRun run;
     run.build = it.build.get();
     run.gpu = lane;
@@ -408,7 +420,7 @@ class SuiteRun {
       auto exports = [&](const std::string& s) { return std::find(syms.begin(), syms.end(), s) != syms.end(); };
       if (!syms.empty() && !exports(sym) && !it.kernel.trusted && plan_.skip_missing_precisions &&
           (exports(it.spec->symbol(Precision::fp32)) || exports(it.spec->symbol(Precision::bf16)))) {
-        say(it, label + ": skipped (exports no " + sym + ")", true);
+        say(it, part, label + ": skipped (exports no " + sym + ")", true);
         return std::nullopt;
       }
       if (!syms.empty() && !exports(sym)) {
@@ -426,7 +438,7 @@ class SuiteRun {
       }
     }
     const std::string d = to_string(r.disposition);
-    say(it, fmt::format("{}: {}{}{}{} ({:.1f} s{})", label, d,
+    say(it, part, fmt::format("{}: {}{}{}{} ({:.1f} s{})", label, d,
                     r.sanitized.empty() ? "" : " (" + r.sanitized.front() + (r.sanitized.size() > 1 ? " + " + r.sanitized.back() : "") + " clean)",
                     it.expect.empty() ? "" : (d == it.expect ? " (as declared)" : " (DECLARED " + it.expect + ")"),
                     r.message.empty() ? "" : " - " + r.message, r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
@@ -453,6 +465,89 @@ class SuiteRun {
     on_partial_(so_far);
   }
 
+  // A two-phase run whose checks and timing parts overlap (pipelined_): `checks_per_gpu` check
+  // workers and `timing_overlap` timing workers per lane at once. A (task, precision) group's
+  // timing parts become ready when its last check part ends; a lane's timing workers take the
+  // first ready group whole (it is timed on that GPU), the next when they have nothing left of it.
+  // The lane's lock keeps every timing alone on the GPU as in the phased run. The host's CPUs are
+  // shared out among all those verifiers (a timing part's two pools count twice).
+  void run_pipelined() {
+    const auto check_units = units(false), groups = units(true);
+    std::vector<std::size_t> group_of(items_.size()), unchecked(groups.size());
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      unchecked[g] = groups[g].size();
+      for (std::size_t i : groups[g]) group_of[i] = g;
+    }
+    std::deque<std::size_t> to_check;
+    for (const auto& u : check_units) to_check.insert(to_check.end(), u.begin(), u.end());
+    Results checked(items_.size());
+    std::vector<bool> taken(groups.size(), false);
+    std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the group each lane took
+    std::mutex m;
+    std::condition_variable ready;
+    if (items_progress_.phase) items_progress_.phase("checks and timing", 2 * items_.size());
+    const int per_lane = plan_.checks_per_gpu + 2 * timing_overlap();
+    host_threads_ = std::max(1, (available_cpus() - 2) / (per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
+    auto check_worker = [&](std::size_t w) {
+      const std::string& lane = lanes_[w % lanes_.size()];
+      while (true) {
+        std::size_t i = 0;
+        {
+          std::lock_guard<std::mutex> lock(m);
+          if (to_check.empty()) return;
+          i = to_check.front();
+          to_check.pop_front();
+        }
+        std::optional<ContenderRun> r = run_item(items_[i], lane, Part::checks, nullptr);
+        std::lock_guard<std::mutex> lock(m);
+        {
+          std::lock_guard<std::mutex> partial(partial_mutex_);
+          checked[i] = std::move(r);
+          if (on_partial_) report_partial(&checked);
+        }
+        if (--unchecked[group_of[i]] == 0) ready.notify_all();
+      }
+    };
+    auto timing_worker = [&](std::size_t w) {
+      const std::size_t lane_no = w % lanes_.size();
+      const std::string& lane = lanes_[lane_no];
+      while (true) {
+        std::size_t i = 0;
+        {
+          std::unique_lock<std::mutex> lock(m);
+          ready.wait(lock, [&] {
+            if (!queued[lane_no].empty()) return true;
+            bool all_taken = true;
+            for (std::size_t g = 0; g < groups.size(); ++g) {
+              if (taken[g]) continue;
+              all_taken = false;
+              if (unchecked[g] == 0) return true;
+            }
+            return all_taken;
+          });
+          if (queued[lane_no].empty()) {
+            std::size_t g = 0;
+            while (g < groups.size() && (taken[g] || unchecked[g] != 0)) ++g;
+            if (g == groups.size()) return;  // every group taken: this lane has nothing left
+            taken[g] = true;
+            queued[lane_no].assign(groups[g].begin(), groups[g].end());
+            ready.notify_all();  // the lane's other timing workers may start on it too
+          }
+          i = queued[lane_no].front();
+          queued[lane_no].pop_front();
+        }
+        std::optional<ContenderRun> r = run_item(items_[i], lane, Part::timing, &checked[i]);
+        std::lock_guard<std::mutex> partial(partial_mutex_);
+        results_[i] = std::move(r);
+        if (on_partial_) report_partial(&checked);
+      }
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(plan_.checks_per_gpu); ++w) threads.emplace_back(check_worker, w);
+    for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(timing_overlap()); ++w) threads.emplace_back(timing_worker, w);
+    for (auto& t : threads) t.join();
+  }
+
   // Runs `units` on `per_lane` workers per GPU lane. A lane takes the next unit when its workers
   // have nothing left to start, so a unit's items all run on that lane, in order, up to
   // `per_lane` of them (of one unit or several) at once. The verifiers' host threads are shared
@@ -462,7 +557,7 @@ class SuiteRun {
   // oversubscribed while one of them times: the timed process's launching thread keeps its core
   // (a descheduled launch stretches a sample).
   void run_phase(const std::vector<std::vector<std::size_t>>& units, int per_lane, Part part, const Results* prior) {
-    started_ = 0;
+    started_[static_cast<int>(part)] = 0;
     if (items_progress_.phase)
       items_progress_.phase(part == Part::checks ? "phase 1/2: checks" : part == Part::timing ? "phase 2/2: timing" : "", items_.size());
     per_lane = std::max(1, per_lane);
@@ -515,7 +610,8 @@ class SuiteRun {
   std::vector<Item> items_;
   Results results_;
   std::mutex progress_mutex_, partial_mutex_;
-  std::atomic<std::size_t> started_{0};
+  std::atomic<std::size_t> started_[3] = {};  // items started, per Part (all, checks, timing)
+  bool pipelined_ = false;
 };
 
 }  // namespace

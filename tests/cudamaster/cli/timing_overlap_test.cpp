@@ -2,10 +2,13 @@
 // (FAKE_RUNNER_TRACE: one line per evaluation with its request's gpu_lock and host_threads, its
 // start and end, and its exclusive hold of the lane lock around the timings): the timing phase
 // runs up to M timing parts of one GPU at once, all of a lane share one lock file, a (task,
-// precision) group stays on one GPU, and M = 1 is the one-at-a-time order of before.
+// precision) group stays on one GPU, M > 1 starts a group's timing parts as soon as its checks are
+// done (beside other groups' checks), and M = 1 is the one-at-a-time order of before.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -84,6 +87,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   Cli c;
   c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
   c.env["FAKE_RUNNER_SLEEP_MS"] = "600";  // host work: long beside the fake's 20 ms timing
+  c.env["MSKB_PIPELINE"] = "0";           // the phases apart (pipelined: TimingPartsStartOnceTheirGroupIsChecked)
   const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
                         "--timing-overlap", "3", "--json", c.dir.file("run.json")});
   ASSERT_EQ(p.code, 0) << p.err;
@@ -157,8 +161,9 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
   for (const Eval& e : all) {
     locks_of_gpu[e.gpu].insert(e.gpu_lock);
     if (e.timing) gpus_of_group[e.contender.substr(0, e.contender.rfind('|'))].insert(e.gpu);
-    // The host's CPUs are shared out among every verifier of the run, both GPUs' together.
-    EXPECT_EQ(e.host_threads, threads_for(2 * (e.timing ? 2 * 3 : 2))) << e.contender << (e.timing ? " timing" : " checks");
+    // The host's CPUs are shared out among every verifier of the run, both GPUs' together (pipelined:
+    // 2 check parts and 3 timing parts of two pools each per GPU, at once).
+    EXPECT_EQ(e.host_threads, threads_for(2 * (2 + 2 * 3))) << e.contender << (e.timing ? " timing" : " checks");
   }
   ASSERT_EQ(locks_of_gpu.size(), 2u);
   EXPECT_EQ(locks_of_gpu["0"].size(), 1u);
@@ -174,6 +179,52 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
         if (&a == &b) continue;
         EXPECT_TRUE(a.x_to <= b.x_from || b.x_to <= a.x_from) << a.contender << " and " << b.contender;
       }
+  }
+}
+
+// With timing parts several at once, a group's timing parts start as soon as its own checks have
+// ended, while other groups are still being checked (pipelined); MSKB_PIPELINE=0 keeps every check
+// before every timing part. Either way the timings themselves never overlap.
+TEST(MskbTimingOverlap, TimingPartsStartOnceTheirGroupIsChecked) {
+  for (const bool pipelined : {true, false}) {
+    SCOPED_TRACE(pipelined ? "pipelined" : "MSKB_PIPELINE=0");
+    Cli c;
+    c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
+    c.env["FAKE_RUNNER_SLEEP_MS"] = "400";
+    if (!pipelined) c.env["MSKB_PIPELINE"] = "0";
+    const Proc p = c.run({"run", "--task", "spmv_csr,vector_add", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
+                          "--timing-overlap", "3", "--json", c.dir.file("run.json")});
+    ASSERT_EQ(p.code, 0) << p.err;
+    const json report = json::parse(read_file(c.dir.file("run.json")));
+    EXPECT_EQ(report["device"]["pipelined"], pipelined);
+    const std::vector<Eval> all = evaluations(c.dir.file("trace.jsonl"), report);
+    ASSERT_EQ(all.size(), 16u);  // 4 groups x (baseline, vendor) x (checks part, timing part)
+    std::map<std::string, int64_t> checked_at;  // group -> end of its last check part
+    int64_t last_check = 0, first_timing = INT64_MAX;
+    for (const Eval& e : all) {
+      const std::string group = e.contender.substr(0, e.contender.rfind('|'));
+      if (e.timing) {
+        first_timing = std::min(first_timing, e.from);
+      } else {
+        checked_at[group] = std::max(checked_at[group], e.to);
+        last_check = std::max(last_check, e.to);
+      }
+    }
+    for (const Eval& e : timing_parts(all))
+      EXPECT_GE(e.from, checked_at[e.contender.substr(0, e.contender.rfind('|'))]) << e.contender << ": timed before its group was checked";
+    if (pipelined) {
+      EXPECT_LT(first_timing, last_check) << "no timing part ran beside the checks";
+    } else {
+      EXPECT_GE(first_timing, last_check);
+    }
+    const std::vector<Eval> timed = timing_parts(all);
+    EXPECT_LE(most_at_once(timed), 3);
+    for (const Eval& a : timed)
+      for (const Eval& b : timed) {
+        if (&a == &b) continue;
+        EXPECT_TRUE(a.x_to <= b.x_from || b.x_to <= a.x_from) << a.contender << " and " << b.contender;
+      }
+    for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
   }
 }
 
