@@ -21,6 +21,8 @@
 #               demo submission (scripts/demo-submission.sh) run and verified -> taskfile_*, submission_*
 #               (SUBMISSION=0 leaves the submission out)
 #     overlap   A/B/A of --timing-overlap 1, $OVERLAP (3), 1 on $TASKS (eight LLM tasks) -> overlap_*, compared
+#     ab        A/B/A of any two settings of `mskb run` ($AB_A / $AB_B options, $AB_ENV_A / $AB_ENV_B
+#               environment) on $TASKS (eight LLM tasks), compared -> ab_*
 #     inputs    GPU instances' inputs through the host against device to device (MSKB_DEVICE_INPUTS 0 / 1):
 #               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
@@ -266,6 +268,26 @@ if [[ $phases == *,overlap,* ]]; then
   $mskb compare "$OUT/overlap_1a.json" "$OUT/overlap_${OVERLAP:-3}.json" --markdown "$OUT/overlap_compare_1_vs_${OVERLAP:-3}.md" > /dev/null 2>&1
   $mskb compare "$OUT/overlap_1a.json" "$OUT/overlap_1b.json" --markdown "$OUT/overlap_compare_1_vs_1.md" > /dev/null 2>&1
   grep -E "^\| all \|" "$OUT/overlap_compare_1_vs_${OVERLAP:-3}.md" "$OUT/overlap_compare_1_vs_1.md"
+fi
+
+if [[ $phases == *,ab,* ]]; then
+  # Any two settings of `mskb run`, A/B/A: $AB_A and $AB_B (extra options, e.g. AB_A="--warmup 0.1"
+  # AB_B="--warmup 0.02"; environment settings go in $AB_ENV_A / $AB_ENV_B, e.g. MSKB_PIPELINE=0) on
+  # $TASKS (default the eight LLM tasks of `overlap`), paper sweep, GPU 0, kernels built before;
+  # `mskb compare` of A vs B and of A vs A (the noise floor) -> ab_*.
+  ab_tasks=${TASKS:-softmax,layer_norm,rms_norm,gelu,sigmoid,row_tanh,cross_entropy_loss,max_pooling_2d}
+  $mskb build --task "$ab_tasks" > "$OUT/ab_build.log" 2>&1
+  for run in a1 b a2; do
+    opts=${AB_A:-}; envs=${AB_ENV_A:-}; [ $run = b ] && { opts=${AB_B:-}; envs=${AB_ENV_B:-}; }
+    t1=$(date +%s)
+    # shellcheck disable=SC2086
+    env $envs $mskb run --task "$ab_tasks" --precision all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-8}" $opts \
+      --json "$OUT/ab_$run.json" --markdown "$OUT/ab_$run.md" > "$OUT/ab_$run.log" 2>&1
+    echo "$run ($envs $opts) rc=$? ($(since $t1))"
+  done
+  $mskb compare "$OUT/ab_a1.json" "$OUT/ab_b.json" --markdown "$OUT/ab_compare_a_vs_b.md" > /dev/null 2>&1
+  $mskb compare "$OUT/ab_a1.json" "$OUT/ab_a2.json" --markdown "$OUT/ab_compare_a_vs_a.md" > /dev/null 2>&1
+  grep -E "^\| all \|" "$OUT/ab_compare_a_vs_b.md" "$OUT/ab_compare_a_vs_a.md"
 fi
 
 if [[ $phases == *,inputs,* ]]; then

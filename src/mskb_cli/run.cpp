@@ -52,6 +52,7 @@ struct RunOptions {
   // run
   std::string sweep = "paper", md_path, matrix_path;
   double budget = 0.25;
+  double warmup = TimingConfig{}.warmup_s;
   bool sanitize_gate = false;
   int timing_overlap = 1;
   // check
@@ -265,6 +266,7 @@ SuitePlan make_plan(const RunOptions& o) {
     plan.eval.timed_sweeps = parse_sweeps(o.sweep);
     if (!o.matrix_path.empty()) apply_matrix(o.matrix_path, plan);
     plan.eval.timing.max_time_s = o.budget;
+    plan.eval.timing.warmup_s = o.warmup;
   }
   return plan;
 }
@@ -363,7 +365,7 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
     if (o.memcheck) a.push_back("--memcheck");
     if (o.racecheck) a.push_back("--racecheck");
   } else {
-    a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget)});
+    a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget), fmt::format("--warmup={}", o.warmup)});
     if (!o.matrix_path.empty()) a.insert(a.end(), {"--matrix", abs(o.matrix_path)});
     if (o.sanitize_gate) a.push_back("--sanitize");
     a.push_back("--timing-overlap=" + std::to_string(o.timing_overlap));
@@ -444,6 +446,10 @@ void add_run_command(CLI::App& app) {
   add_common_options(run, *o);
   run->add_option("--sweep", o->sweep, "Sizes to time: paper | large | heldout | all, or a list such as paper,large");
   run->add_option("--budget", o->budget, "Timing budget per shape in seconds")->check(mskb::positive());
+  run->add_option("--warmup", o->warmup,
+                  "Untimed calls before each timed shape's samples, in seconds (and at least 3 calls; default 0.1: "
+                  "clock ramp, module load, library handles)")
+      ->check(CLI::Range(0.0, 10.0));
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   run->add_option("--timing-overlap", o->timing_overlap,
