@@ -198,6 +198,13 @@ struct RunnerReport {
   std::string where() const { return phase_shape.empty() ? "" : " at " + phase_shape + " seed " + std::to_string(phase_seed); }
 };
 
+// One instance's generation seconds: kept as the contender's slowest when they are.
+void note_generate(ContenderResult& r, double seconds, const std::string& shape) {
+  if (seconds <= r.slowest_generate_s) return;
+  r.slowest_generate_s = seconds;
+  r.slowest_generate_shape = shape;
+}
+
 // Runs the runner on `req_path` and collects its events. A launch that cannot even be built
 // (srun missing) throws std::runtime_error.
 RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req_path, const std::string& dir, double call_timeout,
@@ -237,10 +244,7 @@ RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req
         if (sec.is_object()) {
           for (const auto& [k, v] : sec.items())
             if (v.is_number()) phase_seconds[k] += v.get<double>();
-          if (const auto g = sec.find("generate"); g != sec.end() && g->is_number() && g->get<double>() > res.slowest_generate_s) {
-            res.slowest_generate_s = g->get<double>();
-            res.slowest_generate_shape = ev->shape_str;
-          }
+          if (const auto g = sec.find("generate"); g != sec.end() && g->is_number()) note_generate(res, g->get<double>(), ev->shape_str);
         } else if (sec.is_number()) {
           phase_seconds[ev->event] += sec.get<double>();
         }
@@ -516,10 +520,7 @@ json slowest_generate_json(const ContenderResult& r) {
 }
 
 void merge_slowest_generate(ContenderResult& into, const ContenderResult& part) {
-  if (!part.slowest_generate_shape.empty() && part.slowest_generate_s > into.slowest_generate_s) {
-    into.slowest_generate_s = part.slowest_generate_s;
-    into.slowest_generate_shape = part.slowest_generate_shape;
-  }
+  if (!part.slowest_generate_shape.empty()) note_generate(into, part.slowest_generate_s, part.slowest_generate_shape);
 }
 
 json result_to_json(const ContenderResult& r) {

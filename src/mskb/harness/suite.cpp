@@ -465,6 +465,12 @@ class SuiteRun {
     on_partial_(so_far);
   }
 
+  // The verifiers' host threads: all CPUs but two, shared out among `pools_per_lane` thread pools
+  // on every lane at once.
+  void share_cpus(int pools_per_lane) {
+    host_threads_ = std::max(1, (available_cpus() - 2) / (pools_per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
+  }
+
   // A two-phase run whose checks and timing parts overlap (pipelined_): `checks_per_gpu` check
   // workers and `timing_overlap` timing workers per lane at once. A (task, precision) group's
   // timing parts become ready when its last check part ends; a lane's timing workers take the
@@ -482,12 +488,18 @@ class SuiteRun {
     for (const auto& u : check_units) to_check.insert(to_check.end(), u.begin(), u.end());
     Results checked(items_.size());
     std::vector<bool> taken(groups.size(), false);
+    std::size_t untaken = groups.size();
+    // The first group not taken whose checks have all ended (groups.size(): none); under m.
+    const auto next_ready = [&] {
+      std::size_t g = 0;
+      while (g < groups.size() && (taken[g] || unchecked[g] != 0)) ++g;
+      return g;
+    };
     std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the group each lane took
     std::mutex m;
     std::condition_variable ready;
     if (items_progress_.phase) items_progress_.phase("checks and timing", 2 * items_.size());
-    const int per_lane = plan_.checks_per_gpu + 2 * timing_overlap();
-    host_threads_ = std::max(1, (available_cpus() - 2) / (per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
+    share_cpus(plan_.checks_per_gpu + 2 * timing_overlap());
     auto check_worker = [&](std::size_t w) {
       const std::string& lane = lanes_[w % lanes_.size()];
       while (true) {
@@ -499,12 +511,12 @@ class SuiteRun {
           to_check.pop_front();
         }
         std::optional<ContenderRun> r = run_item(items_[i], lane, Part::checks, nullptr);
-        std::lock_guard<std::mutex> lock(m);
         {
           std::lock_guard<std::mutex> partial(partial_mutex_);
           checked[i] = std::move(r);
           if (on_partial_) report_partial(&checked);
         }
+        std::lock_guard<std::mutex> lock(m);  // a timing worker reads checked[i] once it sees this
         if (--unchecked[group_of[i]] == 0) ready.notify_all();
       }
     };
@@ -515,21 +527,12 @@ class SuiteRun {
         std::size_t i = 0;
         {
           std::unique_lock<std::mutex> lock(m);
-          ready.wait(lock, [&] {
-            if (!queued[lane_no].empty()) return true;
-            bool all_taken = true;
-            for (std::size_t g = 0; g < groups.size(); ++g) {
-              if (taken[g]) continue;
-              all_taken = false;
-              if (unchecked[g] == 0) return true;
-            }
-            return all_taken;
-          });
+          ready.wait(lock, [&] { return !queued[lane_no].empty() || untaken == 0 || next_ready() < groups.size(); });
           if (queued[lane_no].empty()) {
-            std::size_t g = 0;
-            while (g < groups.size() && (taken[g] || unchecked[g] != 0)) ++g;
-            if (g == groups.size()) return;  // every group taken: this lane has nothing left
+            if (untaken == 0) return;  // every group taken: this lane has nothing left
+            const std::size_t g = next_ready();
             taken[g] = true;
+            --untaken;
             queued[lane_no].assign(groups[g].begin(), groups[g].end());
             ready.notify_all();  // the lane's other timing workers may start on it too
           }
@@ -562,7 +565,7 @@ class SuiteRun {
       items_progress_.phase(part == Part::checks ? "phase 1/2: checks" : part == Part::timing ? "phase 2/2: timing" : "", items_.size());
     per_lane = std::max(1, per_lane);
     const int pools = part == Part::timing && per_lane > 1 ? 2 : 1;
-    host_threads_ = std::max(1, (available_cpus() - 2) / (pools * per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
+    share_cpus(pools * per_lane);
     std::size_t next_unit = 0;
     std::mutex queue_mutex;
     std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the units each lane took, not started yet
