@@ -272,7 +272,7 @@ fi
 
 if [[ $phases == *,ab,* ]]; then
   # Any two settings of `mskb run`, A/B/A: $AB_A and $AB_B (extra options, e.g. AB_A="--warmup 0.1"
-  # AB_B="--warmup 0.02"; environment settings go in $AB_ENV_A / $AB_ENV_B, e.g. MSKB_PIPELINE=0) on
+  # AB_B="--warmup 0.02"; environment settings go in $AB_ENV_A / $AB_ENV_B, e.g. MSKB_PIPELINE=1) on
   # $TASKS (default the eight LLM tasks of `overlap`), paper sweep, GPU 0, kernels built before;
   # `mskb compare` of A vs B and of A vs A (the noise floor) -> ab_*.
   ab_tasks=${TASKS:-softmax,layer_norm,rms_norm,gelu,sigmoid,row_tanh,cross_entropy_loss,max_pooling_2d}

@@ -447,7 +447,7 @@ void add_run_command(CLI::App& app) {
   run->add_option("--sweep", o->sweep, "Sizes to time: paper | large | heldout | all, or a list such as paper,large");
   run->add_option("--budget", o->budget, "Timing budget per shape in seconds")->check(mskb::positive());
   run->add_option("--warmup", o->warmup,
-                  "Untimed calls before each timed shape's samples, in seconds (and at least 3 calls; default 0.1: "
+                  "Untimed calls before each timed shape's samples, in seconds (and at least 3 calls; default 0.02: "
                   "clock ramp, module load, library handles)")
       ->check(CLI::Range(0.0, 10.0));
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");

@@ -97,7 +97,7 @@ struct EvalOptions {
   // MSKB_GPU_COMPARE_MIN_COMPLEXITY, else RunRequest's default (2^22).
   std::optional<double> gpu_compare_min_complexity;
   // GPU instances' inputs handed to the candidate device to device (RunRequest::device_inputs);
-  // unset: the environment's MSKB_DEVICE_INPUTS (1 on, 0 off), else off.
+  // unset: the environment's MSKB_DEVICE_INPUTS (1 on, 0 off), else on.
   std::optional<bool> device_inputs;
 };
 

@@ -96,7 +96,7 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.gpu_reference_min_complexity = j.value("gpu_reference_min_complexity", 1e8);
   r.gpu_instance_min_complexity = j.value("gpu_instance_min_complexity", 4194304.0);
   r.gpu_compare_min_complexity = j.value("gpu_compare_min_complexity", RunRequest{}.gpu_compare_min_complexity);
-  r.device_inputs = j.value("device_inputs", false);
+  r.device_inputs = j.value("device_inputs", true);
   r.guard_bytes = j.value("guard_bytes", std::size_t{64 * 1024});
   r.matrix_path = j.value("matrix_path", std::string());
   r.task_file = j.value("task_file", std::string());

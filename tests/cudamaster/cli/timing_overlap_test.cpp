@@ -87,7 +87,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   Cli c;
   c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
   c.env["FAKE_RUNNER_SLEEP_MS"] = "600";  // host work: long beside the fake's 20 ms timing
-  c.env["MSKB_PIPELINE"] = "0";           // the phases apart (pipelined: TimingPartsStartOnceTheirGroupIsChecked)
+  // The phases apart, the default (MSKB_PIPELINE=1: TimingPartsStartOnceTheirGroupIsChecked).
   const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
                         "--timing-overlap", "3", "--json", c.dir.file("run.json")});
   ASSERT_EQ(p.code, 0) << p.err;
@@ -183,15 +183,15 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
 }
 
 // With timing parts several at once, a group's timing parts start as soon as its own checks have
-// ended, while other groups are still being checked (pipelined); MSKB_PIPELINE=0 keeps every check
-// before every timing part. Either way the timings themselves never overlap.
+// ended, while other groups are still being checked (pipelined, MSKB_PIPELINE=1); by default every
+// check comes before every timing part. Either way the timings themselves never overlap.
 TEST(MskbTimingOverlap, TimingPartsStartOnceTheirGroupIsChecked) {
   for (const bool pipelined : {true, false}) {
-    SCOPED_TRACE(pipelined ? "pipelined" : "MSKB_PIPELINE=0");
+    SCOPED_TRACE(pipelined ? "MSKB_PIPELINE=1" : "phases apart");
     Cli c;
     c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
     c.env["FAKE_RUNNER_SLEEP_MS"] = "400";
-    if (!pipelined) c.env["MSKB_PIPELINE"] = "0";
+    if (pipelined) c.env["MSKB_PIPELINE"] = "1";
     const Proc p = c.run({"run", "--task", "spmv_csr,vector_add", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
                           "--timing-overlap", "3", "--json", c.dir.file("run.json")});
     ASSERT_EQ(p.code, 0) << p.err;
@@ -239,6 +239,13 @@ TEST(MskbTimingOverlap, UsageErrorsAndHelp) {
     EXPECT_NE(p.err.find("--timing-overlap"), std::string::npos) << p.err;
     EXPECT_TRUE(p.out.empty()) << p.out;
   }
+  // MSKB_PIPELINE is 0 or 1; anything else is refused in one line before anything runs.
+  c.env["MSKB_PIPELINE"] = "yes";
+  const Proc pipe = c.run({"run", "--task", "vector_add", "--checks-per-gpu", "2", "--timing-overlap", "2"});
+  EXPECT_NE(pipe.code, 0) << pipe.err;
+  EXPECT_EQ(std::count(pipe.err.begin(), pipe.err.end(), '\n'), 1) << pipe.err;
+  EXPECT_NE(pipe.err.find("MSKB_PIPELINE must be 0 or 1"), std::string::npos) << pipe.err;
+  c.env.erase("MSKB_PIPELINE");
   const Proc help = c.run({"run", "--help"});
   ASSERT_EQ(help.code, 0) << help.err;
   const std::size_t at = help.out.find("--timing-overlap");

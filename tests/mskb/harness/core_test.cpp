@@ -193,10 +193,10 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   const RunRequest moved = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
   EXPECT_DOUBLE_EQ(moved.gpu_instance_min_complexity, 0.0);
   EXPECT_DOUBLE_EQ(moved.gpu_compare_min_complexity, 1e6);
-  // GPU instances' inputs device to device: off unless asked for, and it travels.
-  EXPECT_FALSE(back.device_inputs);
-  r.device_inputs = true;
-  EXPECT_TRUE(nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>().device_inputs);
+  // GPU instances' inputs device to device: on unless turned off, and either travels.
+  EXPECT_TRUE(back.device_inputs);
+  r.device_inputs = false;
+  EXPECT_FALSE(nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>().device_inputs);
 }
 
 // MSKB_DEVICE_INPUTS turns the device-to-device inputs on (1) or off (0) where the options leave it
@@ -205,6 +205,8 @@ TEST(Protocol, DeviceInputsFromOptionsOrEnvironment) {
   const TaskSpec& t = get_task("matrix_copy");
   EvalOptions opt;
   ::unsetenv("MSKB_DEVICE_INPUTS");
+  EXPECT_TRUE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
+  ::setenv("MSKB_DEVICE_INPUTS", "0", 1);
   EXPECT_FALSE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
   ::setenv("MSKB_DEVICE_INPUTS", "1", 1);
   EXPECT_TRUE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
