@@ -92,9 +92,16 @@ double round_scalar(ScalarType t, Precision p, double v) {
 Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix, Args storage) {
   Args a = std::move(storage);
   a.resize(spec.params.size());
-  for (Arg& x : a) {
-    x.data.clear();  // keeps the allocation: the generator's resize writes into pages already there
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    Arg& x = a[i];
     x.value = 0.0;
+    // An output keeps its old elements: the generator's resize to the same size (the next seed
+    // of a shape) then writes nothing, and the parallel zero-fill below is the only pass over
+    // it. From empty, resize would value-initialize it on one thread first (a second pass of
+    // gigabytes on the largest shapes). Any other buffer is cleared (the allocation kept: the
+    // generator's resize writes into pages already there).
+    const bool output = spec.params[i].is_buffer && (spec.params[i].role == Role::out || spec.params[i].role == Role::accumulate);
+    if (!output) x.data.clear();
   }
   Rng rng(instance_seed(spec, shape, seed));
   if (matrix) {

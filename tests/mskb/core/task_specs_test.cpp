@@ -89,18 +89,22 @@ TEST_P(EveryTask, InputsDoNotDependOnReusedStorage) {
   const Precision p = GetParam().p;
   const Shape s = smallest(t.paper, t);
   const Args fresh = make_inputs(t, s, p, 1);
-  // Storage from another seed, turned into its expected outputs, then scribbled over.
-  Args used = make_inputs(t, smallest(t.heldout, t), p, 7);
-  for (Arg& a : used) {
-    a.value = 12345.0;
-    for (double& x : a.data) x = -777.25;
-    a.data.resize(a.data.size() + 3, 99.0);
-  }
-  const Args reused = make_inputs(t, s, p, 1, nullptr, std::move(used));
-  ASSERT_EQ(reused.size(), fresh.size());
-  for (std::size_t i = 0; i < t.params.size(); ++i) {
-    EXPECT_EQ(reused[i].data, fresh[i].data) << t.name << ": " << t.params[i].name;
-    EXPECT_EQ(reused[i].value, fresh[i].value) << t.name << ": " << t.params[i].name;
+  // Storage from another shape (other sizes) and from another seed of the same shape (the same
+  // sizes: the outputs are kept, not cleared), scribbled over.
+  for (const bool same_shape : {false, true}) {
+    const Shape from = same_shape ? s : smallest(t.heldout, t);
+    Args used = make_inputs(t, from, p, 7);
+    for (Arg& a : used) {
+      a.value = 12345.0;
+      for (double& x : a.data) x = -777.25;
+      if (!same_shape) a.data.resize(a.data.size() + 3, 99.0);
+    }
+    const Args reused = make_inputs(t, s, p, 1, nullptr, std::move(used));
+    ASSERT_EQ(reused.size(), fresh.size());
+    for (std::size_t i = 0; i < t.params.size(); ++i) {
+      EXPECT_EQ(reused[i].data, fresh[i].data) << t.name << ": " << t.params[i].name << " (storage of " << from.str() << ")";
+      EXPECT_EQ(reused[i].value, fresh[i].value) << t.name << ": " << t.params[i].name;
+    }
   }
 }
 
