@@ -128,7 +128,8 @@ class FakeBuilder final : public loop::KernelBuilder {
   std::atomic<int> builds{0};
 };
 
-// Evaluates like the fake runner, in-process; checks that evaluations never overlap.
+// Evaluates like the fake runner, in-process; records how many evaluations were in flight at
+// once, in all and on each GPU lane.
 class FakeEvaluator final : public loop::CandidateEvaluator {
  public:
   mskb::ContenderResult evaluate(const loop::EvalRequest& r) override {
@@ -136,6 +137,8 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       max_in_flight = std::max(max_in_flight, now);
+      const int on_lane = ++in_flight_on_[r.gpu];
+      max_in_flight_on[r.gpu] = std::max(max_in_flight_on[r.gpu], on_lane);
       libraries.push_back(r.library);
       gpus.push_back({mskb::to_string(r.precision), r.gpu});
     }
@@ -191,11 +194,16 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
         res.timings.push_back(t);
       }
     }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      --in_flight_on_[r.gpu];
+    }
     --in_flight;
     return res;
   }
   std::atomic<int> in_flight{0};
   int max_in_flight = 0;
+  std::map<std::string, int> max_in_flight_on;  // GPU lane -> the most evaluations at once on it
   int delay_ms = 0;
   double jitter = 1.0;  // multiplies every time (a "different GPU")
   std::vector<std::string> libraries;
@@ -204,6 +212,7 @@ class FakeEvaluator final : public loop::CandidateEvaluator {
 
  private:
   std::mutex mutex_;
+  std::map<std::string, int> in_flight_on_;
 };
 
 class FakeProfiler final : public loop::ProfileProvider {
