@@ -37,7 +37,17 @@ SuitePlan sample_plan() {
 
 TEST(Reproduce, ARecordDescribesItsPlanAgain) {
   const SuitePlan plan = sample_plan();
+  // The settings that live in the environment are recorded when set (and only then).
+  ::setenv("MSKB_PIPELINE", "1", 1);
+  ::setenv("MSKB_DEVICE_INPUTS", "0", 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
+  ::unsetenv("MSKB_GPU_COMPARE_MIN_COMPLEXITY");
   const json record = reproduce_record(plan, 7);
+  for (const char* name : {"MSKB_PIPELINE", "MSKB_DEVICE_INPUTS", "CUDA_VISIBLE_DEVICES"}) ::unsetenv(name);
+  EXPECT_EQ(record["environment"]["MSKB_PIPELINE"], "1");
+  EXPECT_EQ(record["environment"]["MSKB_DEVICE_INPUTS"], "0");
+  EXPECT_EQ(record["environment"]["CUDA_VISIBLE_DEVICES"], "1,0");
+  EXPECT_FALSE(record["environment"].contains("MSKB_GPU_COMPARE_MIN_COMPLEXITY"));
   const json& s = record["settings"];
   EXPECT_EQ(record["command"], "run");
   EXPECT_TRUE(record["argv"].is_null()) << "a plan no command line made";
