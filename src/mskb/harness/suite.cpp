@@ -412,6 +412,7 @@ class SuiteRun {
     r.precision = to_string(it.precision);
     r.contender = it.kernel.contender;
     r.kernel = it.kernel.path;
+    double part_s = 0;  // this part's own evaluation (the result also sums its checks part's)
     if (!run.build.ok) {
       const std::string& err = run.build.error;
       const bool missing = err.rfind("kernel file not found", 0) == 0;
@@ -432,6 +433,7 @@ class SuiteRun {
         r.message = "missing_entry: " + fs::path(it.kernel.path).filename().string() + " does not export " + it.spec->signature(it.precision);
       } else {
         evaluate_built(it, lane, part, run.build.so_path, label, r);
+        part_s = r.seconds;
         if (prior) {
           r.checks_passed += (*prior)->result.checks_passed;
           r.checks_total += (*prior)->result.checks_total;
@@ -442,10 +444,15 @@ class SuiteRun {
       }
     }
     const std::string d = to_string(r.disposition);
+    // The line's seconds are this part's evaluation; then its build, where it was made for it (a
+    // timing part's kernel was built for its checks part), fresh or from the cache.
+    const std::string build_note = part == Part::timing ? ""
+                                   : run.build.cache_hit ? ", cached build"
+                                                         : fmt::format(", build {:.1f} s", run.build.seconds);
     say(it, part, fmt::format("{}: {}{}{}{} ({:.1f} s{})", label, d,
                     r.sanitized.empty() ? "" : " (" + r.sanitized.front() + (r.sanitized.size() > 1 ? " + " + r.sanitized.back() : "") + " clean)",
                     it.expect.empty() ? "" : (d == it.expect ? " (as declared)" : " (DECLARED " + it.expect + ")"),
-                    r.message.empty() ? "" : " - " + r.message, r.seconds + run.build.seconds, run.build.cache_hit ? ", cached build" : ""),
+                    r.message.empty() ? "" : " - " + r.message, part_s, build_note),
         true);
     return run;
   }

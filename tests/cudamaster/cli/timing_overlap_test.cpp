@@ -117,6 +117,18 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
     }
   }
   for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
+  // A timing part's progress line gives its own seconds: about its runner's (600 ms of host work
+  // each), not its checks part's added (another 600 ms and more).
+  for (const Eval& e : timed) {
+    std::string name = e.contender;
+    std::replace(name.begin(), name.end(), '|', ' ');
+    const std::size_t at = p.err.find(name + " timing: passed (");
+    ASSERT_NE(at, std::string::npos) << name << "\n" << p.err;
+    const double line_s = std::stod(p.err.substr(p.err.find('(', at + name.size()) + 1));
+    const double runner_s = static_cast<double>(e.to - e.from) * 1e-9;
+    EXPECT_GE(line_s, runner_s - 0.05) << name;
+    EXPECT_LT(line_s, runner_s + 0.45) << name << ": the checks part's seconds counted again?";
+  }
 }
 
 // --timing-overlap 1 (the default): one timing part at a time per GPU, in the order of the items (the order of

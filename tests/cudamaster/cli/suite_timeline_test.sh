@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# scripts/suite_timeline.py on a real progress stream: a two-phase `mskb run` of two tasks over the
+# fake runner (fake nvcc), its stderr time-stamped the way `scripts/gpu_validate.sh suite` does.
+# Every contender has a checks line and a timing line; the checks end before the timing parts
+# (the phases apart); the JSON agrees; an unstamped stream is refused in one line.
+set -uo pipefail
+mskb=$1 runner=$2 fakes=$3 root=$4
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+s0=$(( ${EPOCHREALTIME/./} / 100000 ))
+(MSKB_NVCC=$fakes/nvcc MSKB_RUNNER=$runner MSKB_CACHE_DIR=$work/cache FAKE_RUNNER_SLEEP_MS=1100 "$mskb" run \
+  --task spmv_csr,vector_add --precision fp32 --budget 0.01 --checks-per-gpu 2 --timing-overlap 2 \
+  --json "$work/run.json" 2>&1 > "$work/run.log") |
+  while IFS= read -r line; do t=$(( ${EPOCHREALTIME/./} / 100000 - s0 )); printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "$line"; done > "$work/progress"
+[ "${PIPESTATUS[0]}" = 0 ] || fail "mskb run: $(tail -3 "$work/run.log") $(tail -3 "$work/progress")"
+out=$(python3 "$root/scripts/suite_timeline.py" "$work/progress" --json "$work/t.json") || fail "suite_timeline: $out"
+echo "$out"
+echo "$out" | grep -q "^checks: 4 parts" || fail "four checks parts"
+echo "$out" | grep -q "^timing: 4 parts" || fail "four timing parts"
+python3 -c "
+import json
+d = json.load(open('$work/t.json'))
+k = d['kinds']
+assert k['checks']['parts'] == 4 and k['timing']['parts'] == 4, k
+# Phases apart: the last check ends before (or in the second of) the first timing part's end.
+assert k['checks']['last_end_s'] <= k['timing']['first_end_s'], k
+assert d['timing_after_last_check_s'] >= 1, d
+# Two at once at most (--checks-per-gpu 2, --timing-overlap 2); one more where a line is stamped
+# late on a loaded machine (an end read after the next part started).
+assert all(1 <= k[x]['most_at_once'] <= 3 for x in ('checks', 'timing')), k
+# Each part holds one runner of 1.1 s of host work (its line's seconds leave the build out).
+assert k['checks']['summed_s'] >= 4 * 1.0 and k['timing']['summed_s'] >= 4 * 1.0, k
+assert d['run_s'] == max(k['checks']['last_end_s'], k['timing']['last_end_s']), d
+" || fail "the JSON: $(cat "$work/t.json")"
+out=$(python3 "$root/scripts/suite_timeline.py" "$work/run.log" 2>&1) && fail "an unstamped stream must fail"
+[ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "no time-stamped part lines" || fail "the refusal: $out"
+echo PASS
