@@ -454,7 +454,7 @@ void add_run_command(CLI::App& app) {
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   run->add_option("--timing-overlap", o->timing_overlap,
                   "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default 1: one at a time), "
-                  "each group's starting as soon as it is checked; their host work overlaps, each timing holds the GPU alone, "
+                  "after every check (MSKB_PIPELINE=1: each group's as soon as it is checked); their host work overlaps, each timing holds the GPU alone, "
                   "but the others keep a CUDA context (and their loaded kernels) on it: for trusted kernels such as the "
                   "shipped baselines and vendors")
       ->check(CLI::Range(1, 16));

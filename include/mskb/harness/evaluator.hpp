@@ -140,6 +140,10 @@ nlohmann::json slowest_generate_json(const ContenderResult& r);
 void merge_slowest_generate(ContenderResult& into, const ContenderResult& part);
 ContenderResult result_from_json(const nlohmann::json& j);
 
+// An on/off environment setting (MSKB_DEVICE_INPUTS, MSKB_PIPELINE): unset or empty: none; "0"
+// or "1"; anything else throws std::invalid_argument("NAME must be 0 or 1").
+std::optional<bool> env_switch(const char* name);
+
 std::string runner_path(const std::string& override_path = "");
 std::string make_work_dir(const std::string& hint);  // a temp dir (launch_work_dir of a local launcher)
 

@@ -38,6 +38,14 @@ Disposition judge_check_gap(double gap_us, double call_us, const TimingPolicy& p
   return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? Disposition::unsynced : Disposition::passed;
 }
 
+std::optional<bool> env_switch(const char* name) {
+  const char* e = std::getenv(name);
+  if (e == nullptr || *e == '\0') return std::nullopt;
+  const std::string v = e;
+  if (v != "0" && v != "1") throw std::invalid_argument(std::string(name) + " must be 0 or 1");
+  return v == "1";
+}
+
 std::string runner_path(const std::string& override_path) {
   if (!override_path.empty()) return override_path;
   if (const char* e = std::getenv("MSKB_RUNNER"); e && *e) return e;
@@ -117,13 +125,7 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   };
   threshold(opt.gpu_instance_min_complexity, "MSKB_GPU_INSTANCE_MIN_COMPLEXITY", req.gpu_instance_min_complexity);
   threshold(opt.gpu_compare_min_complexity, "MSKB_GPU_COMPARE_MIN_COMPLEXITY", req.gpu_compare_min_complexity);
-  if (opt.device_inputs) {
-    req.device_inputs = *opt.device_inputs;
-  } else if (const char* env = std::getenv("MSKB_DEVICE_INPUTS"); env && *env) {
-    const std::string v = env;
-    if (v != "0" && v != "1") throw std::invalid_argument("MSKB_DEVICE_INPUTS must be 0 or 1");
-    req.device_inputs = v == "1";
-  }
+  if (const std::optional<bool> on = opt.device_inputs ? opt.device_inputs : env_switch("MSKB_DEVICE_INPUTS")) req.device_inputs = *on;
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.
