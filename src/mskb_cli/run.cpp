@@ -45,7 +45,8 @@ struct RunOptions {
   std::string precision = "all", contenders = "baseline,vendor", json_path, csv_path, arch;
   std::vector<std::string> kernels, flags;
   bool all = false, allow_libraries = false, quiet = false;
-  int seeds = 3, jobs = 0, checks_per_gpu = 1;
+  int seeds = 3, jobs = 0;
+  std::string checks_per_gpu = "auto";  // N or auto (SuitePlan::checks_per_gpu 0)
   std::uint64_t shape_seed = 0;
   std::vector<int> gpus;
   double timeout = 0;
@@ -54,7 +55,7 @@ struct RunOptions {
   double budget = 0.25;
   double warmup = TimingConfig{}.warmup_s;
   bool sanitize_gate = false;
-  int timing_overlap = 1;
+  std::string timing_overlap = "auto";  // N or auto (SuitePlan::timing_overlap 0)
   // check
   std::string check_sweep;
   bool memcheck = false, racecheck = false;
@@ -94,6 +95,22 @@ struct StderrProgress {
   std::shared_ptr<ProgressDisplay> display;  // null: -q
 };
 
+// "auto" or an integer in [lo, hi] (an option whose default is chosen at run time).
+CLI::Validator auto_or_range(int lo, int hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& s) -> std::string {
+        if (s == "auto") return "";
+        char* end = nullptr;
+        const long v = std::strtol(s.c_str(), &end, 10);
+        if (s.empty() || *end != '\0' || v < lo || v > hi) return fmt::format("'{}' is not auto or a number in [{}, {}]", s, lo, hi);
+        return "";
+      },
+      fmt::format("auto|[{} - {}]", lo, hi));
+}
+
+// 0 for auto (the plan's "resolve at run time"), else the number auto_or_range accepted.
+int auto_or_int(const std::string& s) { return s == "auto" ? 0 : std::stoi(s); }
+
 std::vector<Precision> parse_precisions(const std::string& s) {
   if (s == "all") return {Precision::fp32, Precision::bf16};
   return {parse_precision(s)};
@@ -130,8 +147,10 @@ void add_common_options(CLI::App* c, RunOptions& o) {
       ->check(CLI::IsMember({"algebra", "llm", "sparse", "scientific"}));
   c->add_option("--checks-per-gpu", o.checks_per_gpu,
                 "Correctness checks of this many contenders at once per GPU (checking needs no exclusive GPU); "
-                "run: then the timing, --timing-overlap contenders per GPU (default 1: check and time each in one pass)")
-      ->check(CLI::Range(1, 64));
+                "run: then the timing, --timing-overlap contenders per GPU; 1: check and time each in one pass. "
+                "Default auto: half the CPUs and one per 12 GB of memory, shared by the GPUs, 1 to 8 per GPU (the report says what it used)")
+      ->check(auto_or_range(1, 64))
+      ->type_name("N|auto");
   c->add_option("--skip-done", o.skip_done_path,
                 "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
                 "join the two with mskb merge")
@@ -252,9 +271,9 @@ SuitePlan make_plan(const RunOptions& o) {
   }
   plan.contenders = selected_contenders(o);
   plan.gpus = o.gpus;
-  plan.checks_per_gpu = o.checks_per_gpu;
+  plan.checks_per_gpu = auto_or_int(o.checks_per_gpu);
   plan.command_line = invocation();  // the report's "reproduce" record (mskb rerun)
-  plan.timing_overlap = o.timing_overlap;
+  plan.timing_overlap = auto_or_int(o.timing_overlap);
   plan.sanitize_gate = o.sanitize_gate;
   if (!o.skip_done_path.empty()) plan.skip_done = read_skip_done(o);
   if (o.check) {
@@ -353,7 +372,7 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
   else
     a.insert(a.end(), {"--task", task});
   a.insert(a.end(), {"--precision", precision, "--shape-seed", std::to_string(shape_seed), "--seeds", std::to_string(o.seeds),
-                     "--contenders", o.contenders, "--checks-per-gpu", std::to_string(o.checks_per_gpu), "--json", json_path});
+                     "--contenders", o.contenders, "--checks-per-gpu", o.checks_per_gpu, "--json", json_path});
   for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", abs(k)});
   if (!o.arch.empty()) a.insert(a.end(), {"--arch", o.arch});
   for (const std::string& f : o.flags) a.push_back("--flag=" + f);
@@ -368,7 +387,7 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
     a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget), fmt::format("--warmup={}", o.warmup)});
     if (!o.matrix_path.empty()) a.insert(a.end(), {"--matrix", abs(o.matrix_path)});
     if (o.sanitize_gate) a.push_back("--sanitize");
-    a.push_back("--timing-overlap=" + std::to_string(o.timing_overlap));
+    a.push_back("--timing-overlap=" + o.timing_overlap);
   }
   return a;
 }
@@ -453,11 +472,13 @@ void add_run_command(CLI::App& app) {
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   run->add_option("--timing-overlap", o->timing_overlap,
-                  "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default 1: one at a time), "
+                  "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default auto: 3 when every "
+                  "contender is shipped with its task, else 1: one at a time), "
                   "after every check (MSKB_PIPELINE=1: each group's as soon as it is checked); their host work overlaps, each timing holds the GPU alone, "
                   "but the others keep a CUDA context (and their loaded kernels) on it: for trusted kernels such as the "
                   "shipped baselines and vendors")
-      ->check(CLI::Range(1, 16));
+      ->check(auto_or_range(1, 16))
+      ->type_name("N|auto");
   run->add_flag("--sanitize", o->sanitize_gate,
                 "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "
                 "a report makes it sanitizer_error");

@@ -33,6 +33,7 @@ struct CompileOptions {
   // vendor contenders. With allow_libraries the `// mskb-link:` libraries widen the allowlist.
   bool binary_policy = false;
   double timeout_s = 300;
+  int nice = 0;  // added to nvcc's nice value (SpawnOptions::nice); not part of the cache key
 };
 
 struct CompileResult {

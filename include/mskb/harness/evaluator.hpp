@@ -88,6 +88,9 @@ struct EvalOptions {
   // share a GPU and the host with others.
   std::string gpu_lock;
   int host_threads = 0;
+  // Added to the runner's nice value (SpawnOptions::nice): the checks of a pipelined run, which
+  // fill the CPUs around other evaluations' timings.
+  int nice = 0;
   // From this complexity an instance of a task that can (uniform inputs, device reference) lives on
   // the verifier's GPU (RunRequest::gpu_instance_min_complexity); unset: the request's default,
   // or the environment's MSKB_GPU_INSTANCE_MIN_COMPLEXITY (0: every instance, for validation).

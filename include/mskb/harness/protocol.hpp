@@ -20,7 +20,7 @@ struct TimingConfig {
                                // same times on the H200: docs/harness.md section 5)
   int min_samples = 10;
   int max_samples = 2000;
-  double min_time_s = 0.02;    // sampled time before the noise criterion may stop
+  double min_time_s = 0.02;    // sampling time (wall clock) before the noise criterion may stop
   double max_time_s = 0.25;    // budget per shape (the noise criterion usually stops earlier)
   double target_noise = 0.005; // relative standard error of the mean
   bool flush_l2 = true;

@@ -76,9 +76,12 @@ struct SuitePlan {
   nlohmann::json skip_done;
   int build_jobs = 0;                 // 0 = hardware threads
   std::vector<int> gpus;              // GPU ordinals to use; empty = every visible GPU (one lane each)
-  int checks_per_gpu = 1;             // concurrent correctness checks per GPU; > 1 makes a timed run two-phase
+  // Concurrent correctness checks per GPU; > 1 makes a timed run two-phase. 0: auto_checks_per_gpu
+  // on this host (1 where the runners are Slurm job steps).
+  int checks_per_gpu = 1;
   // A two-phase run's timing phase: timing parts at once per GPU (1: one at a time). They share
-  // the lane's GPU lock (mskb/util/gpu_lock.hpp): GPU work shared, each timing exclusive.
+  // the lane's GPU lock (mskb/util/gpu_lock.hpp): GPU work shared, each timing exclusive. 0: auto
+  // (auto_timing_overlap). The values a run used are in its report (device and reproduce).
   int timing_overlap = 1;
   // A user kernel that exports only some precisions is judged on those (no explicit --precision).
   bool skip_missing_precisions = false;
@@ -184,6 +187,14 @@ std::vector<SuiteGroup> suite_groups(const SuitePlan& plan, std::size_t* skipped
 
 // The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
 // runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.
+// `--checks-per-gpu auto`: half the CPUs and one check per 12 GB of host memory (a check part
+// of the suite's largest shapes holds ~5 GB), shared by the lanes, from 1 to 8 per GPU.
+int auto_checks_per_gpu(int cpus, double host_memory_gb, std::size_t lanes);
+// `--timing-overlap auto`: 3 when every contender of the run is trusted (shipped with its task: no
+// untrusted library keeps a context on the GPU beside another's timing, docs/harness.md section
+// 9), else 1.
+int auto_timing_overlap(bool all_trusted);
+
 std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env);
 
 // Builds `files` with `jobs` parallel nvcc processes (0 = all cores), each path once; results in

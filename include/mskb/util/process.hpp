@@ -31,6 +31,9 @@ struct SpawnOptions {
   // step on SIGTERM; a SIGKILLed srun leaves the step running on the cluster. 0: SIGKILL at once.
   double term_grace_s = 0;
   std::vector<std::pair<std::string, std::string>> env;  // extra environment variables
+  // Added to the child's nice value (lower CPU priority; 0: as ours). For host work that fills the
+  // CPUs around a GPU timing whose launching thread must not wait for a core.
+  int nice = 0;
 };
 
 // Runs the child to completion (stdin /dev/null: in its own process group it must not read the
@@ -41,8 +44,9 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
 // Runs a command (stdin /dev/null), capturing combined output (for nvcc and other tools).
 // Returns the exit code (or 128+signal), -1 if it could not start; ends it after timeout_s
 // (SIGTERM and term_grace_s to exit first, as in SpawnOptions, then SIGKILL) and returns 124.
+// `nice`: added to the command's nice value, as SpawnOptions::nice.
 int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s = 600,
-                const std::string& cwd = "", double term_grace_s = 0);
+                const std::string& cwd = "", double term_grace_s = 0, int nice = 0);
 
 std::string tail_lines(const std::string& text, std::size_t max_lines);
 

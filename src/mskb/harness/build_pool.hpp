@@ -31,6 +31,8 @@ class BuildPool {
     queue_.push_back({k, p});
     return f;
   }
+  // Builds from now on add `nice` to nvcc's nice value (CompileOptions::nice); call before start().
+  void lower_priority(int nice) { opt_.nice = nice; }
   void start() {
     for (int i = 0; i < jobs_; ++i)
       threads_.emplace_back([this] {

@@ -269,7 +269,7 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
   for (const auto& lib : r.libraries)
     for (const auto& l : kLibraries)
       if (lib == l.name) cmd.push_back(l.link);
-  const int rc = run_command(cmd, r.log, opt.timeout_s);
+  const int rc = run_command(cmd, r.log, opt.timeout_s, "", 0, opt.nice);
   r.diagnostics = parse_nvcc_diagnostics(r.log);
   if (rc != 0) {
     fs::remove(tmp, ec);

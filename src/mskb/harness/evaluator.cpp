@@ -223,6 +223,7 @@ RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req
   so.initial_timeout_s = first_line_timeout(opt.launcher, 120);
   so.report_fd = 3;
   so.env = runner_environment(opt.env, std::getenv("GLIBC_TUNABLES"));
+  so.nice = opt.nice;
   RunnerReport rep;
   rep.initial_timeout_s = so.initial_timeout_s;
   const ProcessResult spawned = run_process(so, [&](const std::string& line) -> double {

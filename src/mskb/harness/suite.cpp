@@ -17,6 +17,8 @@
 #include <thread>
 #include <tuple>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "build_pool.hpp"
@@ -31,6 +33,14 @@ using json = nlohmann::json;
 namespace mskb {
 
 namespace {
+
+// What a pipelined run's check parts and builds add to their nice value (run_pipelined).
+constexpr int kBackgroundNice = 10;
+
+double host_memory_gb() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) / 1e9 : 16.0;
+}
 
 struct Item {
   const TaskSpec* spec;
@@ -180,6 +190,7 @@ class SuiteRun {
   SuiteReport run() {
     prepare();
     plan_items();
+    resolve_concurrency();
     pool_.start();
     // Work units: a timed run keeps one (task, precision) on one GPU, so baseline, vendor and the
     // candidates it compares are timed on the same device, one evaluation per GPU at a time. A
@@ -192,7 +203,7 @@ class SuiteRun {
     // so nothing else of the run touches that GPU while samples are taken.
     results_.assign(items_.size(), std::nullopt);
     if (check_only()) {
-      run_phase(units(false), plan_.checks_per_gpu, Part::all, nullptr);
+      run_phase(units(false), checks_per_gpu_, Part::all, nullptr);
     } else if (!two_phase()) {
       run_phase(units(true), 1, Part::all, nullptr);
     } else if (pipelined_) {
@@ -200,7 +211,7 @@ class SuiteRun {
       run_pipelined();
     } else {
       make_lane_locks();
-      run_phase(units(false), plan_.checks_per_gpu, Part::checks, nullptr);
+      run_phase(units(false), checks_per_gpu_, Part::checks, nullptr);
       const Results checked = std::move(results_);
       results_.assign(items_.size(), std::nullopt);
       run_phase(units(true), timing_overlap(), Part::timing, &checked);
@@ -227,15 +238,30 @@ class SuiteRun {
     }
     lanes_ = gpu_lanes(plan_.gpus, report_.device.value("device_count", 1), std::getenv("CUDA_VISIBLE_DEVICES"));
     report_.device["lanes"] = lanes_;
-    report_.device["checks_per_gpu"] = plan_.checks_per_gpu;
+    sanitizer_ = plan_sanitizer(plan_);
+  }
+
+  // The checks and timing parts at once per GPU (auto: from this host and the contenders) and
+  // whether the phases overlap; recorded in the report. Before the builds start.
+  void resolve_concurrency() {
+    checks_per_gpu_ = plan_.checks_per_gpu > 0 ? plan_.checks_per_gpu
+                      : eval_.launcher.slurm() ? 1
+                                               : auto_checks_per_gpu(available_cpus(), host_memory_gb(), lanes_.size());
+    const bool all_trusted = std::all_of(items_.begin(), items_.end(), [](const Item& it) { return it.kernel.trusted; });
+    timing_overlap_ = eval_.launcher.slurm() ? 1 : plan_.timing_overlap > 0 ? plan_.timing_overlap : auto_timing_overlap(all_trusted);
+    report_.device["checks_per_gpu"] = checks_per_gpu_;
     if (!check_only()) report_.device["timing_overlap"] = two_phase() ? timing_overlap() : 1;
+    if (report_.reproduce.contains("settings")) {
+      report_.reproduce["settings"]["checks_per_gpu"] = checks_per_gpu_;
+      report_.reproduce["settings"]["timing_overlap"] = timing_overlap_;
+    }
     // With MSKB_PIPELINE=1, timing parts several at once (trusted kernels only: docs/harness.md
     // section 9) also start as soon as their group is checked, beside the other groups' checks.
     // Off by default: on the H200 it bought no wall time and slowed launch-bound timings that ran
     // beside the checks' host work (section 9).
     pipelined_ = two_phase() && timing_overlap() > 1 && env_switch("MSKB_PIPELINE").value_or(false);
+    if (pipelined_) pool_.lower_priority(kBackgroundNice);  // before pool_.start()
     if (two_phase()) report_.device["pipelined"] = pipelined_;
-    sanitizer_ = plan_sanitizer(plan_);
   }
 
   // Every (task, precision, kernel) to judge, its build submitted to the pool.
@@ -260,10 +286,10 @@ class SuiteRun {
   }
 
   bool check_only() const { return eval_.check_only || plan_.sanitizer.has_value(); }
-  bool two_phase() const { return !check_only() && plan_.checks_per_gpu > 1; }
+  bool two_phase() const { return !check_only() && checks_per_gpu_ > 1; }
   // Timing parts at once per GPU: one where the runners are not on this host (a Slurm launcher:
   // the lock file is local).
-  int timing_overlap() const { return eval_.launcher.slurm() ? 1 : std::max(1, plan_.timing_overlap); }
+  int timing_overlap() const { return std::max(1, timing_overlap_); }
 
   // One lock file per lane, in this run's temp dir: every evaluation of a two-phase run on that
   // GPU gets it (EvalOptions::gpu_lock).
@@ -340,7 +366,10 @@ class SuiteRun {
     e.part = part;
     if (lanes_.size() > 1 || !plan_.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
     if (const auto l = lane_locks_.find(lane); l != lane_locks_.end()) e.gpu_lock = l->second;
-    e.host_threads = host_threads_;
+    // A pipelined run's check parts run at a lower CPU priority, beside the timing parts.
+    const bool background = pipelined_ && part == Part::checks;
+    e.host_threads = background ? checks_host_threads_ : host_threads_;
+    if (background) e.nice = kBackgroundNice;
     if (plan_.sanitizer) {
       e.check_only = true;
       e.seeds = 2;  // the least (the second in the first's buffers): the sanitizer checks accesses, values were checked with every seed without it
@@ -474,16 +503,22 @@ class SuiteRun {
 
   // The verifiers' host threads: all CPUs but two, shared out among `pools_per_lane` thread pools
   // on every lane at once.
-  void share_cpus(int pools_per_lane) {
-    host_threads_ = std::max(1, (available_cpus() - 2) / (pools_per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
+  int cpu_share(int pools_per_lane) const {
+    return std::max(1, (available_cpus() - 2) / (pools_per_lane * static_cast<int>(std::max<std::size_t>(1, lanes_.size()))));
   }
+  void share_cpus(int pools_per_lane) { host_threads_ = cpu_share(pools_per_lane); }
 
   // A two-phase run whose checks and timing parts overlap (pipelined_): `checks_per_gpu` check
   // workers and `timing_overlap` timing workers per lane at once. A (task, precision) group's
   // timing parts become ready when its last check part ends; a lane's timing workers take the
   // first ready group whole (it is timed on that GPU), the next when they have nothing left of it.
-  // The lane's lock keeps every timing alone on the GPU as in the phased run. The host's CPUs are
-  // shared out among all those verifiers (a timing part's two pools count twice).
+  // The lane's lock keeps every timing alone on the GPU as in the phased run. The timing parts are
+  // the critical path (their checks and samples take turns on the GPU), so they keep the CPU
+  // share of a phased timing phase (a timing part's two pools count twice), while the check
+  // parts and the builds run at nice +kBackgroundNice with a phased checks phase's share: they
+  // take the CPU time the timing parts leave, and a timed process's launching thread gets a core
+  // when it wants one (on the H200 at 476945e, equal priorities and 1 thread per verifier slowed
+  // the launch-bound timings made beside the checks by 3.4%).
   void run_pipelined() {
     const auto check_units = units(false), groups = units(true);
     std::vector<std::size_t> group_of(items_.size()), unchecked(groups.size());
@@ -506,7 +541,8 @@ class SuiteRun {
     std::mutex m;
     std::condition_variable ready;
     if (items_progress_.phase) items_progress_.phase("checks and timing", 2 * items_.size());
-    share_cpus(plan_.checks_per_gpu + 2 * timing_overlap());
+    share_cpus(2 * timing_overlap());
+    checks_host_threads_ = cpu_share(checks_per_gpu_);
     auto check_worker = [&](std::size_t w) {
       const std::string& lane = lanes_[w % lanes_.size()];
       while (true) {
@@ -553,7 +589,7 @@ class SuiteRun {
       }
     };
     std::vector<std::thread> threads;
-    for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(plan_.checks_per_gpu); ++w) threads.emplace_back(check_worker, w);
+    for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(checks_per_gpu_); ++w) threads.emplace_back(check_worker, w);
     for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(timing_overlap()); ++w) threads.emplace_back(timing_worker, w);
     for (auto& t : threads) t.join();
   }
@@ -616,6 +652,8 @@ class SuiteRun {
   std::string sanitizer_;
   std::map<std::string, std::string> lane_locks_;  // lane -> its GPU lock file (two-phase runs)
   int host_threads_ = 0;                           // the current phase's cap per verifier
+  int checks_host_threads_ = 0;                    // a pipelined run's cap per check part
+  int checks_per_gpu_ = 1, timing_overlap_ = 1;    // resolved (resolve_concurrency)
   BuildPool pool_;  // joins its workers before the items it built are gone
   std::vector<Item> items_;
   Results results_;

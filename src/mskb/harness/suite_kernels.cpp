@@ -1,6 +1,7 @@
 // The suite's inputs: the kernel files of a task (shipped, wrong/, the adversarial corpus), their
 // builds (compile_all), the GPU lanes, and the compute-sanitizer command and shapes.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -231,6 +232,14 @@ std::vector<WrongKernel> declared_kernels(const std::string& folder) {
   std::sort(out.begin(), out.end(), [](const WrongKernel& a, const WrongKernel& b) { return a.path < b.path; });
   return out;
 }
+
+int auto_checks_per_gpu(int cpus, double host_memory_gb, std::size_t lanes) {
+  const double per_lane = static_cast<double>(std::max<std::size_t>(1, lanes));
+  const double by_cpu = std::max(1, cpus) / 2.0 / per_lane, by_memory = host_memory_gb / 12.0 / per_lane;
+  return static_cast<int>(std::clamp(std::floor(std::min(by_cpu, by_memory)), 1.0, 8.0));
+}
+
+int auto_timing_overlap(bool all_trusted) { return all_trusted ? 3 : 1; }
 
 std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env) {
   // Ordinals as this process sees them, mapped to what a child's CUDA_VISIBLE_DEVICES must say when

@@ -99,6 +99,14 @@ std::string tail_lines(const std::string& text, std::size_t max_lines) {
 
 namespace {
 
+// In a forked child: raises its nice value by `by` (a lower priority needs no privilege; a failure
+// leaves it as it was, which only costs speed elsewhere).
+void lower_priority(int by) {
+  if (by <= 0) return;
+  errno = 0;
+  if (::nice(by) == -1 && errno != 0) return;  // unchanged
+}
+
 // The child of run_process: own process group, stdin from /dev/null, stdout/stderr to the log
 // (stdout stays the report pipe with report_on_stdout), the report pipe on report_fd, then exec.
 [[noreturn]] void exec_child(const SpawnOptions& opt, int logfd, const int pipefd[2], std::vector<char*>& argv) {
@@ -119,6 +127,7 @@ namespace {
     ::fcntl(report_fd, F_SETFD, 0);
   }
   for (const auto& [k, v] : opt.env) ::setenv(k.c_str(), v.c_str(), 1);
+  lower_priority(opt.nice);
   ::execv(argv[0], argv.data());
   std::fprintf(stderr, "cannot execute %s: %s\n", argv[0], std::strerror(errno));
   ::_exit(127);
@@ -208,7 +217,7 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
 }
 
 int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s, const std::string& cwd,
-                double term_grace_s) {
+                double term_grace_s, int nice) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return -1;
   auto cargv = c_argv(argv);
@@ -226,6 +235,7 @@ int run_command(const std::vector<std::string>& argv, std::string& output, doubl
     ::close(pipefd[0]);
     ::close(pipefd[1]);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
+    lower_priority(nice);
     ::execvp(cargv[0], cargv.data());
     std::fprintf(stderr, "cannot execute %s: %s\n", cargv[0], std::strerror(errno));
     ::_exit(127);

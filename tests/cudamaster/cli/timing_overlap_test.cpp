@@ -5,8 +5,12 @@
 // precision) group stays on one GPU, M > 1 starts a group's timing parts as soon as its checks are
 // done (beside other groups' checks), and M = 1 is the one-at-a-time order of before.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <climits>
 #include <cstdint>
 #include <map>
@@ -14,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "mskb/harness/suite.hpp"
+#include "mskb/util/files.hpp"
 #include "mskb/util/parallel.hpp"
 #include "support/child_process.hpp"
 
@@ -28,7 +34,7 @@ struct Cli : FakeCliDir {
 struct Eval {
   std::string contender;  // task|precision|contender, from the report's build keys
   std::string gpu, gpu_lock;
-  int host_threads = 0;
+  int host_threads = 0, nice = 0;
   bool timing = false;
   int64_t from = 0, to = 0;
   int64_t x_from = 0, x_to = 0;  // the exclusive hold (timing parts with a lock)
@@ -50,6 +56,7 @@ std::vector<Eval> evaluations(const std::string& trace, const json& report) {
     e.gpu = t["gpu"];
     e.gpu_lock = t["gpu_lock"];
     e.host_threads = t["host_threads"];
+    e.nice = t["nice"];
     e.timing = t["timings"].get<int>() > 0;
     e.from = t["start_ns"];
     e.to = t["end_ns"];
@@ -131,14 +138,14 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   }
 }
 
-// --timing-overlap 1 (the default): one timing part at a time per GPU, in the order of the items (the order of
-// before the option).
+// --timing-overlap 1 (the default where a user kernel is in the run): one timing part at a time
+// per GPU, in the order of the items (the order of before the option).
 TEST(MskbTimingOverlap, OneIsTheOneAtATimeOrder) {
   Cli c;
   c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
   c.env["FAKE_RUNNER_SLEEP_MS"] = "100";
   const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
-                        "--json", c.dir.file("run.json")});  // the default --timing-overlap: 1
+                        "--timing-overlap", "1", "--json", c.dir.file("run.json")});
   ASSERT_EQ(p.code, 0) << p.err;
   const json report = json::parse(read_file(c.dir.file("run.json")));
   EXPECT_EQ(report["device"]["timing_overlap"], 1);
@@ -231,6 +238,14 @@ TEST(MskbTimingOverlap, TimingPartsStartOnceTheirGroupIsChecked) {
     }
     const std::vector<Eval> timed = timing_parts(all);
     EXPECT_LE(most_at_once(timed), 3);
+    // Pipelined, the check parts run 10 nice steps below the timing parts (capped at 19) with a
+    // phased checks phase's share of the CPUs; the timing parts keep a phased timing phase's.
+    const int base = ::getpriority(PRIO_PROCESS, 0);
+    for (const Eval& e : all) {
+      const bool background = pipelined && !e.timing;
+      EXPECT_EQ(e.nice, background ? std::min(19, base + 10) : base) << e.contender << (e.timing ? " timing" : " checks");
+      EXPECT_EQ(e.host_threads, threads_for(e.timing ? 2 * 3 : 2)) << e.contender << (e.timing ? " timing" : " checks");
+    }
     for (const Eval& a : timed)
       for (const Eval& b : timed) {
         if (&a == &b) continue;
@@ -238,6 +253,47 @@ TEST(MskbTimingOverlap, TimingPartsStartOnceTheirGroupIsChecked) {
       }
     for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
   }
+}
+
+// By default both are auto: --checks-per-gpu from this host's CPUs and memory
+// (auto_checks_per_gpu), --timing-overlap 3 for shipped contenders only and 1 once a user kernel
+// is in the run; the report's device and reproduce record give the values used, so a rerun on
+// another host runs as this one did.
+TEST(MskbTimingOverlap, AutoDefaultsAreResolvedAndRecorded) {
+  const double memory_gb = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE)) / 1e9;
+  const int auto_checks = mskb::auto_checks_per_gpu(mskb::available_cpus(), memory_gb, 1);
+  Cli c;
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--json", c.dir.file("run.json")});
+  ASSERT_EQ(p.code, 0) << p.err;
+  const json report = json::parse(read_file(c.dir.file("run.json")));
+  EXPECT_EQ(report["device"]["checks_per_gpu"], auto_checks);
+  EXPECT_EQ(report["reproduce"]["settings"]["checks_per_gpu"], auto_checks);
+  EXPECT_EQ(report["reproduce"]["settings"]["timing_overlap"], 3);  // baseline and vendor: shipped
+  EXPECT_EQ(report["device"]["timing_overlap"], auto_checks > 1 ? 3 : 1);  // 1: a one-pass run
+  // Two checks at once given, the overlap still auto: 3 for shipped kernels, 1 with a user's.
+  const std::string kernel = c.dir.file("mine.cu");
+  std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/sparse/spmv_csr/baseline_fp32.cu");
+  for (const bool user : {false, true}) {
+    std::vector<std::string> args = {"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--checks-per-gpu", "2",
+                                     "--json", c.dir.file("two.json")};
+    if (user) args.insert(args.end(), {"--kernel", kernel});
+    const Proc q = c.run(args);
+    ASSERT_EQ(q.code, 0) << q.err;
+    const json r = json::parse(read_file(c.dir.file("two.json")));
+    EXPECT_EQ(r["contenders"].size(), user ? 3u : 2u);
+    EXPECT_EQ(r["device"]["checks_per_gpu"], 2);
+    EXPECT_EQ(r["device"]["timing_overlap"], user ? 1 : 3) << (user ? "with a user kernel" : "shipped only");
+    EXPECT_EQ(r["reproduce"]["settings"]["timing_overlap"], user ? 1 : 3);
+  }
+  // The rule itself: half the CPUs, 12 GB each, shared by the lanes, 1 to 8 per GPU.
+  EXPECT_EQ(mskb::auto_checks_per_gpu(16, 135, 1), 8);
+  EXPECT_EQ(mskb::auto_checks_per_gpu(64, 540, 1), 8);
+  EXPECT_EQ(mskb::auto_checks_per_gpu(16, 64, 1), 5);
+  EXPECT_EQ(mskb::auto_checks_per_gpu(16, 135, 2), 4);
+  EXPECT_EQ(mskb::auto_checks_per_gpu(2, 24, 1), 1);
+  EXPECT_EQ(mskb::auto_checks_per_gpu(1, 4, 4), 1);
+  EXPECT_EQ(mskb::auto_timing_overlap(true), 3);
+  EXPECT_EQ(mskb::auto_timing_overlap(false), 1);
 }
 
 // Out of range or not a number: a one-line usage error, exit 2; the option and its default are in --help.
@@ -262,5 +318,5 @@ TEST(MskbTimingOverlap, UsageErrorsAndHelp) {
   ASSERT_EQ(help.code, 0) << help.err;
   const std::size_t at = help.out.find("--timing-overlap");
   ASSERT_NE(at, std::string::npos) << help.out;
-  EXPECT_NE(help.out.find("default 1", at), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("default auto: 3 when every contender is shipped", at), std::string::npos) << help.out;
 }

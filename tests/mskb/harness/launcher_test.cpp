@@ -5,6 +5,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -222,6 +223,32 @@ TEST(Process, ReportOnStdoutLeavesStderrToTheLog) {
   EXPECT_EQ(lines, (std::vector<std::string>{"{\"a\":1}"}));
   EXPECT_NE(r.log_tail.find("to-log"), std::string::npos);
   EXPECT_EQ(r.log_tail.find("read-stdin"), std::string::npos);  // stdin is /dev/null
+}
+
+// SpawnOptions::nice and run_command's nice raise the child's nice value by that much (capped at
+// 19 by the kernel); 0 leaves it as ours.
+TEST(Process, NiceLowersTheChildsPriority) {
+  std::string base;
+  ASSERT_EQ(run_command({"/bin/sh", "-c", "nice"}, base, 10), 0) << base;
+  const int ours = std::stoi(base);
+  std::string out;
+  ASSERT_EQ(run_command({"/bin/sh", "-c", "nice"}, out, 10, "", 0, 7), 0) << out;
+  EXPECT_EQ(std::stoi(out), std::min(19, ours + 7));
+  SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", R"sh(printf '{"nice":%s}\n' "$(nice)")sh"};
+  o.report_on_stdout = true;
+  o.log_path = tmp("nice-log");
+  for (const int by : {0, 10}) {
+    o.nice = by;
+    std::vector<std::string> lines;
+    const ProcessResult r = run_process(o, [&](const std::string& l) {
+      lines.push_back(l);
+      return 0.0;
+    });
+    ASSERT_EQ(r.exit_code, 0) << r.log_tail;
+    ASSERT_EQ(lines.size(), 1u);
+    EXPECT_EQ(lines[0], "{\"nice\":" + std::to_string(std::min(19, ours + by)) + "}") << by;
+  }
 }
 
 TEST(Process, WatchdogSendsSigtermFirstWhenGivenAGracePeriod) {
