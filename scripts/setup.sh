@@ -3,7 +3,7 @@
 #   GPU machine:    measures the device, runs the no-key agent demo (replay cassette), then
 #                   `mskb run` over the six slice tasks (baseline + vendor, FP32 and BF16, paper
 #                   sweep, every GPU; a few minutes), writing results/mskb-run.{json,md}, and prints
-#                   the one command for the whole suite (50 tasks: over 10 minutes on one H200).
+#                   the one command for the whole suite (50 tasks: about 7 minutes on one H200).
 #   No GPU:         builds everything, compiles the six slice tasks' shipped kernels (a few minutes,
 #                   one line per kernel; `mskb build --all` compiles all 50 tasks' kernels: ~35 min on
 #                   2 cores), and says what needs a GPU.
@@ -26,12 +26,12 @@ if [ "$preset" = gpu ]; then
   $mskb device
   build/$preset/apps/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
     --db results/demo.db --out results/demo
-  $mskb run --task "$slice" --checks-per-gpu 4 --json results/mskb-run.json --markdown results/mskb-run.md "$@"
+  $mskb run --task "$slice" --json results/mskb-run.json --markdown results/mskb-run.md "$@"
   cat <<MSG
 
 results: results/mskb-run.json, results/mskb-run.md (the six slice tasks: $slice)
-the whole suite, 50 tasks x FP32/BF16 (over 10 minutes on one H200; docs/results/h200/throughput/):
-  $mskb run --all --checks-per-gpu 8 --json results/suite.json --markdown results/suite.md
+the whole suite, 50 tasks x FP32/BF16 (about 7 minutes on one H200; docs/results/h200/throughput/):
+  $mskb run --all --json results/suite.json --markdown results/suite.md
 MSG
 else
   $mskb list
