@@ -226,6 +226,12 @@ if [[ $phases == *,suite,* ]]; then
     "from the script's start $(since $t0)"
   python3 scripts/suite_timeline.py "$OUT/suite_paper.progress" --json "$OUT/suite_timeline.json" > "$OUT/suite_timeline.txt" 2>&1
   grep -E "^(run|checks|timing|tail)" "$OUT/suite_timeline.txt"
+  # The timing parts' own phases (contenders[].timing_part_seconds), summed: their checks of the
+  # timed seeds hold the GPU lock shared beside the other parts' exclusive timings.
+  python3 -c 'import json,sys; s={}
+for c in json.load(open(sys.argv[1]))["contenders"]:
+    for k,v in c.get("timing_part_seconds",{}).items(): s[k]=s.get(k,0)+v
+print("timing parts, summed:", ", ".join(f"{k} {v:.0f} s" for k,v in sorted(s.items())))' "$OUT/suite_paper.json" 2>&1 | tee -a "$OUT/suite_timeline.txt"
   grep -E "WARNING|^  " "$OUT/suite_paper.log" | head -20
 fi
 

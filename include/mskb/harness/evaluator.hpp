@@ -115,6 +115,10 @@ struct ContenderResult {
   // Runner time by phase, summed over shapes and seeds: generate (inputs on the host and their
   // upload), reference (FP64), check (checked calls and comparison), timing (timed calls).
   std::map<std::string, double> phase_seconds;
+  // A two-phase run's timed contender: the phases of its timing part alone (phase_seconds adds its
+  // checks part's); empty otherwise. The timing part's checks of the timed seeds hold the GPU lock
+  // shared beside the other parts' timings, so they are the timing phase's other GPU cost.
+  std::map<std::string, double> timing_part_seconds;
   // The checked instance whose inputs took longest to make (its `generate` seconds, wherever the
   // work ran) and its shape; empty shape when no check reported it.
   std::string slowest_generate_shape;

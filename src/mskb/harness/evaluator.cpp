@@ -551,6 +551,7 @@ json result_to_json(const ContenderResult& r) {
           {"checks_total", r.checks_total},
           {"seconds", r.seconds},
           {"phase_seconds", r.phase_seconds},
+          {"timing_part_seconds", r.timing_part_seconds},
           {"slowest_generate", slowest_generate_json(r)},
           {"sanitized", r.sanitized},
           {"log_tail", r.log_tail}};
@@ -568,6 +569,8 @@ ContenderResult result_from_json(const json& j) {
   r.checks_passed = j.value("checks_passed", 0);
   if (j.contains("phase_seconds") && j["phase_seconds"].is_object())
     r.phase_seconds = j["phase_seconds"].get<std::map<std::string, double>>();
+  if (j.contains("timing_part_seconds") && j["timing_part_seconds"].is_object())
+    r.timing_part_seconds = j["timing_part_seconds"].get<std::map<std::string, double>>();
   if (const auto g = j.find("slowest_generate"); g != j.end() && g->is_object()) {
     r.slowest_generate_shape = g->value("shape", "");
     r.slowest_generate_s = g->value("seconds", 0.0);

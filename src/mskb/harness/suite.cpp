@@ -463,6 +463,7 @@ class SuiteRun {
           r.checks_passed += (*prior)->result.checks_passed;
           r.checks_total += (*prior)->result.checks_total;
           r.seconds += (*prior)->result.seconds;
+          r.timing_part_seconds = r.phase_seconds;
           for (const auto& [k, v] : (*prior)->result.phase_seconds) r.phase_seconds[k] += v;
           merge_slowest_generate(r, (*prior)->result);
         }

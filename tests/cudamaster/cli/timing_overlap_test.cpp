@@ -123,7 +123,18 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
       EXPECT_TRUE(a.x_to <= b.x_from || b.x_to <= a.x_from) << a.contender << " and " << b.contender;
     }
   }
-  for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
+  for (const json& r : report["contenders"]) {
+    EXPECT_EQ(r["disposition"], "passed") << r.dump();
+    // phase_seconds adds both parts; timing_part_seconds is the timing part's alone: all of the
+    // timing, and the checks of the timed seeds, fewer than the checks part's.
+    ASSERT_TRUE(r.contains("timing_part_seconds")) << r.dump();
+    const json& all_s = r["phase_seconds"];
+    const json& part_s = r["timing_part_seconds"];
+    EXPECT_GT(part_s.value("timing", 0.0), 0.0) << r.dump();
+    EXPECT_DOUBLE_EQ(part_s.value("timing", 0.0), all_s.value("timing", 0.0)) << r.dump();
+    EXPECT_GT(part_s.value("check", 0.0), 0.0) << r.dump();
+    EXPECT_LT(part_s.value("check", 0.0), all_s.value("check", 0.0)) << r.dump();
+  }
   // A timing part's progress line gives its own seconds: about its runner's (600 ms of host work
   // each), not its checks part's added (another 600 ms and more).
   for (const Eval& e : timed) {
