@@ -105,7 +105,7 @@ CLI::Validator auto_or_range(int lo, int hi) {
         if (s.empty() || *end != '\0' || v < lo || v > hi) return fmt::format("'{}' is not auto or a number in [{}, {}]", s, lo, hi);
         return "";
       },
-      fmt::format("auto|[{} - {}]", lo, hi));
+      "");  // the type name gives the range
 }
 
 // 0 for auto (the plan's "resolve at run time"), else the number auto_or_range accepted.
@@ -150,7 +150,7 @@ void add_common_options(CLI::App* c, RunOptions& o) {
                 "run: then the timing, --timing-overlap contenders per GPU; 1: check and time each in one pass. "
                 "Default auto: half the CPUs and one per 12 GB of memory, shared by the GPUs, 1 to 8 per GPU (the report says what it used)")
       ->check(auto_or_range(1, 64))
-      ->type_name("N|auto");
+      ->type_name("1-64|auto");
   c->add_option("--skip-done", o.skip_done_path,
                 "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
                 "join the two with mskb merge")
@@ -478,7 +478,7 @@ void add_run_command(CLI::App& app) {
                   "but the others keep a CUDA context (and their loaded kernels) on it: for trusted kernels such as the "
                   "shipped baselines and vendors")
       ->check(auto_or_range(1, 16))
-      ->type_name("N|auto");
+      ->type_name("1-16|auto");
   run->add_flag("--sanitize", o->sanitize_gate,
                 "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "
                 "a report makes it sanitizer_error");
