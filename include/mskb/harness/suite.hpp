@@ -185,8 +185,6 @@ struct SuiteGroup {
 // runs each one as a Slurm job.
 std::vector<SuiteGroup> suite_groups(const SuitePlan& plan, std::size_t* skipped = nullptr);
 
-// The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
-// runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.
 // `--checks-per-gpu auto`: half the CPUs and one check per 12 GB of host memory (a check part
 // of the suite's largest shapes holds ~5 GB), shared by the lanes, from 1 to 8 per GPU.
 int auto_checks_per_gpu(int cpus, double host_memory_gb, std::size_t lanes);
@@ -195,6 +193,8 @@ int auto_checks_per_gpu(int cpus, double host_memory_gb, std::size_t lanes);
 // 9), else 1.
 int auto_timing_overlap(bool all_trusted);
 
+// The lanes of a run: for each requested GPU ordinal (empty = all `device_count`), the value a
+// runner's CUDA_VISIBLE_DEVICES must hold, honouring a CUDA_VISIBLE_DEVICES the parent runs under.
 std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env);
 
 // Builds `files` with `jobs` parallel nvcc processes (0 = all cores), each path once; results in

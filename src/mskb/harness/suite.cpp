@@ -248,7 +248,9 @@ class SuiteRun {
                       : eval_.launcher.slurm() ? 1
                                                : auto_checks_per_gpu(available_cpus(), host_memory_gb(), lanes_.size());
     const bool all_trusted = std::all_of(items_.begin(), items_.end(), [](const Item& it) { return it.kernel.trusted; });
-    timing_overlap_ = eval_.launcher.slurm() ? 1 : plan_.timing_overlap > 0 ? plan_.timing_overlap : auto_timing_overlap(all_trusted);
+    timing_overlap_ = eval_.launcher.slurm()       ? 1
+                      : plan_.timing_overlap > 0 ? plan_.timing_overlap
+                                                 : auto_timing_overlap(all_trusted);
     report_.device["checks_per_gpu"] = checks_per_gpu_;
     if (!check_only()) report_.device["timing_overlap"] = two_phase() ? timing_overlap() : 1;
     if (report_.reproduce.contains("settings")) {
@@ -257,8 +259,8 @@ class SuiteRun {
     }
     // With MSKB_PIPELINE=1, timing parts several at once (trusted kernels only: docs/harness.md
     // section 9) also start as soon as their group is checked, beside the other groups' checks.
-    // Off by default: on the H200 it bought no wall time and slowed launch-bound timings that ran
-    // beside the checks' host work (section 9).
+    // Off by default: on the H200 it bought no wall time, the checks waiting for the GPU behind
+    // the timings (section 9).
     pipelined_ = two_phase() && timing_overlap() > 1 && env_switch("MSKB_PIPELINE").value_or(false);
     if (pipelined_) pool_.lower_priority(kBackgroundNice);  // before pool_.start()
     if (two_phase()) report_.device["pipelined"] = pipelined_;
@@ -287,9 +289,9 @@ class SuiteRun {
 
   bool check_only() const { return eval_.check_only || plan_.sanitizer.has_value(); }
   bool two_phase() const { return !check_only() && checks_per_gpu_ > 1; }
-  // Timing parts at once per GPU: one where the runners are not on this host (a Slurm launcher:
-  // the lock file is local).
-  int timing_overlap() const { return std::max(1, timing_overlap_); }
+  // Timing parts at once per GPU (resolve_concurrency: one where the runners are not on this host,
+  // a Slurm launcher: the lock file is local).
+  int timing_overlap() const { return timing_overlap_; }
 
   // One lock file per lane, in this run's temp dir: every evaluation of a two-phase run on that
   // GPU gets it (EvalOptions::gpu_lock).

@@ -102,9 +102,9 @@ namespace {
 // In a forked child: raises its nice value by `by` (a lower priority needs no privilege; a failure
 // leaves it as it was, which only costs speed elsewhere).
 void lower_priority(int by) {
-  if (by <= 0) return;
-  errno = 0;
-  if (::nice(by) == -1 && errno != 0) return;  // unchanged
+  if (by > 0 && ::nice(by) == -1) {
+    // unchanged (or already at 19): the child runs at our priority
+  }
 }
 
 // The child of run_process: own process group, stdin from /dev/null, stdout/stderr to the log
