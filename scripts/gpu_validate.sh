@@ -17,7 +17,8 @@
 #               (the project build timed apart) -> suite_paper.*; CHECKS_PER_GPU=N (default auto),
 #               OVERLAP=M (--timing-overlap, default auto), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
 #               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*);
-#               its progress lines time-stamped, read by scripts/suite_timeline.py -> suite_timeline.*
+#               its progress lines time-stamped, read by scripts/suite_timeline.py -> suite_timeline.*, and
+#               the GPU lock's hold log read by scripts/gpu_lock_timeline.py -> suite_gpu_lock.*
 #     taskfiles the task-file GPU tests, each task-file demo (mskb run + one replayed optimize round), and the
 #               demo submission (scripts/demo-submission.sh) run and verified -> taskfile_*, submission_*
 #               (SUBMISSION=0 leaves the submission out)
@@ -46,7 +47,7 @@
 # unpacked first so the run store (SQLite headers) builds on machines that lack them.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-gpu-out}; mkdir -p "$OUT"
+OUT=${OUT:-gpu-out}; mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
 phases=",${1:-tests},"
 # Remote command runners may return only a few files: everything but console.log and earlier bundles goes into
 # one more archive (`gpu_validate.sh bundle` alone does just that, e.g. after a timeout).
@@ -211,8 +212,9 @@ if [[ $phases == *,suite,* ]]; then
   fi
   (while true; do free -m | awk '/Mem:/{print $3}'; sleep 2; done) > "$OUT/suite_mem_used_mb.log" 2>&1 &
   memp=$!
-  s0=$(( ${EPOCHREALTIME/./} / 100000 ))
-  (MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
+  s0=$(( ${EPOCHREALTIME/./} / 100000 )) lock_t0=$EPOCHREALTIME
+  rm -f "$OUT/suite_gpu_lock.log"
+  (MSKB_GPU_LOCK_LOG=$OUT/suite_gpu_lock.log MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
     $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" "${skip[@]}" \
     --json "$OUT/suite_paper.json" --markdown "$OUT/suite_paper.md" 2>&1 > "$OUT/suite_paper.log") |
     while IFS= read -r line; do t=$(( ${EPOCHREALTIME/./} / 100000 - s0 )); printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "$line"; done > "$OUT/suite_paper.progress"
@@ -232,6 +234,11 @@ if [[ $phases == *,suite,* ]]; then
 for c in json.load(open(sys.argv[1]))["contenders"]:
     for k,v in c.get("timing_part_seconds",{}).items(): s[k]=s.get(k,0)+v
 print("timing parts, summed:", ", ".join(f"{k} {v:.0f} s" for k,v in sorted(s.items())))' "$OUT/suite_paper.json" 2>&1 | tee -a "$OUT/suite_timeline.txt"
+  # The GPU's own time line, from the lane lock's hold log: exclusive (timings), shared (checks'
+  # GPU work) and idle, before and after the last checks part ended.
+  split=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kinds"]["checks"]["last_end_s"])' "$OUT/suite_timeline.json" 2>/dev/null)
+  python3 scripts/gpu_lock_timeline.py "$OUT/suite_gpu_lock.log" --t0 "$lock_t0" ${split:+--split "$split"} \
+    --json "$OUT/suite_gpu_lock.json" 2>&1 | tee "$OUT/suite_gpu_lock.txt"
   grep -E "WARNING|^  " "$OUT/suite_paper.log" | head -20
 fi
 

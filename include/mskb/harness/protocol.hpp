@@ -74,6 +74,8 @@ struct RunRequest {
   // The GPU lane's lock file (mskb/util/gpu_lock.hpp), shared by every evaluation on that GPU:
   // held shared around GPU work, exclusive around a timing. Empty: no lock.
   std::string gpu_lock;
+  // Where the lock's holds are logged (GpuLock's hold log; empty: nowhere): MSKB_GPU_LOCK_LOG.
+  std::string gpu_lock_log;
   // The most host worker threads the verifier's host work may use (0: all CPUs but two).
   int host_threads = 0;
 };

@@ -10,6 +10,11 @@
 // open file description): holds in one process are independent, a hold ends when its guard is
 // destroyed or its process dies. A thread that holds the lock must not ask for it exclusive.
 // An empty path is no lock at all: every hold returns at once and touches no file.
+// A hold log (a second path; empty: none) gets one line per hold when it ends, appended with one
+// write(2) (lines from several processes never mix):
+//   MODE T_ASKED T_HELD T_RELEASED PID
+// MODE `s` or `x`, times in seconds of CLOCK_REALTIME: where a suite run's GPU time went
+// (scripts/gpu_lock_timeline.py; MSKB_GPU_LOCK_LOG).
 #pragma once
 
 #include <string>
@@ -39,15 +44,18 @@ class GpuLock {
     Guard(int fd, Mode mode) : fd_(fd), mode_(mode) {}
     int fd_ = -1;
     Mode mode_ = Mode::shared;
+    std::string log_;  // the hold log (empty: none)
+    double asked_ = 0, held_ = 0;
   };
   using Shared = Guard;
   using Exclusive = Guard;
 
   // Creates PATH and PATH.turnstile (mode 0600) when they do not exist; an empty path makes the
   // no-op lock. Throws std::runtime_error (one line naming the path) when a file cannot be opened.
-  explicit GpuLock(std::string path = "");
+  explicit GpuLock(std::string path = "", std::string log_path = "");
 
   const std::string& path() const { return path_; }
+  const std::string& log_path() const { return log_path_; }
   bool enabled() const { return !path_.empty(); }
 
   // Block until the lock is held; throw std::runtime_error (one line naming the path) on failure.
@@ -58,7 +66,7 @@ class GpuLock {
   static std::string turnstile_path(const std::string& path) { return path + ".turnstile"; }
 
  private:
-  std::string path_;
+  std::string path_, log_path_;
 };
 
 }  // namespace mskb

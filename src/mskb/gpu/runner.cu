@@ -397,7 +397,7 @@ std::string timing_inconsistency(const std::vector<double>& samples, const std::
 class Verifier {
  public:
   Verifier(const RunRequest& req, const Reporter& rep, int report_fd)
-      : req_(req), rep_(rep), spec_(request_task(req)), gpu_lock_(req.gpu_lock), cand_(report_fd), kref_(req, spec_, report_fd) {}
+      : req_(req), rep_(rep), spec_(request_task(req)), gpu_lock_(req.gpu_lock, req.gpu_lock_log), cand_(report_fd), kref_(req, spec_, report_fd) {}
 
   void run() {
     // Host work on the main thread (CPU references, host comparisons) keeps to the share of the

@@ -111,6 +111,8 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   req.symbol = spec.symbol(p);
   req.timing = opt.timing;
   req.gpu_lock = opt.gpu_lock;
+  // Diagnostics: every hold of the lane's lock, one line each (docs/harness.md section 11).
+  if (const char* log = std::getenv("MSKB_GPU_LOCK_LOG"); log && *log && !req.gpu_lock.empty()) req.gpu_lock_log = log;
   req.host_threads = opt.host_threads;
   // Where instances live and are compared: the options, else the environment (for validation).
   const auto threshold = [](const std::optional<double>& set, const char* env_name, double& into) {

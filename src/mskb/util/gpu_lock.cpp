@@ -4,7 +4,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <time.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
@@ -40,9 +43,31 @@ class File {
   int fd_ = -1;
 };
 
+double realtime_s() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// One hold's line (its times taken while it was held, so no two logged exclusive holds overlap),
+// appended to the hold log in one write (O_APPEND: lines never mix). A log that
+// cannot be written loses the line, never the hold.
+void log_hold(const std::string& log, GpuLock::Mode mode, double asked, double held, double released) {
+  char line[128];
+  const int n = std::snprintf(line, sizeof line, "%c %.6f %.6f %.6f %ld\n", mode == GpuLock::Mode::exclusive ? 'x' : 's', asked, held,
+                              released, static_cast<long>(::getpid()));
+  if (n <= 0 || n >= static_cast<int>(sizeof line)) return;
+  int fd;
+  do fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  while (fd < 0 && errno == EINTR);
+  if (fd < 0) return;
+  [[maybe_unused]] const ssize_t w = ::write(fd, line, static_cast<std::size_t>(n));
+  ::close(fd);
+}
+
 }  // namespace
 
-GpuLock::GpuLock(std::string path) : path_(std::move(path)) {
+GpuLock::GpuLock(std::string path, std::string log_path) : path_(std::move(path)), log_path_(std::move(log_path)) {
   if (path_.empty()) return;
   File main(path_);
   File turnstile(turnstile_path(path_));
@@ -50,6 +75,7 @@ GpuLock::GpuLock(std::string path) : path_(std::move(path)) {
 
 GpuLock::Guard GpuLock::acquire(Mode mode) const {
   if (path_.empty()) return Guard(-1, mode);
+  const double asked = log_path_.empty() ? 0 : realtime_s();
   const std::string t_path = turnstile_path(path_);
   File turnstile(t_path);
   File main(path_);
@@ -58,16 +84,26 @@ GpuLock::Guard GpuLock::acquire(Mode mode) const {
   turnstile.lock(LOCK_EX, t_path);
   main.lock(mode == Mode::exclusive ? LOCK_EX : LOCK_SH, path_);
   turnstile.lock(LOCK_UN, t_path);
-  return Guard(main.take(), mode);
+  Guard g(main.take(), mode);
+  if (!log_path_.empty()) {
+    g.log_ = log_path_;
+    g.asked_ = asked;
+    g.held_ = realtime_s();
+  }
+  return g;
 }
 
-GpuLock::Guard::Guard(Guard&& other) noexcept : fd_(std::exchange(other.fd_, -1)), mode_(other.mode_) {}
+GpuLock::Guard::Guard(Guard&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), mode_(other.mode_), log_(std::move(other.log_)), asked_(other.asked_), held_(other.held_) {}
 
 GpuLock::Guard& GpuLock::Guard::operator=(Guard&& other) noexcept {
   if (this != &other) {
     release();
     fd_ = std::exchange(other.fd_, -1);
     mode_ = other.mode_;
+    log_ = std::move(other.log_);
+    asked_ = other.asked_;
+    held_ = other.held_;
   }
   return *this;
 }
@@ -76,10 +112,13 @@ GpuLock::Guard::~Guard() { release(); }
 
 void GpuLock::Guard::release() noexcept {
   if (fd_ < 0) return;
+  const double released = log_.empty() ? 0 : realtime_s();
   while (::flock(fd_, LOCK_UN) != 0 && errno == EINTR) {
   }
   ::close(fd_);  // drops the lock anyway
   fd_ = -1;
+  if (!log_.empty()) log_hold(log_, mode_, asked_, held_, released);
+  log_.clear();
 }
 
 }  // namespace mskb

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
                 {"gpu", std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : ""}, {"start_ns", start_ns}};
   if (!trace["gpu_lock"].get<std::string>().empty() && !timings.empty()) {
     const char* ms = std::getenv("FAKE_RUNNER_TIMING_MS");
-    const mskb::GpuLock lock(trace["gpu_lock"].get<std::string>());
+    const mskb::GpuLock lock(trace["gpu_lock"].get<std::string>(), req.value("gpu_lock_log", ""));
     mskb::GpuLock::Exclusive hold = lock.exclusive();
     trace["exclusive_from_ns"] = steady_ns();
     std::this_thread::sleep_for(std::chrono::milliseconds(ms != nullptr ? std::atoi(ms) : 20));

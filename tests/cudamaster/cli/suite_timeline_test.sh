@@ -3,12 +3,15 @@
 # fake runner (fake nvcc), its stderr time-stamped the way `scripts/gpu_validate.sh suite` does.
 # Every contender has a checks line and a timing line; the checks end before the timing parts
 # (the phases apart); the JSON agrees; an unstamped stream is refused in one line.
+# scripts/gpu_lock_timeline.py on the same run's lock hold log (MSKB_GPU_LOCK_LOG): one exclusive
+# hold per timing part (the fake runner's 20 ms), the run's time split in full; a malformed log
+# is refused in one line.
 set -uo pipefail
 mskb=$1 runner=$2 fakes=$3 root=$4
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-s0=$(( ${EPOCHREALTIME/./} / 100000 ))
-(MSKB_NVCC=$fakes/nvcc MSKB_RUNNER=$runner MSKB_CACHE_DIR=$work/cache FAKE_RUNNER_SLEEP_MS=1100 "$mskb" run \
+s0=$(( ${EPOCHREALTIME/./} / 100000 )) t0=$EPOCHREALTIME
+(MSKB_GPU_LOCK_LOG=$work/holds.log MSKB_NVCC=$fakes/nvcc MSKB_RUNNER=$runner MSKB_CACHE_DIR=$work/cache FAKE_RUNNER_SLEEP_MS=1100 "$mskb" run \
   --task spmv_csr,vector_add --precision fp32 --budget 0.01 --checks-per-gpu 2 --timing-overlap 2 \
   --json "$work/run.json" 2>&1 > "$work/run.log") |
   while IFS= read -r line; do t=$(( ${EPOCHREALTIME/./} / 100000 - s0 )); printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "$line"; done > "$work/progress"
@@ -34,4 +37,21 @@ assert d['run_s'] == max(k['checks']['last_end_s'], k['timing']['last_end_s']), 
 " || fail "the JSON: $(cat "$work/t.json")"
 out=$(python3 "$root/scripts/suite_timeline.py" "$work/run.log" 2>&1) && fail "an unstamped stream must fail"
 [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "no time-stamped part lines" || fail "the refusal: $out"
+split=$(python3 -c "import json; print(json.load(open('$work/t.json'))['kinds']['checks']['last_end_s'])")
+out=$(python3 "$root/scripts/gpu_lock_timeline.py" "$work/holds.log" --t0 "$t0" --split "$split" --json "$work/l.json") || fail "gpu_lock_timeline: $out"
+echo "$out"
+python3 -c "
+import json
+d = json.load(open('$work/l.json'))
+w = d['whole']
+assert w['timings'] == 4 and 15 <= w['timing_hold_mean_ms'] <= 500, w
+assert 0.06 <= w['exclusive_s'] <= 2, w
+# every second of the run is exclusive, shared or idle
+assert abs(w['exclusive_s'] + w['shared_s'] + w['idle_s'] - w['wall_s']) <= 0.2, w
+# the phases apart: the timings come after the last checks part
+assert d['after']['timings'] == 4 and d['before']['timings'] == 0, d
+" || fail "the lock JSON: $(cat "$work/l.json")"
+echo "x 1 2" > "$work/bad.log"
+out=$(python3 "$root/scripts/gpu_lock_timeline.py" "$work/bad.log" 2>&1) && fail "a malformed log must fail"
+[ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "not a hold line" || fail "the refusal: $out"
 echo PASS

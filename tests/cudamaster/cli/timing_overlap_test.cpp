@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -94,6 +95,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   Cli c;
   c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
   c.env["FAKE_RUNNER_SLEEP_MS"] = "600";  // host work: long beside the fake's 20 ms timing
+  c.env["MSKB_GPU_LOCK_LOG"] = c.dir.file("holds.log");
   // The phases apart, the default (MSKB_PIPELINE=1: TimingPartsStartOnceTheirGroupIsChecked).
   const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
                         "--timing-overlap", "3", "--json", c.dir.file("run.json")});
@@ -123,6 +125,11 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
       EXPECT_TRUE(a.x_to <= b.x_from || b.x_to <= a.x_from) << a.contender << " and " << b.contender;
     }
   }
+  // MSKB_GPU_LOCK_LOG reaches the runners: one logged exclusive hold per timing part.
+  std::istringstream holds(read_file(c.dir.file("holds.log")));
+  int logged_x = 0;
+  for (std::string line; std::getline(holds, line);) logged_x += line.rfind("x ", 0) == 0;
+  EXPECT_EQ(logged_x, 4) << read_file(c.dir.file("holds.log"));
   for (const json& r : report["contenders"]) {
     EXPECT_EQ(r["disposition"], "passed") << r.dump();
     // phase_seconds adds both parts; timing_part_seconds is the timing part's alone: all of the

@@ -178,11 +178,14 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   EXPECT_DOUBLE_EQ(back.timing.max_time_s, 0.5);
   // No lane lock and no thread cap unless set; both travel when set.
   EXPECT_EQ(back.gpu_lock, "");
+  EXPECT_EQ(back.gpu_lock_log, "");
   EXPECT_EQ(back.host_threads, 0);
   r.gpu_lock = "/tmp/mskb-1/locks/gpu-0.lock";
+  r.gpu_lock_log = "/tmp/holds.log";
   r.host_threads = 7;
   const RunRequest with_lock = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
   EXPECT_EQ(with_lock.gpu_lock, "/tmp/mskb-1/locks/gpu-0.lock");
+  EXPECT_EQ(with_lock.gpu_lock_log, "/tmp/holds.log");
   EXPECT_EQ(with_lock.host_threads, 7);
   // Where instances live and are compared: the defaults (GPU instances from 2^22, host-made
   // instances compared on the GPU from 2^22 too), and set values, travel.

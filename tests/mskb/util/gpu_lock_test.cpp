@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
@@ -430,3 +431,63 @@ TEST(GpuLock, ExclusiveHoldsNeverOverlapUnderContention) {
 }
 
 }  // namespace
+
+// The hold log: one line per hold from every process, in the documented format, times in order,
+// the exclusive holds apart from every other hold; a lock without a log writes none.
+TEST(GpuLock, HoldLogHasOneLinePerHoldAndExclusiveHoldsApart) {
+  TempDir d;
+  const std::string path = d.file("gpu.lock"), log = d.file("holds.log");
+  constexpr int kProcs = 4, kRounds = 10;
+  std::vector<pid_t> pids;
+  for (int who = 0; who < kProcs; ++who) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      try {
+        GpuLock lock(path, log);
+        for (int round = 0; round < kRounds; ++round) {
+          GpuLock::Guard g = lock.acquire((round + who) % 3 == 0 ? GpuLock::Mode::exclusive : GpuLock::Mode::shared);
+          ::usleep(500 + static_cast<useconds_t>(who * 300));
+        }
+      } catch (...) {
+        ::_exit(2);
+      }
+      ::_exit(0);
+    }
+    pids.push_back(pid);
+  }
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  {
+    GpuLock unlogged(path);  // no log: nothing is appended
+    GpuLock::Guard g = unlogged.exclusive();
+  }
+  struct Hold {
+    char mode;
+    double asked, held, released;
+    long pid;
+  };
+  std::vector<Hold> holds;
+  FILE* f = std::fopen(log.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  for (Hold h{}; std::fscanf(f, " %c %lf %lf %lf %ld", &h.mode, &h.asked, &h.held, &h.released, &h.pid) == 5;) holds.push_back(h);
+  std::fclose(f);
+  ASSERT_EQ(holds.size(), static_cast<std::size_t>(kProcs * kRounds));
+  int exclusive = 0;
+  for (const Hold& h : holds) {
+    EXPECT_TRUE(h.mode == 's' || h.mode == 'x') << h.mode;
+    EXPECT_LE(h.asked, h.held);
+    EXPECT_LT(h.held, h.released);
+    EXPECT_NE(std::find(pids.begin(), pids.end(), static_cast<pid_t>(h.pid)), pids.end()) << h.pid;
+    if (h.mode != 'x') continue;
+    ++exclusive;
+    for (const Hold& o : holds) {
+      if (&o != &h) {
+        EXPECT_TRUE(o.released <= h.held || o.held >= h.released) << "a hold overlaps an exclusive one";
+      }
+    }
+  }
+  EXPECT_EQ(exclusive, 14);  // (round + who) % 3 == 0 over 4 x 10
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Where one GPU's time went in a run, from the hold log of its lane lock.
+
+With MSKB_GPU_LOCK_LOG=FILE, every hold of a GPU lane's lock (mskb/util/gpu_lock.hpp: shared
+around GPU work that is not a timing, exclusive around a timing) appends a line when it ends:
+
+    MODE T_ASKED T_HELD T_RELEASED PID      (MODE s or x; CLOCK_REALTIME seconds)
+
+Over the log's span (or from --t0, the run's start in the same clock) this splits the wall time
+into: exclusive (a timing held the GPU), shared (checks' GPU work, no timing), and idle (nobody
+held the lock), and says how much of the shared time a timing was waiting for, how long the
+timings waited in all, and the holds' counts and lengths. --split S (seconds after the start, e.g.
+the end of the last checks part from scripts/suite_timeline.py) prints the same for before and
+after it.
+
+    scripts/gpu_lock_timeline.py holds.log [--t0 EPOCH] [--split S] [--json out.json]
+"""
+import argparse
+import json
+import sys
+
+
+def read(path):
+    holds = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            parts = line.split()
+            if len(parts) != 5 or parts[0] not in ("s", "x"):
+                sys.exit(f"gpu_lock_timeline.py: {path}:{n}: not a hold line: {line.strip()!r}")
+            asked, held, released = map(float, parts[1:4])
+            holds.append({"mode": parts[0], "asked": asked, "held": held, "released": released, "pid": int(parts[4])})
+    return holds
+
+
+def split_time(holds, start, end):
+    """Seconds of [start, end) with a timing holding the GPU, only checks holding it, or nobody;
+    and of the shared seconds, those during which a timing waited (asked, not yet held)."""
+    events = []
+    for h in holds:
+        if h["mode"] == "x":
+            events += [(h["held"], "x", 1), (h["released"], "x", -1), (h["asked"], "w", 1), (h["held"], "w", -1)]
+        else:
+            events += [(h["held"], "s", 1), (h["released"], "s", -1)]
+    events.sort(key=lambda e: (e[0], e[2]))  # ends before starts at one instant
+    count = {"x": 0, "s": 0, "w": 0}
+    out = {"exclusive_s": 0.0, "shared_s": 0.0, "idle_s": 0.0, "shared_while_timing_waited_s": 0.0}
+    t = start
+    for when, kind, step in events + [(end, "end", 0)]:
+        a, b = max(t, start), min(when, end)
+        if b > a:
+            if count["x"] > 0:
+                out["exclusive_s"] += b - a
+            elif count["s"] > 0:
+                out["shared_s"] += b - a
+                if count["w"] > 0:
+                    out["shared_while_timing_waited_s"] += b - a
+            else:
+                out["idle_s"] += b - a
+        t = max(t, when)
+        if kind != "end":
+            count[kind] += step
+    return {k: round(v, 1) for k, v in out.items()}
+
+
+def window(holds, start, end, t0):
+    inside = [h for h in holds if h["released"] > start and h["held"] < end]
+    x = [h for h in inside if h["mode"] == "x"]
+    s = [h for h in inside if h["mode"] == "s"]
+    res = {"from_s": round(start - t0, 1), "to_s": round(end - t0, 1), "wall_s": round(end - start, 1)}
+    res.update(split_time(holds, start, end))
+    res["timings"] = len(x)
+    length = lambda h: min(h["released"], end) - max(h["held"], start)  # within the window
+    res["timing_hold_mean_ms"] = round(1e3 * sum(length(h) for h in x) / len(x), 1) if x else 0
+    res["timing_waited_s"] = round(sum(h["held"] - h["asked"] for h in x), 1)
+    res["shared_holds"] = len(s)
+    res["shared_hold_summed_s"] = round(sum(length(h) for h in s), 1)
+    res["shared_hold_mean_ms"] = round(1e3 * res["shared_hold_summed_s"] / len(s), 1) if s else 0
+    return res
+
+
+def show(name, w):
+    wall = max(w["wall_s"], 1e-9)
+    pct = lambda k: f'{w[k]} s ({100 * w[k] / wall:.0f}%)'
+    print(f'{name}: {w["from_s"]}-{w["to_s"]} s ({w["wall_s"]} s): exclusive {pct("exclusive_s")}, shared {pct("shared_s")}, '
+          f'idle {pct("idle_s")}')
+    print(f'  shared while a timing waited {w["shared_while_timing_waited_s"]} s; {w["timings"]} timings, '
+          f'{w["timing_hold_mean_ms"]} ms held each, {w["timing_waited_s"]} s waited in all; '
+          f'{w["shared_holds"]} shared holds, {w["shared_hold_summed_s"]} s summed, {w["shared_hold_mean_ms"]} ms each')
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("log")
+    ap.add_argument("--t0", type=float, help="the run's start (CLOCK_REALTIME seconds); default: the first hold asked")
+    ap.add_argument("--split", type=float, help="seconds after the start at which to split the run in two")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    holds = read(a.log)
+    if not holds:
+        sys.exit(f"gpu_lock_timeline.py: no holds in {a.log} (was MSKB_GPU_LOCK_LOG set for the run?)")
+    t0 = a.t0 if a.t0 is not None else min(h["asked"] for h in holds)
+    end = max(h["released"] for h in holds)
+    out = {"whole": window(holds, t0, end, t0)}
+    show("whole", out["whole"])
+    if a.split is not None and t0 + a.split < end:
+        out["before"] = window(holds, t0, t0 + a.split, t0)
+        out["after"] = window(holds, t0 + a.split, end, t0)
+        show("before the split", out["before"])
+        show("after the split", out["after"])
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
