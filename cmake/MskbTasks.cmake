@@ -26,7 +26,7 @@ function(mskb_discover_tasks)
     string(APPEND calls "  add(\"${task}\", \"${category}\", \"tasks/${category}/${task}\", &mskb_define_task_${task});\n")
     if(EXISTS ${dir}/reference.cu)
       list(APPEND gpu_refs ${dir}/reference.cu)
-      string(APPEND gpu_decls "void mskb_gpu_reference_${task}(const ::mskb::Shape&, ::mskb::Precision, ::mskb::Args&);\n")
+      string(APPEND gpu_decls "void mskb_gpu_reference_${task}(const ::mskb::Shape&, ::mskb::Precision, ::mskb::Args&, ::mskb::gpu::DeviceOutputs*);\n")
       string(APPEND gpu_entries "  {\"${task}\", &mskb_gpu_reference_${task}},\n")
       # A reference.cu with MSKB_DEVICE_REFERENCE also works on device memory (the verifier's GPU instances).
       file(READ ${dir}/reference.cu ref_text)

@@ -4,12 +4,16 @@
 With MSKB_GPU_LOCK_LOG=FILE, every hold of a GPU lane's lock (mskb/util/gpu_lock.hpp: shared
 around GPU work that is not a timing, exclusive around a timing) appends a line when it ends:
 
-    MODE T_ASKED T_HELD T_RELEASED PID      (MODE s or x; CLOCK_REALTIME seconds)
+    MODE T_ASKED T_HELD T_RELEASED PID [LABEL]   (MODE s or x; CLOCK_REALTIME seconds)
+
+LABEL says what the hold was for (mskb's runner: load, check, free, timing, exit, then the shape,
+the seed and NAME_ms=N fields: where the hold's time went).
 
 Over the log's span (or from --t0, the run's start in the same clock) this splits the wall time
 into: exclusive (a timing held the GPU), shared (checks' GPU work, no timing), and idle (nobody
 held the lock), and says how much of the shared time a timing was waiting for, how long the
-timings waited in all, and the holds' counts and lengths. --split S (seconds after the start, e.g.
+timings waited in all, the holds' counts and lengths, and the seconds held by each kind of hold
+(the label's first word) with its NAME_ms fields summed. --split S (seconds after the start, e.g.
 the end of the last checks part from scripts/suite_timeline.py) prints the same for before and
 after it.
 
@@ -17,7 +21,10 @@ after it.
 """
 import argparse
 import json
+import re
 import sys
+
+FIELD = re.compile(r"^(\w+_ms)=(\d+)$")
 
 
 def read(path):
@@ -25,10 +32,17 @@ def read(path):
     with open(path) as f:
         for n, line in enumerate(f, 1):
             parts = line.split()
-            if len(parts) != 5 or parts[0] not in ("s", "x"):
+            try:
+                if len(parts) < 5 or parts[0] not in ("s", "x"):
+                    raise ValueError
+                asked, held, released = map(float, parts[1:4])
+                pid = int(parts[4])
+            except ValueError:
                 sys.exit(f"gpu_lock_timeline.py: {path}:{n}: not a hold line: {line.strip()!r}")
-            asked, held, released = map(float, parts[1:4])
-            holds.append({"mode": parts[0], "asked": asked, "held": held, "released": released, "pid": int(parts[4])})
+            label = parts[5:]
+            fields = {m[1]: int(m[2]) for m in map(FIELD.match, label) if m}
+            holds.append({"mode": parts[0], "asked": asked, "held": held, "released": released, "pid": pid,
+                          "kind": label[0] if label else "-", "rest": label[1:], "fields": fields})
     return holds
 
 
@@ -75,6 +89,19 @@ def window(holds, start, end, t0):
     res["shared_holds"] = len(s)
     res["shared_hold_summed_s"] = round(sum(length(h) for h in s), 1)
     res["shared_hold_mean_ms"] = round(1e3 * res["shared_hold_summed_s"] / len(s), 1) if s else 0
+    kinds = {}
+    for h in inside:
+        k = kinds.setdefault(f'{h["kind"]} ({h["mode"]})', {"holds": 0, "held_s": 0.0, "fields_s": {}})
+        k["holds"] += 1
+        k["held_s"] += length(h)
+        for name, v in h["fields"].items():
+            k["fields_s"][name] = k["fields_s"].get(name, 0) + v / 1e3
+    for k in kinds.values():
+        k["held_s"] = round(k["held_s"], 1)
+        k["fields_s"] = {n: round(v, 3) for n, v in sorted(k["fields_s"].items())}
+    res["by_kind"] = dict(sorted(kinds.items(), key=lambda kv: -kv[1]["held_s"]))
+    res["longest"] = [f'{h["mode"]} {1e3 * length(h):.0f} ms pid {h["pid"]}: ' + " ".join([h["kind"]] + h.get("rest", []))
+                      for h in sorted(inside, key=lambda h: -length(h))[:8]]
     return res
 
 
@@ -86,6 +113,11 @@ def show(name, w):
     print(f'  shared while a timing waited {w["shared_while_timing_waited_s"]} s; {w["timings"]} timings, '
           f'{w["timing_hold_mean_ms"]} ms held each, {w["timing_waited_s"]} s waited in all; '
           f'{w["shared_holds"]} shared holds, {w["shared_hold_summed_s"]} s summed, {w["shared_hold_mean_ms"]} ms each')
+    for kind, k in w["by_kind"].items():
+        fields = ", ".join(f"{n[:-3]} {v} s" for n, v in k["fields_s"].items())
+        print(f'  {kind}: {k["holds"]} holds, {k["held_s"]} s held' + (f" ({fields})" if fields else ""))
+    for line in w["longest"]:
+        print(f"  longest: {line}")
 
 
 def main():

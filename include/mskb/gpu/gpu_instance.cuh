@@ -27,9 +27,11 @@ class GpuInstance {
   // An instance made on the host (inputs in the sealed input region laid out by `l`, the FP64
   // expected outputs in `expected`), put on the verifier's GPU to be compared there: its read-only
   // inputs (typed) and expected outputs are uploaded once, then every comparison of its outputs is
-  // made on the GPU (compare / mutated_input with the candidate's device region).
+  // made on the GPU (compare / mutated_input with the candidate's device region). `kept`: expected
+  // outputs the GPU reference left on this GPU (DeviceOutputs), taken over instead of uploaded
+  // from `expected`.
   GpuInstance(const TaskSpec& spec, Precision p, const InstanceLayout& l, const std::vector<std::size_t>& elements,
-              const unsigned char* input_region, const Args& expected);
+              const unsigned char* input_region, const Args& expected, DeviceOutputs* kept = nullptr);
   // The typed inputs into the input region laid out by `l` (instance_layout of the draw's elements).
   void download_inputs(const InstanceLayout& l, unsigned char* input_region) const;
   // The same bytes into `staging`, a device allocation of this GPU laid out like the input region

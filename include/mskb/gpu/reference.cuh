@@ -8,11 +8,23 @@
 #include <vector>
 
 #include "mskb/core/task.hpp"
+#include "mskb/gpu/buffer.cuh"
 
 namespace mskb::gpu {
 
-// Reads the inputs in `a` (host, FP64), writes the outputs like TaskSpec::reference.
-using GpuReferenceFn = void (*)(const Shape&, Precision, Args&);
+// Outputs a GPU reference leaves on the device instead of downloading them: the verifier, which
+// compares a host-made instance's outputs on its GPU, takes the FP64 expected outputs where the
+// reference computed them (for the paper's largest SpMM, 8 GB that no longer cross to the host
+// and back). `out[i]`, for output parameter i: rows of the parameter's element count in FP64, or
+// empty where that output was downloaded into the Args as usual. Sized to the task's parameter
+// count by the caller.
+struct DeviceOutputs {
+  std::vector<DeviceMemory> out;
+};
+
+// Reads the inputs in `a` (host, FP64), writes the outputs like TaskSpec::reference. With `keep`,
+// it may hand an output over in keep->out instead (its entry in `a` then stays as it was).
+using GpuReferenceFn = void (*)(const Shape&, Precision, Args&, DeviceOutputs* keep);
 const std::vector<std::pair<std::string, GpuReferenceFn>>& gpu_references();
 GpuReferenceFn find_gpu_reference(const std::string& task);
 
@@ -32,8 +44,10 @@ struct DeviceRefArgs {
 using DeviceReferenceFn = void (*)(const Shape&, Precision, const DeviceRefArgs&);
 const std::vector<std::pair<std::string, DeviceReferenceFn>>& device_references();
 DeviceReferenceFn find_device_reference(const std::string& task);
-// `fn` on host arguments: inputs uploaded in their element types, outputs downloaded.
-void run_device_reference(const std::string& task, DeviceReferenceFn fn, const Shape& shape, Precision p, Args& args);
+// `fn` on host arguments: inputs uploaded in their element types, outputs downloaded (with `keep`:
+// left on the device, in keep->out).
+void run_device_reference(const std::string& task, DeviceReferenceFn fn, const Shape& shape, Precision p, Args& args,
+                          DeviceOutputs* keep = nullptr);
 
 #if defined(__CUDACC__)
 // Element i of a device input in its element type (`bytes`: 4 for float, 2 for bfloat16), as FP64.
@@ -49,11 +63,14 @@ __device__ inline double load_input(const void* p, std::size_t i, int bytes) {
 // The device reference of `task` (see DeviceReferenceFn) and its GpuReferenceFn.
 #define MSKB_DEVICE_REFERENCE(task)                                                                                          \
   void mskb_device_reference_##task(const ::mskb::Shape&, ::mskb::Precision, const ::mskb::gpu::DeviceRefArgs&);             \
-  void mskb_gpu_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision, ::mskb::Args& args) {              \
-    ::mskb::gpu::run_device_reference(#task, &mskb_device_reference_##task, shape, precision, args);                       \
+  void mskb_gpu_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision, ::mskb::Args& args,              \
+                                 ::mskb::gpu::DeviceOutputs* keep) {                                                        \
+    ::mskb::gpu::run_device_reference(#task, &mskb_device_reference_##task, shape, precision, args, keep);                 \
   }                                                                                                                        \
   void mskb_device_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision,                                \
                                     const ::mskb::gpu::DeviceRefArgs& args)
 
-#define MSKB_GPU_REFERENCE(task) \
-  void mskb_gpu_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision, ::mskb::Args& args)
+// A GPU reference on host arguments; `keep` (may be null): see GpuReferenceFn.
+#define MSKB_GPU_REFERENCE(task)                                                                              \
+  void mskb_gpu_reference_##task(const ::mskb::Shape& shape, ::mskb::Precision precision, ::mskb::Args& args, \
+                                 [[maybe_unused]] ::mskb::gpu::DeviceOutputs* keep)

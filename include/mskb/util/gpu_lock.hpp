@@ -12,9 +12,9 @@
 // An empty path is no lock at all: every hold returns at once and touches no file.
 // A hold log (a second path; empty: none) gets one line per hold when it ends, appended with one
 // write(2) (lines from several processes never mix):
-//   MODE T_ASKED T_HELD T_RELEASED PID
-// MODE `s` or `x`, times in seconds of CLOCK_REALTIME: where a suite run's GPU time went
-// (scripts/gpu_lock_timeline.py; MSKB_GPU_LOCK_LOG).
+//   MODE T_ASKED T_HELD T_RELEASED PID [LABEL]
+// MODE `s` or `x`, times in seconds of CLOCK_REALTIME, LABEL what the holder said the hold was for
+// (Guard::label): where a suite run's GPU time went (scripts/gpu_lock_timeline.py; MSKB_GPU_LOCK_LOG).
 #pragma once
 
 #include <string>
@@ -38,6 +38,9 @@ class GpuLock {
     void release() noexcept;
     bool held() const { return fd_ >= 0; }  // false for the no-op lock
     Mode mode() const { return mode_; }
+    // What the hold is for, in its hold log line (one line: newlines become spaces; at most 200
+    // characters). Nothing without a log.
+    void label(const std::string& text);
 
    private:
     friend class GpuLock;
@@ -45,6 +48,7 @@ class GpuLock {
     int fd_ = -1;
     Mode mode_ = Mode::shared;
     std::string log_;  // the hold log (empty: none)
+    std::string label_;
     double asked_ = 0, held_ = 0;
   };
   using Shared = Guard;

@@ -269,6 +269,7 @@ struct Events {
 struct RawTiming {
   std::vector<double> samples, walls, gaps;
   double sm_clock_mhz = 0;
+  double warmup_s = 0, sampling_s = 0;  // where the timing's wall time went (diagnostics only)
 };
 
 // Cold-cache timing: before each sample (outside the timed region) outputs are reset, inplace
@@ -289,6 +290,7 @@ RawTiming time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2Flu
     if (i > 1000 || (i >= 1 && seconds_since(w0) > 2.0)) break;  // long calls: two warm-ups suffice
   }
   RawTiming r;
+  r.warmup_s = seconds_since(w0);
   double paused_s = 0;  // the verifier looking at a sample's outputs
   const auto t_begin = Clock::now();
   while (true) {
@@ -325,6 +327,7 @@ RawTiming time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2Flu
       if (t.noise < cfg.target_noise) break;
     }
   }
+  r.sampling_s = seconds_since(t_begin) - paused_s;
   r.sm_clock_mhz = measure_sm_clock_mhz();
   return r;
 }
@@ -462,7 +465,8 @@ class Candidate {
       return reply.body.value("op", "") == "continue";
     });
     d_->copy_all(target());  // the last timed call's outputs
-    ch_.send({{"ok", true}, {"samples", r.samples}, {"walls", r.walls}, {"gaps", r.gaps}, {"sm_clock_mhz", r.sm_clock_mhz}});
+    ch_.send({{"ok", true}, {"samples", r.samples}, {"walls", r.walls}, {"gaps", r.gaps}, {"sm_clock_mhz", r.sm_clock_mhz},
+              {"warmup_s", r.warmup_s}, {"sampling_s", r.sampling_s}});
   }
 
   Channel ch_;

@@ -21,7 +21,7 @@ DeviceReferenceFn find_device_reference(const std::string& task) {
   return nullptr;
 }
 
-void run_device_reference(const std::string& task, DeviceReferenceFn fn, const Shape& shape, Precision p, Args& args) {
+void run_device_reference(const std::string& task, DeviceReferenceFn fn, const Shape& shape, Precision p, Args& args, DeviceOutputs* keep) {
   const TaskSpec& spec = get_task(task);
   const std::size_t n = spec.params.size();
   DeviceRefArgs d;
@@ -62,7 +62,9 @@ void run_device_reference(const std::string& task, DeviceReferenceFn fn, const S
   MSKB_CUDA_CHECK(cudaGetLastError());
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::size_t i = 0; i < n; ++i)
-    if (d.out[i] != nullptr) {
+    if (d.out[i] != nullptr && keep != nullptr && i < keep->out.size()) {
+      keep->out[i] = std::move(mem[2 * i + 1]);
+    } else if (d.out[i] != nullptr) {
       args[i].data.resize(d.elements[i]);
       MSKB_CUDA_CHECK(cudaMemcpy(args[i].data.data(), d.out[i], d.elements[i] * sizeof(double), cudaMemcpyDeviceToHost));
     }

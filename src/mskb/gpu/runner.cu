@@ -54,6 +54,8 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+// Seconds as whole milliseconds, for the GPU lock's hold log labels.
+std::string ms(double seconds) { return std::to_string(static_cast<long long>(std::llround(seconds * 1e3))); }
 
 class Reporter {
  public:
@@ -222,10 +224,12 @@ bool uses_gpu_reference(const TaskSpec& spec, const Shape& shape, double min_com
 }
 
 // Turns the inputs into the expected outputs in place: no copy of what can be gigabytes of FP64
-// data on the large sweeps. Returns which reference ran.
-std::string compute_expected_in_place(const TaskSpec& spec, const Shape& shape, Precision p, Args& a, double gpu_min_complexity) {
+// data on the large sweeps. Returns which reference ran. `keep`: a GPU reference may leave outputs
+// on the device there (GpuReferenceFn), for a GpuInstance to take over.
+std::string compute_expected_in_place(const TaskSpec& spec, const Shape& shape, Precision p, Args& a, double gpu_min_complexity,
+                                      DeviceOutputs* keep = nullptr) {
   if (uses_gpu_reference(spec, shape, gpu_min_complexity)) {
-    find_gpu_reference(spec.name)(shape, p, a);
+    find_gpu_reference(spec.name)(shape, p, a, keep);
     return "gpu_fp64";
   }
   spec.reference(shape, p, a);
@@ -405,6 +409,7 @@ class Verifier {
     const ParallelCap cap(req_.host_threads);
     // Loading the kernel and creating the contexts is GPU work: never beside another's timing.
     GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
+    gpu.label("load");
     rep_.phase("load", Shape{}, 0, 120);
     cand_.send({{"op", "load"}, {"task", req_.task}, {"task_file", req_.task_file}, {"precision", to_string(req_.precision)}, {"library", req_.library},
                 {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", !req_.timings.empty()}});
@@ -455,7 +460,8 @@ class Verifier {
   // The candidate exits (its context goes) and this process's GPU memory is freed while the GPU
   // lock is held shared: a teardown is GPU work too.
   void finish() {
-    const GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
+    GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
+    gpu.label("exit");
     rep_.phase("exit", Shape{}, 0, 120);
     cand_.send({{"op", "exit"}});
     cand_.wait_exit();
@@ -563,7 +569,8 @@ class Verifier {
     } else if (held_ && held_->gpu) {
       // The previous instance's GPU memory goes under the lock (freeing is GPU work), the next
       // host instance is waited for without it.
-      const GpuLock::Guard freeing = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
+      GpuLock::Guard freeing = wait_for_gpu(false, c.shape, seed, generate_timeout_s);
+      freeing.label("free");
       device_out_ = IpcMapping();
       held_->gpu.reset();
       staging_ = DeviceMemory();
@@ -573,16 +580,22 @@ class Verifier {
     const double waited_s = seconds_since(t_generate);
     // A GPU reference runs now, while the candidate uploads; a CPU one ran with the inputs.
     const auto t_reference = Clock::now();
+    // A host-made instance compared on our GPU: a GPU reference leaves its outputs there (they
+    // would cross to the host and back), the GpuInstance below takes them over.
+    const bool on_gpu = !held_->gpu && compares_on_gpu(c.shape);
+    DeviceOutputs kept;
+    if (on_gpu) kept.out.resize(spec_.params.size());
     if (held_->ref_kind.empty()) {
       held_->ref_kind = kref_.active() ? kref_.compute(c.shape, seed, held_->layout, held_->input, held_->elements, held_->scalars, held_->expected)
-                                       : compute_expected_in_place(spec_, c.shape, req_.precision, held_->expected, req_.gpu_reference_min_complexity);
+                                       : compute_expected_in_place(spec_, c.shape, req_.precision, held_->expected,
+                                                                   req_.gpu_reference_min_complexity, on_gpu ? &kept : nullptr);
       held_->reference_s = seconds_since(t_reference);
     }
     ref_kind = held_->ref_kind;
     // A host-made instance compared on our GPU: its read-only inputs and expected outputs go up
-    // once; every comparison of this instance is then made there.
-    if (!held_->gpu && compares_on_gpu(c.shape))
-      held_->gpu = std::make_unique<GpuInstance>(spec_, req_.precision, held_->layout, held_->elements, held_->input.data(), held_->expected);
+    // once (unless the reference left them there); every comparison of this instance is then made there.
+    if (on_gpu)
+      held_->gpu = std::make_unique<GpuInstance>(spec_, req_.precision, held_->layout, held_->elements, held_->input.data(), held_->expected, &kept);
     instance_uploaded();
     const auto t_check = Clock::now();
     rep_.phase("call", c.shape, seed, spec_.call_timeout_s);
@@ -617,6 +630,10 @@ class Verifier {
     if (reuse && disp != "passed")
       detail["message"] = detail.value("message", std::string()) + " (new inputs in the buffers of the previous seed)";
     detail["disposition"] = disp;
+    // The hold log (MSKB_GPU_LOCK_LOG): what this check held the GPU for.
+    gpu.label("check " + c.shape.str() + " seed " + std::to_string(seed) + (uses_gpu_instance(spec_, req_, c.shape) ? " gpu_instance" : " host") +
+              " generate_ms=" + ms(held_->generate_s) + " reference_ms=" + ms(held_->reference_s) +
+              " reference_upload_ms=" + ms(std::chrono::duration<double>(t_check - t_reference).count()) + " check_ms=" + ms(seconds_since(t_check)));
     // generate and reference: the host work of this instance, wherever it ran (most of it ahead,
     // while the previous instance was checked or timed); waited: what of it this check waited for.
     return {{"generate", held_->generate_s},
@@ -628,10 +645,11 @@ class Verifier {
   void time(const CheckItem& c, uint64_t seed) {
     // Alone on the GPU (as far as the harness goes) from the warm-up to the last sample's check.
     // The watchdog's clock starts once the lock is held: waiting for it is not the kernel's time.
-    const GpuLock::Guard gpu = wait_for_gpu(true, c.shape, seed, 0);
+    GpuLock::Guard gpu = wait_for_gpu(true, c.shape, seed, 0);
     rep_.phase("timing", c.shape, seed, spec_.call_timeout_s * 20 + req_.timing.max_time_s * 4);
     const auto t_timing = Clock::now();
     const std::vector<uint64_t> others_before = sharing_ ? sharing_->others_now() : std::vector<uint64_t>{};
+    double nvml_s = seconds_since(t_timing);
     // Samples whose outputs are verified besides the last, drawn here and told to the candidate
     // only when the timing starts: one among the first three, one among the next seven.
     std::random_device rd;
@@ -678,8 +696,11 @@ class Verifier {
       t.wall_median_us = w[w.size() / 2];
     }
     t.sm_clock_mhz = m.body.value("sm_clock_mhz", 0.0);
+    const auto t_after = Clock::now();
     if (sharing_ && sharing_->known()) {
+      const auto n0 = Clock::now();
       std::vector<uint64_t> seen = others_before, after_list = sharing_->others_now();
+      nvml_s += seconds_since(n0);
       seen.insert(seen.end(), after_list.begin(), after_list.end());
       t.gpu_other_pids = others(std::move(seen), {});  // sorted union of both lists
       t.gpu_others = static_cast<int>(t.gpu_other_pids.size());
@@ -688,6 +709,7 @@ class Verifier {
       after = "harness_error";
       after_detail = {{"message", "timing report rejected: " + why}};
     }
+    const auto t_judge = Clock::now();
     if (after == "passed" && req_.verify_after_timing) {
       json d;
       const std::string disp = judge_outputs(c, d);
@@ -697,6 +719,10 @@ class Verifier {
         after_detail["message"] = "last timed sample: " + d.value("message", std::string());
       }
     }
+    // The hold log (MSKB_GPU_LOCK_LOG): where this timing's exclusive hold went.
+    gpu.label("timing " + c.shape.str() + " seed " + std::to_string(seed) + " warmup_ms=" + ms(m.body.value("warmup_s", 0.0)) +
+              " sampling_ms=" + ms(m.body.value("sampling_s", 0.0)) + " verify_ms=" + ms(verify_s) + " nvml_ms=" + ms(nvml_s) +
+              " judge_ms=" + ms(seconds_since(t_judge)) + " reply_ms=" + ms(std::chrono::duration<double>(t_after - t_timing).count()));
     rep_.emit({{"event", "timing"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"sweep", c.sweep}, {"seed", seed},
                {"time_us", t}, {"after_timing", after}, {"after_detail", after_detail}, {"verified_samples", verified},
                {"seconds", seconds_since(t_timing)}});

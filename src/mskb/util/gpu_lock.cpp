@@ -52,10 +52,10 @@ double realtime_s() {
 // One hold's line (its times taken while it was held, so no two logged exclusive holds overlap),
 // appended to the hold log in one write (O_APPEND: lines never mix). A log that
 // cannot be written loses the line, never the hold.
-void log_hold(const std::string& log, GpuLock::Mode mode, double asked, double held, double released) {
-  char line[128];
-  const int n = std::snprintf(line, sizeof line, "%c %.6f %.6f %.6f %ld\n", mode == GpuLock::Mode::exclusive ? 'x' : 's', asked, held,
-                              released, static_cast<long>(::getpid()));
+void log_hold(const std::string& log, GpuLock::Mode mode, double asked, double held, double released, const std::string& label) {
+  char line[320];
+  const int n = std::snprintf(line, sizeof line, "%c %.6f %.6f %.6f %ld%s%s\n", mode == GpuLock::Mode::exclusive ? 'x' : 's', asked, held,
+                              released, static_cast<long>(::getpid()), label.empty() ? "" : " ", label.c_str());
   if (n <= 0 || n >= static_cast<int>(sizeof line)) return;
   int fd;
   do fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
@@ -94,7 +94,19 @@ GpuLock::Guard GpuLock::acquire(Mode mode) const {
 }
 
 GpuLock::Guard::Guard(Guard&& other) noexcept
-    : fd_(std::exchange(other.fd_, -1)), mode_(other.mode_), log_(std::move(other.log_)), asked_(other.asked_), held_(other.held_) {}
+    : fd_(std::exchange(other.fd_, -1)),
+      mode_(other.mode_),
+      log_(std::move(other.log_)),
+      label_(std::move(other.label_)),
+      asked_(other.asked_),
+      held_(other.held_) {}
+
+void GpuLock::Guard::label(const std::string& text) {
+  if (log_.empty()) return;
+  label_ = text.substr(0, 200);
+  for (char& c : label_)
+    if (c == '\n' || c == '\r') c = ' ';
+}
 
 GpuLock::Guard& GpuLock::Guard::operator=(Guard&& other) noexcept {
   if (this != &other) {
@@ -102,6 +114,7 @@ GpuLock::Guard& GpuLock::Guard::operator=(Guard&& other) noexcept {
     fd_ = std::exchange(other.fd_, -1);
     mode_ = other.mode_;
     log_ = std::move(other.log_);
+    label_ = std::move(other.label_);
     asked_ = other.asked_;
     held_ = other.held_;
   }
@@ -117,8 +130,9 @@ void GpuLock::Guard::release() noexcept {
   }
   ::close(fd_);  // drops the lock anyway
   fd_ = -1;
-  if (!log_.empty()) log_hold(log_, mode_, asked_, held_, released);
+  if (!log_.empty()) log_hold(log_, mode_, asked_, held_, released, label_);
   log_.clear();
+  label_.clear();
 }
 
 }  // namespace mskb

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "mskb/gpu/check.cuh"
+#include "mskb/gpu/reference.cuh"
 #include "sparse_gen.hpp"
 
 namespace mskb::sparse {
@@ -46,8 +47,11 @@ class DeviceArray {
   T* p_ = nullptr;
 };
 
-// Y (rows x K, row-major, already sized) = A * X with X cols x K row-major, A row-grouped.
-inline void spmm_rows_gpu(const RowGrouped& g, int64_t K, const std::vector<double>& X, std::vector<double>& Y) {
+// Y (rows x K, row-major, already sized) = A * X with X cols x K row-major, A row-grouped. With
+// `keep` (the caller compares on the device: mskb::gpu::GpuReferenceFn), Y stays there, in
+// keep->out[y_param], and the host Y is left as it was.
+inline void spmm_rows_gpu(const RowGrouped& g, int64_t K, const std::vector<double>& X, std::vector<double>& Y,
+                          mskb::gpu::DeviceOutputs* keep, std::size_t y_param) {
   const auto rows = static_cast<int64_t>(g.offsets.size()) - 1;
   const int64_t total = rows * K;
   if (total <= 0) return;
@@ -55,12 +59,17 @@ inline void spmm_rows_gpu(const RowGrouped& g, int64_t K, const std::vector<doub
   DeviceArray<int32_t> cols(g.col);
   DeviceArray<double> vals(g.val);
   DeviceArray<double> x(X);
-  DeviceArray<double> y(static_cast<std::size_t>(total));
+  mskb::gpu::DeviceMemory y(static_cast<std::size_t>(total) * sizeof(double));
   const int threads = 256;
   const int64_t blocks = (total + threads - 1) / threads;
   spmm_rows_fp64_kernel<<<static_cast<unsigned>(blocks), threads>>>(rows, K, offsets.get(), cols.get(), vals.get(), x.get(),
-                                                                    y.get());
+                                                                    static_cast<double*>(y.get()));
   MSKB_CUDA_CHECK(cudaGetLastError());
+  if (keep != nullptr && y_param < keep->out.size()) {
+    MSKB_CUDA_CHECK(cudaDeviceSynchronize());
+    keep->out[y_param] = std::move(y);
+    return;
+  }
   Y.resize(static_cast<std::size_t>(total));
   MSKB_CUDA_CHECK(cudaMemcpy(Y.data(), y.get(), static_cast<std::size_t>(total) * sizeof(double), cudaMemcpyDeviceToHost));
 }

@@ -9,5 +9,5 @@ MSKB_GPU_REFERENCE(spmm_coo) {
   const auto rows = static_cast<int64_t>(args[0].value), nnz = static_cast<int64_t>(args[1].value);
   const auto K = static_cast<int64_t>(args[2].value);
   const sp::RowGrouped g = sp::group_coo(rows, args[4].data.data(), args[5].data.data(), args[3].data.data(), nnz);
-  sp::spmm_rows_gpu(g, K, args[6].data, args[7].data);
+  sp::spmm_rows_gpu(g, K, args[6].data, args[7].data, keep, 7);
 }

@@ -8,5 +8,5 @@ MSKB_GPU_REFERENCE(spmm_csr) {
   (void)precision;
   const auto rows = static_cast<int64_t>(args[0].value), K = static_cast<int64_t>(args[1].value);
   const sp::RowGrouped g = sp::group_csr(rows, args[3].data.data(), args[4].data.data(), args[2].data.data());
-  sp::spmm_rows_gpu(g, K, args[5].data, args[6].data);
+  sp::spmm_rows_gpu(g, K, args[5].data, args[6].data, keep, 6);
 }

@@ -138,6 +138,7 @@ int main(int argc, char** argv) {
     const char* ms = std::getenv("FAKE_RUNNER_TIMING_MS");
     const mskb::GpuLock lock(trace["gpu_lock"].get<std::string>(), req.value("gpu_lock_log", ""));
     mskb::GpuLock::Exclusive hold = lock.exclusive();
+    hold.label("timing fake sampling_ms=" + std::string(ms != nullptr ? ms : "20"));
     trace["exclusive_from_ns"] = steady_ns();
     std::this_thread::sleep_for(std::chrono::milliseconds(ms != nullptr ? std::atoi(ms) : 20));
     trace["exclusive_to_ns"] = steady_ns();

@@ -48,6 +48,10 @@ assert w['timings'] == 4 and 15 <= w['timing_hold_mean_ms'] <= 500, w
 assert 0.06 <= w['exclusive_s'] <= 2, w
 # every second of the run is exclusive, shared or idle
 assert abs(w['exclusive_s'] + w['shared_s'] + w['idle_s'] - w['wall_s']) <= 0.2, w
+# the holds by kind: the fake runner labels its timings, sampling_ms=20 each
+k = w['by_kind']['timing (x)']
+assert k['holds'] == 4 and abs(k['fields_s']['sampling_ms'] - 0.08) < 1e-9, k
+assert len(w['longest']) == 4 and all(' timing fake ' in l for l in w['longest']), w['longest']
 # the phases apart: the timings come after the last checks part
 assert d['after']['timings'] == 4 and d['before']['timings'] == 0, d
 " || fail "the lock JSON: $(cat "$work/l.json")"

@@ -202,3 +202,52 @@ TEST(GpuInstances, MatchTheHostPath) {
   EXPECT_EQ(wrong_references_caught, cases);
   std::printf("%d instances: GPU and host paths agree (%d wrong references caught)\n", cases, wrong_references_caught);
 }
+
+// A host-made instance compared on the GPU takes over the outputs its GPU reference left on the
+// device (DeviceOutputs) instead of a download and an upload: the same expected outputs, bit for
+// bit, as the reference downloaded into the Args and uploaded, for every GPU reference; the host
+// Args of a kept output stay as they were; the SpMM references (and the device references) keep.
+TEST(GpuInstances, KeptReferenceOutputsAreTheDownloadedOnes) {
+  int cases = 0, kept_cases = 0;
+  for (const auto& [name, fn] : gpu::gpu_references()) {
+    const TaskSpec& t = get_task(name);
+    if (!gpu::gpu_compare_possible(t)) continue;
+    const Shape s = t.paper.front();
+    if (t.complexity(s) > uint64_t{20000000000}) continue;
+    for (Precision p : {Precision::fp32, Precision::bf16}) {
+      const std::string what = name + " " + s.str() + " " + to_string(p);
+      const Args in = make_inputs(t, s, p, 5);
+      std::vector<std::size_t> elements;
+      for (const Arg& a : in) elements.push_back(a.data.size());
+      const InstanceLayout l = instance_layout(t, p, elements, 0);
+      std::vector<unsigned char> region(l.input_bytes + 1, 0);
+      encode_inputs(t, p, in, l, region.data());
+      Args downloaded = in;
+      fn(s, p, downloaded, nullptr);
+      Args left = in;
+      gpu::DeviceOutputs kept;
+      kept.out.resize(t.params.size());
+      fn(s, p, left, &kept);
+      bool any_kept = false;
+      for (std::size_t i = 0; i < t.params.size(); ++i)
+        if (kept.out[i].get() != nullptr) {
+          any_kept = true;
+          EXPECT_EQ(left[i].data, in[i].data) << what << ": the host '" << t.params[i].name << "' of a kept output changed";
+        }
+      const gpu::GpuInstance uploaded(t, p, l, elements, region.data(), downloaded);
+      const gpu::GpuInstance taken(t, p, l, elements, region.data(), left, &kept);
+      const Args a = uploaded.expected_on_host(), b = taken.expected_on_host();
+      for (std::size_t i = 0; i < t.params.size(); ++i) {
+        if (!t.params[i].is_buffer || t.params[i].role == Role::in) continue;
+        ASSERT_EQ(a[i].data.size(), b[i].data.size()) << what;
+        EXPECT_EQ(std::memcmp(a[i].data.data(), b[i].data.data(), a[i].data.size() * sizeof(double)), 0) << what << " " << t.params[i].name;
+        EXPECT_EQ(a[i].data, downloaded[i].data) << what;
+      }
+      ++cases;
+      kept_cases += any_kept ? 1 : 0;
+    }
+  }
+  // The four SpMM references and the nine device references keep their outputs, in both precisions.
+  EXPECT_GE(kept_cases, 2 * 13);
+  std::printf("%d GPU references, %d kept their outputs on the device\n", cases, kept_cases);
+}

@@ -21,7 +21,7 @@ TEST(GpuReferences, AgreeWithCpuReferences) {
         const Args in = make_inputs(t, s, p, 1);
         const Args cpu = make_expected(t, s, p, in);
         Args gpu = in;
-        fn(s, p, gpu);
+        fn(s, p, gpu, nullptr);
         for (std::size_t i = 0; i < t.params.size(); ++i) {
           if (!t.params[i].is_buffer || t.params[i].role == Role::in) continue;
           ASSERT_EQ(cpu[i].data.size(), gpu[i].data.size());

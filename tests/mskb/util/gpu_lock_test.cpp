@@ -446,6 +446,7 @@ TEST(GpuLock, HoldLogHasOneLinePerHoldAndExclusiveHoldsApart) {
         GpuLock lock(path, log);
         for (int round = 0; round < kRounds; ++round) {
           GpuLock::Guard g = lock.acquire((round + who) % 3 == 0 ? GpuLock::Mode::exclusive : GpuLock::Mode::shared);
+          if (g.mode() == GpuLock::Mode::exclusive) g.label("timing of " + std::to_string(who) + "\nnext line?");
           ::usleep(500 + static_cast<useconds_t>(who * 300));
         }
       } catch (...) {
@@ -468,13 +469,29 @@ TEST(GpuLock, HoldLogHasOneLinePerHoldAndExclusiveHoldsApart) {
     char mode;
     double asked, held, released;
     long pid;
+    std::string label;
   };
   std::vector<Hold> holds;
   FILE* f = std::fopen(log.c_str(), "r");
   ASSERT_NE(f, nullptr);
-  for (Hold h{}; std::fscanf(f, " %c %lf %lf %lf %ld", &h.mode, &h.asked, &h.held, &h.released, &h.pid) == 5;) holds.push_back(h);
+  char line[512];
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    Hold h{};
+    int used = 0;
+    ASSERT_EQ(std::sscanf(line, "%c %lf %lf %lf %ld%n", &h.mode, &h.asked, &h.held, &h.released, &h.pid, &used), 5) << line;
+    h.label = line + used;
+    holds.push_back(h);
+  }
   std::fclose(f);
   ASSERT_EQ(holds.size(), static_cast<std::size_t>(kProcs * kRounds));
+  for (const Hold& h : holds) {
+    // Exclusive holds carry their label on their own line (the newline made a space); shared ones none.
+    const std::string want = h.mode == 'x' ? " timing of " : "\n";
+    EXPECT_EQ(h.label.rfind(want, 0), 0u) << h.label;
+    if (h.mode == 'x') {
+      EXPECT_NE(h.label.find(" next line?\n"), std::string::npos) << h.label;
+    }
+  }
   int exclusive = 0;
   for (const Hold& h : holds) {
     EXPECT_TRUE(h.mode == 's' || h.mode == 'x') << h.mode;
