@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GPU validation on any GPU machine (the committed H200 results were made with it).
 #   scripts/gpu_validate.sh PHASES        PHASES: a comma list of
-#     tests     mskb device, every shipped kernel built, the harness and FP64-reference gpu tests,
+#     tests     mskb device, every shipped kernel built, the harness, FP64-reference and GPU-instance gpu tests,
 #               and the per-task gtest mskb_gpu_shipped_kernels_test for $SHIPPED_TASKS (default the six
 #               slice tasks; `all` = every task, as long as `check`, which is the faster report)
 #     agents    the replay demo of `cudamaster optimize` (store + summary), the same script over a
@@ -108,6 +108,8 @@ if [[ $phases == *,tests,* ]]; then
   [ "$ngpu" -gt 1 ] || wait $hp
   CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/mskb/gpu/mskb_gpu_reference_test > "$OUT/mskb_gpu_reference_test.log" 2>&1
   echo "mskb_gpu_reference_test rc=$?"
+  CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/mskb/gpu/mskb_gpu_instance_test > "$OUT/mskb_gpu_instance_test.log" 2>&1
+  echo "mskb_gpu_instance_test rc=$?: $(grep -E 'instances:|GPU references,' "$OUT/mskb_gpu_instance_test.log" | tr '\n' ' ')"
   wait $hp; echo "mskb_gpu_harness_test rc=$?"
   grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/mskb_gpu_harness_test.log" "$OUT/mskb_gpu_reference_test.log" | head -30
   # The per-task gtest of shipped kernels for $SHIPPED_TASKS (default: the six slice tasks; `all`
