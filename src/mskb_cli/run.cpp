@@ -54,6 +54,7 @@ struct RunOptions {
   std::string sweep = "paper", md_path, matrix_path;
   double budget = 0.25;
   double warmup = TimingConfig{}.warmup_s;
+  double noise = TimingConfig{}.target_noise;
   bool sanitize_gate = false;
   std::string timing_overlap = "auto";  // N or auto (SuitePlan::timing_overlap 0)
   // check
@@ -286,6 +287,7 @@ SuitePlan make_plan(const RunOptions& o) {
     if (!o.matrix_path.empty()) apply_matrix(o.matrix_path, plan);
     plan.eval.timing.max_time_s = o.budget;
     plan.eval.timing.warmup_s = o.warmup;
+    plan.eval.timing.target_noise = o.noise;
   }
   return plan;
 }
@@ -384,7 +386,8 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
     if (o.memcheck) a.push_back("--memcheck");
     if (o.racecheck) a.push_back("--racecheck");
   } else {
-    a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget), fmt::format("--warmup={}", o.warmup)});
+    a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget), fmt::format("--warmup={}", o.warmup),
+                       fmt::format("--noise={}", o.noise)});
     if (!o.matrix_path.empty()) a.insert(a.end(), {"--matrix", abs(o.matrix_path)});
     if (o.sanitize_gate) a.push_back("--sanitize");
     a.push_back("--timing-overlap=" + o.timing_overlap);
@@ -469,6 +472,10 @@ void add_run_command(CLI::App& app) {
                   "Untimed calls before each timed shape's samples, in seconds (and at least 3 calls; default 0.02: "
                   "clock ramp, module load, library handles)")
       ->check(CLI::Range(0.0, 10.0));
+  run->add_option("--noise", o->noise,
+                  "Stop sampling a shape once the relative standard error of its mean is below this (after 10 samples "
+                  "and 0.02 s; the budget caps it either way; default 0.005)")
+      ->check(CLI::Range(0.0001, 0.1));
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
   run->add_option("--timing-overlap", o->timing_overlap,

@@ -409,15 +409,23 @@ class Verifier {
     const ParallelCap cap(req_.host_threads);
     // Loading the kernel and creating the contexts is GPU work: never beside another's timing.
     GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
-    gpu.label("load");
     rep_.phase("load", Shape{}, 0, 120);
+    auto t_step = Clock::now();
+    // The hold log (MSKB_GPU_LOCK_LOG): where this hold's time went, step by step.
+    std::string steps = "load";
+    const auto step = [&](const char* name) {
+      steps += std::string(" ") + name + "_ms=" + ms(seconds_since(t_step));
+      t_step = Clock::now();
+    };
     cand_.send({{"op", "load"}, {"task", req_.task}, {"task_file", req_.task_file}, {"precision", to_string(req_.precision)}, {"library", req_.library},
                 {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", !req_.timings.empty()}});
     const Message loaded = cand_.reply();
+    step("library");
     // Which processes hold a context on this GPU before and after ours exist (ours are the entries
     // that appear): any other one around a timing is reported with it. Only where something is
     // timed (NVML's initialization is not free).
     if (!req_.timings.empty()) sharing_ = std::make_unique<GpuSharing>(loaded.body.value("uuid", std::string()));
+    step("nvml");
     // This process's own context (for FP64 GPU references) exists before any timing, and counts
     // as ours.
     for (const CheckItem& c : req_.checks)
@@ -425,10 +433,14 @@ class Verifier {
         MSKB_CUDA_CHECK(cudaFree(nullptr));
         break;
       }
+    step("verifier_context");
     cand_.send({{"op", "context"}});
     cand_.reply();
+    step("kernel_context");
     kref_.start();  // a task file's reference kernel: its process and context are ours too
     if (sharing_) sharing_->context_created();
+    step("other");
+    gpu.label(steps);
     gpu.release();
     if (!req_.matrix_path.empty()) matrix_ = std::make_unique<SparseMatrix>(read_matrix_market(req_.matrix_path));
     queue_ = std::make_unique<InstanceQueue>(spec_, req_, matrix_.get());
@@ -461,13 +473,15 @@ class Verifier {
   // lock is held shared: a teardown is GPU work too.
   void finish() {
     GpuLock::Guard gpu = wait_for_gpu(false, Shape{}, 0, 0);
-    gpu.label("exit");
     rep_.phase("exit", Shape{}, 0, 120);
+    const auto t0 = Clock::now();
     cand_.send({{"op", "exit"}});
     cand_.wait_exit();
+    const double kernel_exit_s = seconds_since(t0);
     device_out_ = IpcMapping();
     staging_ = DeviceMemory();
     held_.reset();
+    gpu.label("exit kernel_exit_ms=" + ms(kernel_exit_s) + " free_ms=" + ms(seconds_since(t0) - kernel_exit_s));
   }
 
  private:

@@ -41,7 +41,7 @@ const char* kKernel = "// fake-eval: speed=2\nextern \"C\" void vector_add(const
 // `mskb run` of vector_add fp32 (baseline, vendor, k.cu) with shape seed 42 into `report`.
 std::vector<std::string> run_args(const Cli& c, const std::string& report) {
   return {"run", "--task", "vector_add", "--precision", "fp32", "--kernel", c.dir.file("k.cu"), "--budget", "0.01", "--warmup", "0.05",
-          "--shape-seed", "42", "-q", "--json", report};
+          "--noise", "0.01", "--shape-seed", "42", "-q", "--json", report};
 }
 
 json read_json(const std::string& path) { return json::parse(read_file(path)); }
@@ -97,6 +97,7 @@ TEST_F(Run, ReportCarriesWhatIsNeededToRunItAgain) {
   EXPECT_EQ(s["seeds"]["per_shape"], 3);
   EXPECT_DOUBLE_EQ(s["timing"]["max_time_s"].get<double>(), 0.01);
   EXPECT_DOUBLE_EQ(s["timing"]["warmup_s"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(s["timing"]["target_noise"].get<double>(), 0.01);
   EXPECT_EQ(s["compile"]["allow_libraries"], false);
   // --checks-per-gpu and --timing-overlap auto: the values the run used (the checks from this
   // host; the overlap 1, a user kernel being in the run), so a rerun elsewhere runs alike.

@@ -39,6 +39,7 @@ struct Eval {
   bool timing = false;
   int64_t from = 0, to = 0;
   int64_t x_from = 0, x_to = 0;  // the exclusive hold (timing parts with a lock)
+  double target_noise = 0;        // the request's timing configuration
 };
 
 // The trace's evaluations, named through the report (a library is the build key's .so).
@@ -63,6 +64,7 @@ std::vector<Eval> evaluations(const std::string& trace, const json& report) {
     e.to = t["end_ns"];
     e.x_from = t.value("exclusive_from_ns", int64_t{0});
     e.x_to = t.value("exclusive_to_ns", int64_t{0});
+    e.target_noise = t.value("target_noise", 0.0);
     out.push_back(e);
   }
   return out;
@@ -97,7 +99,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   c.env["FAKE_RUNNER_SLEEP_MS"] = "600";  // host work: long beside the fake's 20 ms timing
   c.env["MSKB_GPU_LOCK_LOG"] = c.dir.file("holds.log");
   // The phases apart, the default (MSKB_PIPELINE=1: TimingPartsStartOnceTheirGroupIsChecked).
-  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
+  const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--noise", "0.02", "--checks-per-gpu", "2",
                         "--timing-overlap", "3", "--json", c.dir.file("run.json")});
   ASSERT_EQ(p.code, 0) << p.err;
   const json report = json::parse(read_file(c.dir.file("run.json")));
@@ -116,6 +118,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   for (const Eval& e : all) {
     EXPECT_EQ(e.gpu_lock, lock) << e.contender;
     EXPECT_EQ(e.host_threads, threads_for(e.timing ? 2 * 3 : 2)) << e.contender << (e.timing ? " timing" : " checks");
+    EXPECT_DOUBLE_EQ(e.target_noise, 0.02) << e.contender << ": --noise does not reach the runner";
   }
   // The timings themselves (the runners' exclusive holds) never overlap.
   for (const Eval& a : timed) {
