@@ -76,6 +76,10 @@ struct RunRequest {
   std::string gpu_lock;
   // Where the lock's holds are logged (GpuLock's hold log; empty: nowhere): MSKB_GPU_LOCK_LOG.
   std::string gpu_lock_log;
+  // The kernel library is loaded (dlopen, no CUDA context yet) before the lock is taken for the
+  // contexts: for kernels shipped with their task only (an untrusted library's constructors would
+  // run beside another's timing). An experiment (MSKB_LOAD_OUTSIDE_LOCK=1), off by default.
+  bool load_before_lock = false;
   // The most host worker threads the verifier's host work may use (0: all CPUs but two).
   int host_threads = 0;
 };

@@ -74,6 +74,7 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
   if (!r.reference_library.empty()) j["reference_library"] = r.reference_library;  // a task file's reference kernel
   if (!r.gpu_lock.empty()) j["gpu_lock"] = r.gpu_lock;
   if (!r.gpu_lock_log.empty()) j["gpu_lock_log"] = r.gpu_lock_log;
+  if (r.load_before_lock) j["load_before_lock"] = true;
   if (r.host_threads != 0) j["host_threads"] = r.host_threads;
 }
 
@@ -104,6 +105,7 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.reference_library = j.value("reference_library", std::string());
   r.gpu_lock = j.value("gpu_lock", std::string());
   r.gpu_lock_log = j.value("gpu_lock_log", std::string());
+  r.load_before_lock = j.value("load_before_lock", false);
   r.host_threads = j.value("host_threads", 0);
 }
 

@@ -7,7 +7,7 @@
 // tests can count evaluations and see where they ran. FAKE_GPUS sets the GPU count it reports;
 // FAKE_GPUS=0 makes every mode fail as the real runner does on a machine without a GPU.
 // FAKE_RUNNER_TRACE, when set, gets one JSON line per evaluation: the request's library, task,
-// precision, gpu_lock, host_threads and timing target_noise, its nice value, the timed shapes, CUDA_VISIBLE_DEVICES, and the runner's
+// precision, gpu_lock, host_threads, load_before_lock and timing target_noise, its nice value, the timed shapes, CUDA_VISIBLE_DEVICES, and the runner's
 // start and end (steady clock, ns; comparable across processes). With a gpu_lock and timed shapes
 // it holds that lock exclusive (mskb/util/gpu_lock.hpp) for FAKE_RUNNER_TIMING_MS (default 20)
 // before its timings, as the real runner does around a timing, and records that hold too.
@@ -134,6 +134,7 @@ int main(int argc, char** argv) {
                 {"gpu_lock", req.value("gpu_lock", "")}, {"host_threads", req.value("host_threads", 0)}, {"timings", timings.size()},
                 {"nice", ::getpriority(PRIO_PROCESS, 0)},
                 {"target_noise", req.contains("timing") ? req["timing"].value("target_noise", 0.0) : 0.0},
+                {"load_before_lock", req.value("load_before_lock", false)},
                 {"gpu", std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : ""}, {"start_ns", start_ns}};
   if (!trace["gpu_lock"].get<std::string>().empty() && !timings.empty()) {
     const char* ms = std::getenv("FAKE_RUNNER_TIMING_MS");

@@ -40,6 +40,7 @@ struct Eval {
   int64_t from = 0, to = 0;
   int64_t x_from = 0, x_to = 0;  // the exclusive hold (timing parts with a lock)
   double target_noise = 0;        // the request's timing configuration
+  bool load_before_lock = false;  // RunRequest::load_before_lock
 };
 
 // The trace's evaluations, named through the report (a library is the build key's .so).
@@ -65,6 +66,7 @@ std::vector<Eval> evaluations(const std::string& trace, const json& report) {
     e.x_from = t.value("exclusive_from_ns", int64_t{0});
     e.x_to = t.value("exclusive_to_ns", int64_t{0});
     e.target_noise = t.value("target_noise", 0.0);
+    e.load_before_lock = t.value("load_before_lock", false);
     out.push_back(e);
   }
   return out;
@@ -315,6 +317,37 @@ TEST(MskbTimingOverlap, AutoDefaultsAreResolvedAndRecorded) {
   EXPECT_EQ(mskb::auto_checks_per_gpu(1, 4, 4), 1);
   EXPECT_EQ(mskb::auto_timing_overlap(true), 3);
   EXPECT_EQ(mskb::auto_timing_overlap(false), 1);
+}
+
+// MSKB_LOAD_OUTSIDE_LOCK=1 (an experiment): the kernel library of a shipped contender is loaded
+// before the lock is taken; a user's kernel, whose library's constructors would run beside
+// another's timing, never; without the variable, no one.
+TEST(MskbTimingOverlap, LoadOutsideLockOnlyForShippedKernels) {
+  Cli c;
+  const std::string kernel = c.dir.file("mine.cu");
+  // The baseline's source with a line of its own: another build key, so the trace tells them apart.
+  std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/sparse/spmv_csr/baseline_fp32.cu") << "\n// mine\n";
+  for (const bool on : {true, false}) {
+    const std::string trace = c.dir.file(on ? "on.jsonl" : "off.jsonl");
+    c.env["FAKE_RUNNER_TRACE"] = trace;
+    if (on) c.env["MSKB_LOAD_OUTSIDE_LOCK"] = "1";
+    else c.env.erase("MSKB_LOAD_OUTSIDE_LOCK");
+    const Proc p = c.run({"run", "--task", "spmv_csr", "--precision", "fp32", "--budget", "0.01", "--checks-per-gpu", "2", "--kernel",
+                          kernel, "--json", c.dir.file("run.json")});
+    ASSERT_EQ(p.code, 0) << p.err;
+    const json report = json::parse(read_file(c.dir.file("run.json")));
+    ASSERT_EQ(report["contenders"].size(), 3u);
+    EXPECT_EQ(report["device"].value("load_outside_lock", false), on);
+    int before = 0, runners = 0;
+    for (const Eval& e : evaluations(trace, report)) {
+      ++runners;
+      const bool shipped = e.contender.find("|baseline") != std::string::npos || e.contender.find("|vendor") != std::string::npos;
+      EXPECT_EQ(e.load_before_lock, on && shipped) << e.contender;
+      before += e.load_before_lock ? 1 : 0;
+    }
+    EXPECT_EQ(runners, 6);  // three contenders, a checks part and a timing part each
+    EXPECT_EQ(before, on ? 4 : 0);
+  }
 }
 
 // Out of range or not a number: a one-line usage error, exit 2; the option and its default are in --help.

@@ -179,13 +179,16 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
   // No lane lock and no thread cap unless set; both travel when set.
   EXPECT_EQ(back.gpu_lock, "");
   EXPECT_EQ(back.gpu_lock_log, "");
+  EXPECT_FALSE(back.load_before_lock);
   EXPECT_EQ(back.host_threads, 0);
   r.gpu_lock = "/tmp/mskb-1/locks/gpu-0.lock";
   r.gpu_lock_log = "/tmp/holds.log";
+  r.load_before_lock = true;
   r.host_threads = 7;
   const RunRequest with_lock = nlohmann::json::parse(nlohmann::json(r).dump()).get<RunRequest>();
   EXPECT_EQ(with_lock.gpu_lock, "/tmp/mskb-1/locks/gpu-0.lock");
   EXPECT_EQ(with_lock.gpu_lock_log, "/tmp/holds.log");
+  EXPECT_TRUE(with_lock.load_before_lock);
   EXPECT_EQ(with_lock.host_threads, 7);
   // Where instances live and are compared: the defaults (GPU instances from 2^22, host-made
   // instances compared on the GPU from 2^22 too), and set values, travel.
