@@ -15,7 +15,8 @@
 #     memcheck  `mskb check --all --memcheck` (baseline + vendor, both precisions) over every GPU
 #     suite     full-suite target (docs/harness.md 11): `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
 #               (the project build timed apart) -> suite_paper.*; CHECKS_PER_GPU=N (default auto),
-#               OVERLAP=M (--timing-overlap, default auto), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
+#               OVERLAP=M (--timing-overlap, default auto), SUITE_ARGS / SUITE_ENV (more options / environment),
+#               SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
 #               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*);
 #               its progress lines time-stamped, read by scripts/suite_timeline.py -> suite_timeline.*, and
 #               the GPU lock's hold log read by scripts/gpu_lock_timeline.py -> suite_gpu_lock.*
@@ -216,8 +217,11 @@ if [[ $phases == *,suite,* ]]; then
   memp=$!
   s0=$(( ${EPOCHREALTIME/./} / 100000 )) lock_t0=$EPOCHREALTIME
   rm -f "$OUT/suite_gpu_lock.log"
-  (MSKB_GPU_LOCK_LOG=$OUT/suite_gpu_lock.log MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
-    $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" "${skip[@]}" \
+  # SUITE_ARGS: more options of `mskb run` (e.g. "--noise 0.01"); SUITE_ENV: more environment
+  # (e.g. "MSKB_LOAD_OUTSIDE_LOCK=1"), for A/B runs of the whole suite.
+  # shellcheck disable=SC2086
+  (env ${SUITE_ENV:-} MSKB_GPU_LOCK_LOG=$OUT/suite_gpu_lock.log MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
+    $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" ${SUITE_ARGS:-} "${skip[@]}" \
     --json "$OUT/suite_paper.json" --markdown "$OUT/suite_paper.md" 2>&1 > "$OUT/suite_paper.log") |
     while IFS= read -r line; do t=$(( ${EPOCHREALTIME/./} / 100000 - s0 )); printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "$line"; done > "$OUT/suite_paper.progress"
   rc=${PIPESTATUS[0]}
