@@ -129,7 +129,8 @@ def main():
     a = ap.parse_args()
     holds = read(a.log)
     if not holds:
-        sys.exit(f"gpu_lock_timeline.py: no holds in {a.log} (was MSKB_GPU_LOCK_LOG set for the run?)")
+        sys.exit(f"gpu_lock_timeline.py: no holds in {a.log} (MSKB_GPU_LOCK_LOG not set, or a one-pass run: "
+                 "--checks-per-gpu 1 takes no GPU lock)")
     t0 = a.t0 if a.t0 is not None else min(h["asked"] for h in holds)
     end = max(h["released"] for h in holds)
     out = {"whole": window(holds, t0, end, t0)}
