@@ -12,8 +12,8 @@ the seed and NAME_ms=N fields: where the hold's time went).
 Over the log's span (or from --t0, the run's start in the same clock) this splits the wall time
 into: exclusive (a timing held the GPU), shared (checks' GPU work, no timing), and idle (nobody
 held the lock), and says how much of the shared time a timing was waiting for, how long the
-timings waited in all, the holds' counts and lengths, and the seconds held by each kind of hold
-(the label's first word) with its NAME_ms fields summed. --split S (seconds after the start, e.g.
+timings waited in all and behind which kinds of shared hold, the holds' counts and lengths, and
+the seconds held by each kind of hold (the label's first word) with its NAME_ms fields summed. --split S (seconds after the start, e.g.
 the end of the last checks part from scripts/suite_timeline.py) prints the same for before and
 after it.
 
@@ -48,18 +48,21 @@ def read(path):
 
 def split_time(holds, start, end):
     """Seconds of [start, end) with a timing holding the GPU, only checks holding it, or nobody;
-    and of the shared seconds, those during which a timing waited (asked, not yet held)."""
+    of the shared seconds, those during which a timing waited (asked, not yet held), and for each
+    kind of shared hold the seconds it was among the holders while a timing waited (kinds overlap)."""
     events = []
     for h in holds:
         if h["mode"] == "x":
-            events += [(h["held"], "x", 1), (h["released"], "x", -1), (h["asked"], "w", 1), (h["held"], "w", -1)]
+            events += [(h["held"], "x", 1, ""), (h["released"], "x", -1, ""), (h["asked"], "w", 1, ""), (h["held"], "w", -1, "")]
         else:
-            events += [(h["held"], "s", 1), (h["released"], "s", -1)]
+            events += [(h["held"], "s", 1, h["kind"]), (h["released"], "s", -1, h["kind"])]
     events.sort(key=lambda e: (e[0], e[2]))  # ends before starts at one instant
     count = {"x": 0, "s": 0, "w": 0}
+    shared_kinds = {}  # kind -> shared holds of it now
     out = {"exclusive_s": 0.0, "shared_s": 0.0, "idle_s": 0.0, "shared_while_timing_waited_s": 0.0}
+    blocking = {}
     t = start
-    for when, kind, step in events + [(end, "end", 0)]:
+    for when, kind, step, hold_kind in events + [(end, "end", 0, "")]:
         a, b = max(t, start), min(when, end)
         if b > a:
             if count["x"] > 0:
@@ -68,12 +71,19 @@ def split_time(holds, start, end):
                 out["shared_s"] += b - a
                 if count["w"] > 0:
                     out["shared_while_timing_waited_s"] += b - a
+                    for k, n in shared_kinds.items():
+                        if n > 0:
+                            blocking[k] = blocking.get(k, 0.0) + (b - a)
             else:
                 out["idle_s"] += b - a
         t = max(t, when)
         if kind != "end":
             count[kind] += step
-    return {k: round(v, 1) for k, v in out.items()}
+        if kind == "s":
+            shared_kinds[hold_kind] = shared_kinds.get(hold_kind, 0) + step
+    res = {k: round(v, 1) for k, v in out.items()}
+    res["timing_waited_behind_s"] = {k: round(v, 1) for k, v in sorted(blocking.items(), key=lambda kv: -kv[1])}
+    return res
 
 
 def window(holds, start, end, t0):
@@ -113,6 +123,8 @@ def show(name, w):
     print(f'  shared while a timing waited {w["shared_while_timing_waited_s"]} s; {w["timings"]} timings, '
           f'{w["timing_hold_mean_ms"]} ms held each, {w["timing_waited_s"]} s waited in all; '
           f'{w["shared_holds"]} shared holds, {w["shared_hold_summed_s"]} s summed, {w["shared_hold_mean_ms"]} ms each')
+    if w["timing_waited_behind_s"]:
+        print("  a timing waited behind: " + ", ".join(f"{k} {v} s" for k, v in w["timing_waited_behind_s"].items()))
     for kind, k in w["by_kind"].items():
         fields = ", ".join(f"{n[:-3]} {v} s" for n, v in k["fields_s"].items())
         print(f'  {kind}: {k["holds"]} holds, {k["held_s"]} s held' + (f" ({fields})" if fields else ""))

@@ -55,6 +55,18 @@ assert len(w['longest']) == 4 and all(' timing fake ' in l for l in w['longest']
 # the phases apart: the timings come after the last checks part
 assert d['after']['timings'] == 4 and d['before']['timings'] == 0, d
 " || fail "the lock JSON: $(cat "$work/l.json")"
+# A timing that waited 0.5 s behind a process start and then 0.3 s behind a check: the
+# seconds behind each kind (they overlap), and the split of the 5 s into exclusive, shared, idle.
+printf '%s\n' "s 100.0 100.0 101.0 1 load library_ms=300" "x 100.5 101.3 102.0 2 timing N=5 seed 2 warmup_ms=20 sampling_ms=500" \
+  "s 100.9 101.0 101.3 3 check rows=4,K=2 seed 1 host check_ms=200" "s 103.0 103.0 104.0 1 exit" > "$work/synthetic.log"
+python3 "$root/scripts/gpu_lock_timeline.py" "$work/synthetic.log" --t0 99 --json "$work/s.json" > /dev/null || fail "synthetic log"
+python3 -c "
+import json
+w = json.load(open('$work/s.json'))['whole']
+assert (w['exclusive_s'], w['shared_s'], w['idle_s']) == (0.7, 2.3, 2.0), w
+assert w['shared_while_timing_waited_s'] == 0.8 and w['timing_waited_behind_s'] == {'load': 0.5, 'check': 0.3}, w
+assert w['by_kind']['load (s)']['fields_s'] == {'library_ms': 0.3}, w['by_kind']
+" || fail "the synthetic log's split: $(cat "$work/s.json")"
 echo "x 1 2" > "$work/bad.log"
 out=$(python3 "$root/scripts/gpu_lock_timeline.py" "$work/bad.log" 2>&1) && fail "a malformed log must fail"
 [ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "not a hold line" || fail "the refusal: $out"
