@@ -39,8 +39,9 @@ class GpuLock {
     bool held() const { return fd_ >= 0; }  // false for the no-op lock
     Mode mode() const { return mode_; }
     // What the hold is for, in its hold log line (one line: newlines become spaces; at most 200
-    // characters). Nothing without a log.
+    // characters). Nothing without a log: callers that build a label check logged() first.
     void label(const std::string& text);
+    bool logged() const { return !log_.empty(); }
 
    private:
     friend class GpuLock;
@@ -59,7 +60,6 @@ class GpuLock {
   explicit GpuLock(std::string path = "", std::string log_path = "");
 
   const std::string& path() const { return path_; }
-  const std::string& log_path() const { return log_path_; }
   bool enabled() const { return !path_.empty(); }
 
   // Block until the lock is held; throw std::runtime_error (one line naming the path) on failure.

@@ -61,13 +61,15 @@ void run_device_reference(const std::string& task, DeviceReferenceFn fn, const S
   fn(shape, p, d);
   MSKB_CUDA_CHECK(cudaGetLastError());
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-  for (std::size_t i = 0; i < n; ++i)
-    if (d.out[i] != nullptr && keep != nullptr && i < keep->out.size()) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (d.out[i] == nullptr) continue;
+    if (keep != nullptr && i < keep->out.size()) {
       keep->out[i] = std::move(mem[2 * i + 1]);
-    } else if (d.out[i] != nullptr) {
-      args[i].data.resize(d.elements[i]);
-      MSKB_CUDA_CHECK(cudaMemcpy(args[i].data.data(), d.out[i], d.elements[i] * sizeof(double), cudaMemcpyDeviceToHost));
+      continue;
     }
+    args[i].data.resize(d.elements[i]);
+    MSKB_CUDA_CHECK(cudaMemcpy(args[i].data.data(), d.out[i], d.elements[i] * sizeof(double), cudaMemcpyDeviceToHost));
+  }
 }
 
 }  // namespace mskb::gpu

@@ -417,6 +417,7 @@ class Verifier {
     // The hold log (MSKB_GPU_LOCK_LOG): where this hold's time went, step by step.
     std::string steps = "load";
     const auto step = [&](const char* name) {
+      if (req_.gpu_lock_log.empty()) return;
       steps += std::string(" ") + name + "_ms=" + ms(seconds_since(t_step));
       t_step = Clock::now();
     };
@@ -424,7 +425,7 @@ class Verifier {
                 {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", !req_.timings.empty()}});
     const Message loaded = cand_.reply();
     if (req_.load_before_lock) {
-      steps += " library_outside_ms=" + ms(seconds_since(t_step));  // not held: the hold starts below
+      if (!req_.gpu_lock_log.empty()) steps += " library_outside_ms=" + ms(seconds_since(t_step));  // not held: the hold starts below
       gpu = wait_for_gpu(false, Shape{}, 0, 0);
       rep_.phase("load", Shape{}, 0, 120);
       t_step = Clock::now();
@@ -491,7 +492,7 @@ class Verifier {
     device_out_ = IpcMapping();
     staging_ = DeviceMemory();
     held_.reset();
-    gpu.label("exit kernel_exit_ms=" + ms(kernel_exit_s) + " free_ms=" + ms(seconds_since(t0) - kernel_exit_s));
+    if (gpu.logged()) gpu.label("exit kernel_exit_ms=" + ms(kernel_exit_s) + " free_ms=" + ms(seconds_since(t0) - kernel_exit_s));
   }
 
  private:
@@ -655,9 +656,10 @@ class Verifier {
       detail["message"] = detail.value("message", std::string()) + " (new inputs in the buffers of the previous seed)";
     detail["disposition"] = disp;
     // The hold log (MSKB_GPU_LOCK_LOG): what this check held the GPU for.
-    gpu.label("check " + c.shape.str() + " seed " + std::to_string(seed) + (uses_gpu_instance(spec_, req_, c.shape) ? " gpu_instance" : " host") +
-              " generate_ms=" + ms(held_->generate_s) + " reference_ms=" + ms(held_->reference_s) +
-              " reference_upload_ms=" + ms(std::chrono::duration<double>(t_check - t_reference).count()) + " check_ms=" + ms(seconds_since(t_check)));
+    if (gpu.logged())
+      gpu.label("check " + c.shape.str() + " seed " + std::to_string(seed) + (uses_gpu_instance(spec_, req_, c.shape) ? " gpu_instance" : " host") +
+                " generate_ms=" + ms(held_->generate_s) + " reference_ms=" + ms(held_->reference_s) +
+                " reference_upload_ms=" + ms(std::chrono::duration<double>(t_check - t_reference).count()) + " check_ms=" + ms(seconds_since(t_check)));
     // generate and reference: the host work of this instance, wherever it ran (most of it ahead,
     // while the previous instance was checked or timed); waited: what of it this check waited for.
     return {{"generate", held_->generate_s},
@@ -722,9 +724,8 @@ class Verifier {
     t.sm_clock_mhz = m.body.value("sm_clock_mhz", 0.0);
     const auto t_after = Clock::now();
     if (sharing_ && sharing_->known()) {
-      const auto n0 = Clock::now();
       std::vector<uint64_t> seen = others_before, after_list = sharing_->others_now();
-      nvml_s += seconds_since(n0);
+      nvml_s += seconds_since(t_after);
       seen.insert(seen.end(), after_list.begin(), after_list.end());
       t.gpu_other_pids = others(std::move(seen), {});  // sorted union of both lists
       t.gpu_others = static_cast<int>(t.gpu_other_pids.size());
@@ -744,9 +745,10 @@ class Verifier {
       }
     }
     // The hold log (MSKB_GPU_LOCK_LOG): where this timing's exclusive hold went.
-    gpu.label("timing " + c.shape.str() + " seed " + std::to_string(seed) + " warmup_ms=" + ms(m.body.value("warmup_s", 0.0)) +
-              " sampling_ms=" + ms(m.body.value("sampling_s", 0.0)) + " verify_ms=" + ms(verify_s) + " nvml_ms=" + ms(nvml_s) +
-              " judge_ms=" + ms(seconds_since(t_judge)) + " reply_ms=" + ms(std::chrono::duration<double>(t_after - t_timing).count()));
+    if (gpu.logged())
+      gpu.label("timing " + c.shape.str() + " seed " + std::to_string(seed) + " warmup_ms=" + ms(m.body.value("warmup_s", 0.0)) +
+                " sampling_ms=" + ms(m.body.value("sampling_s", 0.0)) + " verify_ms=" + ms(verify_s) + " nvml_ms=" + ms(nvml_s) +
+                " judge_ms=" + ms(seconds_since(t_judge)) + " reply_ms=" + ms(std::chrono::duration<double>(t_after - t_timing).count()));
     rep_.emit({{"event", "timing"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"sweep", c.sweep}, {"seed", seed},
                {"time_us", t}, {"after_timing", after}, {"after_detail", after_detail}, {"verified_samples", verified},
                {"seconds", seconds_since(t_timing)}});

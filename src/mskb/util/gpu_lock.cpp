@@ -102,7 +102,7 @@ GpuLock::Guard::Guard(Guard&& other) noexcept
       held_(other.held_) {}
 
 void GpuLock::Guard::label(const std::string& text) {
-  if (log_.empty()) return;
+  if (!logged()) return;
   label_ = text.substr(0, 200);
   for (char& c : label_)
     if (c == '\n' || c == '\r') c = ' ';
