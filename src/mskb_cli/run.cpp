@@ -468,13 +468,16 @@ void add_run_command(CLI::App& app) {
   add_common_options(run, *o);
   run->add_option("--sweep", o->sweep, "Sizes to time: paper | large | heldout | all, or a list such as paper,large");
   run->add_option("--budget", o->budget, "Timing budget per shape in seconds")->check(mskb::positive());
+  const mskb::TimingConfig defaults;
   run->add_option("--warmup", o->warmup,
-                  "Untimed calls before each timed shape's samples, in seconds (and at least 3 calls; default 0.02: "
-                  "clock ramp, module load, library handles)")
+                  fmt::format("Untimed calls before each timed shape's samples, in seconds (and at least {} calls; default {}: "
+                              "clock ramp, module load, library handles)",
+                              defaults.warmup_calls, defaults.warmup_s))
       ->check(CLI::Range(0.0, 10.0));
   run->add_option("--noise", o->noise,
-                  "Stop sampling a shape once the relative standard error of its mean is below this (after 10 samples "
-                  "and 0.02 s; the budget caps it either way; default 0.005)")
+                  fmt::format("Stop sampling a shape once the relative standard error of its mean is below this (after {} samples "
+                              "and {} s; the budget caps it either way; default {})",
+                              defaults.min_samples, defaults.min_time_s, defaults.target_noise))
       ->check(CLI::Range(0.0001, 0.1));
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
   run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");

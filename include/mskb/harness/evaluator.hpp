@@ -88,7 +88,7 @@ struct EvalOptions {
   // share a GPU and the host with others.
   std::string gpu_lock;
   int host_threads = 0;
-  // RunRequest::load_before_lock (the suite sets it for shipped kernels under MSKB_LOAD_OUTSIDE_LOCK=1).
+  // RunRequest::load_before_lock (the suite sets it for shipped kernels unless MSKB_LOAD_OUTSIDE_LOCK=0).
   bool load_before_lock = false;
   // Added to the runner's nice value (SpawnOptions::nice): the checks of a pipelined run, which
   // fill the CPUs around other evaluations' timings.

@@ -359,6 +359,7 @@ class Candidate {
       if (op == "exit") return;
       if (op == "load") load(m.body);
       else if (op == "context") context();
+      else if (op == "identify") ch_.send({{"ok", true}, {"uuid", identify_device().value("uuid", std::string())}});
       else if (op == "instance") instance(m);
       else if (op == "call") call(m.body);
       else if (op == "time") time(m.body);

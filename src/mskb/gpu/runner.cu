@@ -421,14 +421,22 @@ class Verifier {
       steps += std::string(" ") + name + "_ms=" + ms(seconds_since(t_step));
       t_step = Clock::now();
     };
+    // Which GPU the kernel's process sees (for NVML, below; only where something is timed). It
+    // initializes the CUDA driver: under the lock, so after the library where that comes first.
+    const bool identify = !req_.timings.empty();
     cand_.send({{"op", "load"}, {"task", req_.task}, {"task_file", req_.task_file}, {"precision", to_string(req_.precision)}, {"library", req_.library},
-                {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", !req_.timings.empty()}});
-    const Message loaded = cand_.reply();
+                {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", identify && !req_.load_before_lock}});
+    Message loaded = cand_.reply();
     if (req_.load_before_lock) {
       if (!req_.gpu_lock_log.empty()) steps += " library_outside_ms=" + ms(seconds_since(t_step));  // not held: the hold starts below
       gpu = wait_for_gpu(false, Shape{}, 0, 0);
       rep_.phase("load", Shape{}, 0, 120);
       t_step = Clock::now();
+      if (identify) {
+        cand_.send({{"op", "identify"}});
+        loaded = cand_.reply();
+      }
+      step("identify");
     } else {
       step("library");
     }
@@ -437,17 +445,17 @@ class Verifier {
     // timed (NVML's initialization is not free).
     if (!req_.timings.empty()) sharing_ = std::make_unique<GpuSharing>(loaded.body.value("uuid", std::string()));
     step("nvml");
-    // This process's own context (for FP64 GPU references) exists before any timing, and counts
-    // as ours.
+    // The kernel's context and this process's own (for FP64 GPU references; it exists before any
+    // timing, and counts as ours) are created at the same time: the request goes out first.
+    cand_.send({{"op", "context"}});
     for (const CheckItem& c : req_.checks)
       if (uses_gpu_reference(spec_, c.shape, req_.gpu_reference_min_complexity) || compares_on_gpu(c.shape)) {
         MSKB_CUDA_CHECK(cudaFree(nullptr));
         break;
       }
     step("verifier_context");
-    cand_.send({{"op", "context"}});
     cand_.reply();
-    step("kernel_context");
+    step("kernel_context");  // what the kernel's context took beyond ours
     kref_.start();  // a task file's reference kernel: its process and context are ours too
     if (sharing_) sharing_->context_created();
     step("other");

@@ -262,8 +262,10 @@ class SuiteRun {
     // Off by default: on the H200 it bought no wall time, the checks waiting for the GPU behind
     // the timings (section 9).
     pipelined_ = two_phase() && timing_overlap() > 1 && env_switch("MSKB_PIPELINE").value_or(false);
-    load_outside_lock_ = env_switch("MSKB_LOAD_OUTSIDE_LOCK").value_or(false);
-    if (load_outside_lock_) report_.device["load_outside_lock"] = true;
+    // Shipped kernels' libraries are loaded before the lock (RunRequest::load_before_lock);
+    // MSKB_LOAD_OUTSIDE_LOCK=0 loads them under it, as a user's kernel always is.
+    load_outside_lock_ = env_switch("MSKB_LOAD_OUTSIDE_LOCK").value_or(true);
+    report_.device["load_outside_lock"] = load_outside_lock_;
     if (pipelined_) pool_.lower_priority(kBackgroundNice);  // before pool_.start()
     if (two_phase()) report_.device["pipelined"] = pipelined_;
   }
@@ -370,7 +372,7 @@ class SuiteRun {
     e.part = part;
     if (lanes_.size() > 1 || !plan_.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
     if (const auto l = lane_locks_.find(lane); l != lane_locks_.end()) e.gpu_lock = l->second;
-    // An experiment: shipped kernels' libraries loaded before the lock (RunRequest::load_before_lock).
+    // Shipped kernels' libraries loaded before the lock (RunRequest::load_before_lock).
     e.load_before_lock = it.kernel.trusted && load_outside_lock_;
     // A pipelined run's check parts run at a lower CPU priority, beside the timing parts.
     const bool background = pipelined_ && part == Part::checks;
@@ -667,7 +669,7 @@ class SuiteRun {
   std::mutex progress_mutex_, partial_mutex_;
   std::atomic<std::size_t> started_[3] = {};  // items started, per Part (all, checks, timing)
   bool pipelined_ = false;
-  bool load_outside_lock_ = false;  // MSKB_LOAD_OUTSIDE_LOCK=1 (RunRequest::load_before_lock)
+  bool load_outside_lock_ = true;  // MSKB_LOAD_OUTSIDE_LOCK=0: off (RunRequest::load_before_lock)
 };
 
 }  // namespace
