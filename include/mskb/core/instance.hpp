@@ -15,13 +15,19 @@ namespace mskb {
 // every (task, shape, seed) draws different data and the same triple always draws the same.
 uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed);
 
+// What make_inputs leaves in the out/accumulate buffers: zeros (what a CPU reference starts
+// from), or only their sizes, the elements unspecified (whatever `storage` held), for a
+// reference that writes every output without reading it (the GPU references). On the largest
+// SpMM shapes that is 8 GB of FP64 zeros not written again for every instance.
+enum class Outputs { zeroed, sized };
+
 // Inputs generated (or, for a user's matrix, built from it) and rounded; outputs sized
-// (out/accumulate zero, inplace = input).
+// (out/accumulate zero unless `outputs` says sized, inplace = input).
 // `storage`: the buffers of an instance no longer needed, reused (their allocations kept): after
 // the largest shape, generating faults in no new pages (the page faults of fresh multi-GB buffers,
-// not the generators, were most of the generation time). The values do not depend on it.
+// not the generators, were most of the generation time). The inputs do not depend on it.
 Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix = nullptr,
-                 Args storage = {});
+                 Args storage = {}, Outputs outputs = Outputs::zeroed);
 // A scalar as the entry point receives it: an int, a float, or the precision's real type.
 double round_scalar(ScalarType t, Precision p, double v);
 // The shape of an instance built from `m`: rows, cols, nnz, max_row_nnz, max_col_nnz, matrix=1,

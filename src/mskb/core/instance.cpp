@@ -89,7 +89,8 @@ double round_scalar(ScalarType t, Precision p, double v) {
   return v;
 }
 
-Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix, Args storage) {
+Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t seed, const SparseMatrix* matrix, Args storage,
+                 Outputs outputs) {
   Args a = std::move(storage);
   a.resize(spec.params.size());
   for (std::size_t i = 0; i < a.size(); ++i) {
@@ -120,6 +121,7 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
     if (arg.data.empty())
       throw std::logic_error(spec.name + ": generator left buffer '" + q.name + "' empty for " + shape.str());
     if (q.role == Role::out || q.role == Role::accumulate) {
+      if (outputs == Outputs::sized) continue;
       // In parallel: on the large sweeps this is gigabytes, and one thread writing them was a
       // visible part of every evaluation's generate phase.
       const auto n = static_cast<int64_t>(arg.data.size());

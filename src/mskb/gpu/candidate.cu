@@ -520,7 +520,7 @@ json run_profile(const RunRequest& req, const std::function<void(const json&)>& 
   if (req.checks.empty()) throw CandidateFatal("harness_error", "profile mode needs one shape");
   const CheckItem& c = req.checks.front();
   const uint64_t seed = c.seeds.empty() ? 1 : c.seeds.front();
-  const Args inputs = make_inputs(spec, c.shape, req.precision, seed);
+  const Args inputs = make_inputs(spec, c.shape, req.precision, seed, nullptr, {}, Outputs::sized);  // no reference here
   std::vector<std::size_t> elements;
   std::vector<double> scalars;
   for (const Arg& a : inputs) {

@@ -294,7 +294,12 @@ std::unique_ptr<HeldInstance> prepare_instance(const TaskSpec& spec, const RunRe
                                                const SparseMatrix* matrix, Args storage) {
   auto h = std::make_unique<HeldInstance>();
   const auto t0 = Clock::now();
-  h->expected = make_inputs(spec, c.shape, req.precision, seed, c.shape.has("matrix") ? matrix : nullptr, std::move(storage));
+  // A GPU reference writes every output (downloaded over the host's, or kept on the GPU): the
+  // host's are only sized for it, not zeroed (on the largest SpMM shapes, 8 GB an instance).
+  const bool kernel_reference = !req.reference_library.empty();
+  const bool gpu_reference = !kernel_reference && uses_gpu_reference(spec, c.shape, req.gpu_reference_min_complexity);
+  h->expected = make_inputs(spec, c.shape, req.precision, seed, c.shape.has("matrix") ? matrix : nullptr, std::move(storage),
+                            gpu_reference ? Outputs::sized : Outputs::zeroed);
   for (const Arg& a : h->expected) {
     h->elements.push_back(a.data.size());
     h->scalars.push_back(a.value);
@@ -305,7 +310,7 @@ std::unique_ptr<HeldInstance> prepare_instance(const TaskSpec& spec, const RunRe
   h->input.seal();
   h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
   h->generate_s = seconds_since(t0);
-  if (!uses_gpu_reference(spec, c.shape, req.gpu_reference_min_complexity) && req.reference_library.empty()) {  // a reference kernel: at check time
+  if (!gpu_reference && !kernel_reference) {  // a GPU reference or a reference kernel: at check time
     const auto t1 = Clock::now();
     h->ref_kind = compute_expected_in_place(spec, c.shape, req.precision, h->expected, req.gpu_reference_min_complexity);
     h->reference_s = seconds_since(t1);

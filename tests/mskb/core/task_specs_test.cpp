@@ -108,6 +108,36 @@ TEST_P(EveryTask, InputsDoNotDependOnReusedStorage) {
   }
 }
 
+// Outputs::sized (for a GPU reference, which writes every output): the same inputs and output
+// sizes as a fresh generation, and the reused output buffers not written (their old elements
+// stay: no pass over what can be gigabytes); Outputs::zeroed zeroes them.
+TEST_P(EveryTask, SizedOutputsKeepTheInputsAndTheSizes) {
+  const TaskSpec& t = *GetParam().spec;
+  const Precision p = GetParam().p;
+  const Shape s = smallest(t.paper, t);
+  const Args fresh = make_inputs(t, s, p, 1);
+  for (const Outputs mode : {Outputs::sized, Outputs::zeroed}) {
+    Args used = make_inputs(t, s, p, 7);
+    for (Arg& a : used)
+      for (double& x : a.data) x = -777.25;
+    const Args got = make_inputs(t, s, p, 1, nullptr, std::move(used), mode);
+    ASSERT_EQ(got.size(), fresh.size());
+    for (std::size_t i = 0; i < t.params.size(); ++i) {
+      const Param& q = t.params[i];
+      const bool output = q.is_buffer && (q.role == Role::out || q.role == Role::accumulate);
+      ASSERT_EQ(got[i].data.size(), fresh[i].data.size()) << t.name << ": " << q.name;
+      EXPECT_EQ(got[i].value, fresh[i].value) << t.name << ": " << q.name;
+      if (!output) {
+        EXPECT_EQ(got[i].data, fresh[i].data) << t.name << ": input '" << q.name << "'";
+      } else if (mode == Outputs::zeroed) {
+        EXPECT_EQ(got[i].data, std::vector<double>(fresh[i].data.size(), 0.0)) << t.name << ": output '" << q.name << "'";
+      } else {
+        EXPECT_EQ(got[i].data, std::vector<double>(fresh[i].data.size(), -777.25)) << t.name << ": output '" << q.name << "' was written";
+      }
+    }
+  }
+}
+
 // The tolerance must separate right from wrong on the smallest paper and held-out shapes.
 TEST_P(EveryTask, ToleranceSeparatesRightFromWrong) {
   const TaskSpec& t = *GetParam().spec;

@@ -251,3 +251,39 @@ TEST(GpuInstances, KeptReferenceOutputsAreTheDownloadedOnes) {
   EXPECT_GE(kept_cases, 2 * 13);
   std::printf("%d GPU references, %d kept their outputs on the device\n", cases, kept_cases);
 }
+
+// The verifier sizes the outputs of an instance a GPU reference will compute without zeroing
+// them (Outputs::sized: whatever the reused buffers held). Every GPU reference must then write
+// every output without reading it: the same bits from outputs full of NaN as from zeros.
+TEST(GpuInstances, GpuReferencesNeverReadTheirOutputs) {
+  int cases = 0;
+  for (const auto& [name, fn] : gpu::gpu_references()) {
+    const TaskSpec& t = get_task(name);
+    const Shape s = t.paper.front();
+    if (t.complexity(s) > uint64_t{20000000000}) continue;
+    for (Precision p : {Precision::fp32, Precision::bf16}) {
+      const std::string what = name + " " + s.str() + " " + to_string(p);
+      Args zeroed = make_inputs(t, s, p, 5);
+      Args used = make_inputs(t, s, p, 6);
+      int scribbled = 0;
+      for (std::size_t i = 0; i < t.params.size(); ++i)
+        if (t.params[i].is_buffer && (t.params[i].role == Role::out || t.params[i].role == Role::accumulate)) {
+          std::fill(used[i].data.begin(), used[i].data.end(), std::nan(""));
+          ++scribbled;
+        }
+      ASSERT_GT(scribbled, 0) << what;
+      Args sized = make_inputs(t, s, p, 5, nullptr, std::move(used), Outputs::sized);
+      fn(s, p, zeroed, nullptr);
+      fn(s, p, sized, nullptr);
+      for (std::size_t i = 0; i < t.params.size(); ++i) {
+        if (!t.params[i].is_buffer) continue;
+        ASSERT_EQ(zeroed[i].data.size(), sized[i].data.size()) << what << " " << t.params[i].name;
+        EXPECT_EQ(std::memcmp(zeroed[i].data.data(), sized[i].data.data(), zeroed[i].data.size() * sizeof(double)), 0)
+            << what << ": '" << t.params[i].name << "' depends on what the output held before the reference";
+      }
+      ++cases;
+    }
+  }
+  EXPECT_GE(cases, 2 * 13);
+  std::printf("%d GPU references computed from NaN-filled outputs: the same bits as from zeros\n", cases);
+}
