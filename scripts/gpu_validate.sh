@@ -110,7 +110,7 @@ if [[ $phases == *,tests,* ]]; then
   CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/mskb/gpu/mskb_gpu_reference_test > "$OUT/mskb_gpu_reference_test.log" 2>&1
   echo "mskb_gpu_reference_test rc=$?"
   CUDA_VISIBLE_DEVICES=${gpus[$((ngpu - 1))]} build/gpu/tests/mskb/gpu/mskb_gpu_instance_test > "$OUT/mskb_gpu_instance_test.log" 2>&1
-  echo "mskb_gpu_instance_test rc=$?: $(grep -E 'instances:|GPU references,' "$OUT/mskb_gpu_instance_test.log" | tr '\n' ' ')"
+  echo "mskb_gpu_instance_test rc=$?: $(grep -E 'instances:|GPU references' "$OUT/mskb_gpu_instance_test.log" | tr '\n' ' ')"
   wait $hp; echo "mskb_gpu_harness_test rc=$?"
   grep -E "repeatab|paper sweep|cached rebuild|beside gpu_busy|FAILED|Failure" -A2 "$OUT/mskb_gpu_harness_test.log" "$OUT/mskb_gpu_reference_test.log" | head -30
   # The per-task gtest of shipped kernels for $SHIPPED_TASKS (default: the six slice tasks; `all`
