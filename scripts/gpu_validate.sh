@@ -16,7 +16,7 @@
 #     suite     full-suite target (docs/harness.md 11): `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
 #               (the project build timed apart) -> suite_paper.*; CHECKS_PER_GPU=N (default auto),
 #               OVERLAP=M (--timing-overlap, default auto), SUITE_ARGS / SUITE_ENV (more options / environment),
-#               SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
+#               SUITE_SWEEP (default paper; paper,large for the 12-minute target), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
 #               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*);
 #               its progress lines time-stamped, read by scripts/suite_timeline.py -> suite_timeline.*, and
 #               the GPU lock's hold log read by scripts/gpu_lock_timeline.py -> suite_gpu_lock.*
@@ -206,6 +206,7 @@ if [[ $phases == *,suite,* ]]; then
   # CHECKS_PER_GPU=N, OVERLAP=M: --checks-per-gpu, --timing-overlap (default auto). SUITE_DEADLINE=SECONDS
   # cuts the run (SIGINT: the partial report is written). PREVIOUS_SUITE=FILE continues that
   # partial report (--skip-done; the kernel cache is then kept) and merges the two.
+  # SUITE_SWEEP=paper,large: the second target (< 12 min), in two calls with the two above.
   t1=$(date +%s)
   skip=()
   if [ -n "${PREVIOUS_SUITE:-}" ]; then
@@ -221,7 +222,7 @@ if [[ $phases == *,suite,* ]]; then
   # (e.g. "MSKB_LOAD_OUTSIDE_LOCK=1"), for A/B runs of the whole suite.
   # shellcheck disable=SC2086
   (env ${SUITE_ENV:-} MSKB_GPU_LOCK_LOG=$OUT/suite_gpu_lock.log MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
-    $mskb run --all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" ${SUITE_ARGS:-} "${skip[@]}" \
+    $mskb run --all --sweep "${SUITE_SWEEP:-paper}" --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" ${SUITE_ARGS:-} "${skip[@]}" \
     --json "$OUT/suite_paper.json" --markdown "$OUT/suite_paper.md" 2>&1 > "$OUT/suite_paper.log") |
     while IFS= read -r line; do t=$(( ${EPOCHREALTIME/./} / 100000 - s0 )); printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "$line"; done > "$OUT/suite_paper.progress"
   rc=${PIPESTATUS[0]}
@@ -230,7 +231,7 @@ if [[ $phases == *,suite,* ]]; then
     $mskb merge "$OUT/suite_paper.previous.json" "$OUT/suite_paper.json" --json "$OUT/suite_paper_merged.json" \
       --markdown "$OUT/suite_paper_merged.md" >> "$OUT/suite_paper.log" 2>&1
   fi
-  echo "suite (paper sweep, one GPU, cold kernel cache) rc=$rc: run $(since $t1) (target < 300 s, kernel builds included)," \
+  echo "suite (${SUITE_SWEEP:-paper} sweep, one GPU, cold kernel cache) rc=$rc: run $(since $t1) (target < 300 s for paper, < 720 s for paper,large; kernel builds included)," \
     "from the script's start $(since $t0)"
   python3 scripts/suite_timeline.py "$OUT/suite_paper.progress" --json "$OUT/suite_timeline.json" > "$OUT/suite_timeline.txt" 2>&1
   grep -E "^(run|checks|timing|tail)" "$OUT/suite_timeline.txt"
