@@ -16,7 +16,8 @@
 #     suite     full-suite target (docs/harness.md 11): `mskb run --all --sweep paper` on GPU 0 with an empty kernel cache,
 #               (the project build timed apart) -> suite_paper.*; CHECKS_PER_GPU=N (default auto),
 #               OVERLAP=M (--timing-overlap, default auto), SUITE_ARGS / SUITE_ENV (more options / environment),
-#               SUITE_SWEEP (default paper; paper,large for the 12-minute target), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
+#               SUITE_SWEEP (default paper; paper,large for the 12-minute target), SUITE_GPUS (default 0; 0,1: both,
+#               one hold log per GPU, and a check that each group stayed on one), SUITE_DEADLINE=SECONDS (cut), PREVIOUS_SUITE=FILE
 #               (continue a cut report with --skip-done, then `mskb merge` -> suite_paper_merged.*);
 #               its progress lines time-stamped, read by scripts/suite_timeline.py -> suite_timeline.*, and
 #               the GPU lock's hold log read by scripts/gpu_lock_timeline.py -> suite_gpu_lock.*
@@ -217,12 +218,15 @@ if [[ $phases == *,suite,* ]]; then
   (while true; do free -m | awk '/Mem:/{print $3}'; sleep 2; done) > "$OUT/suite_mem_used_mb.log" 2>&1 &
   memp=$!
   s0=$(( ${EPOCHREALTIME/./} / 100000 )) lock_t0=$EPOCHREALTIME
-  rm -f "$OUT/suite_gpu_lock.log"
+  rm -f "$OUT"/suite_gpu_lock.log*
+  # SUITE_GPUS: the GPUs (default 0; "0,1" for the two-GPU scaling of docs/harness.md section 9,
+  # one hold log per GPU then: suite_gpu_lock.log.gpu0, .gpu1).
+  suite_gpus=${SUITE_GPUS:-0}
   # SUITE_ARGS: more options of `mskb run` (e.g. "--noise 0.01"); SUITE_ENV: more environment
   # (e.g. "MSKB_LOAD_OUTSIDE_LOCK=1"), for A/B runs of the whole suite.
   # shellcheck disable=SC2086
   (env ${SUITE_ENV:-} MSKB_GPU_LOCK_LOG=$OUT/suite_gpu_lock.log MSKB_CACHE_DIR=$PWD/build/kernel-cache-cold timeout -s INT "${SUITE_DEADLINE:-86400}" \
-    $mskb run --all --sweep "${SUITE_SWEEP:-paper}" --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" ${SUITE_ARGS:-} "${skip[@]}" \
+    $mskb run --all --sweep "${SUITE_SWEEP:-paper}" --gpus "$suite_gpus" --checks-per-gpu "${CHECKS_PER_GPU:-auto}" --timing-overlap "${OVERLAP:-auto}" ${SUITE_ARGS:-} "${skip[@]}" \
     --json "$OUT/suite_paper.json" --markdown "$OUT/suite_paper.md" 2>&1 > "$OUT/suite_paper.log") |
     while IFS= read -r line; do t=$(( ${EPOCHREALTIME/./} / 100000 - s0 )); printf '%4d.%d %s\n' $((t / 10)) $((t % 10)) "$line"; done > "$OUT/suite_paper.progress"
   rc=${PIPESTATUS[0]}
@@ -231,7 +235,7 @@ if [[ $phases == *,suite,* ]]; then
     $mskb merge "$OUT/suite_paper.previous.json" "$OUT/suite_paper.json" --json "$OUT/suite_paper_merged.json" \
       --markdown "$OUT/suite_paper_merged.md" >> "$OUT/suite_paper.log" 2>&1
   fi
-  echo "suite (${SUITE_SWEEP:-paper} sweep, one GPU, cold kernel cache) rc=$rc: run $(since $t1) (target < 300 s for paper, < 720 s for paper,large; kernel builds included)," \
+  echo "suite (${SUITE_SWEEP:-paper} sweep, GPU(s) $suite_gpus, cold kernel cache) rc=$rc: run $(since $t1) (target < 300 s for paper, < 720 s for paper,large; kernel builds included)," \
     "from the script's start $(since $t0)"
   python3 scripts/suite_timeline.py "$OUT/suite_paper.progress" --json "$OUT/suite_timeline.json" > "$OUT/suite_timeline.txt" 2>&1
   grep -E "^(run|checks|timing|tail)" "$OUT/suite_timeline.txt"
@@ -244,8 +248,17 @@ print("timing parts, summed:", ", ".join(f"{k} {v:.0f} s" for k,v in sorted(s.it
   # The GPU's own time line, from the lane lock's hold log: exclusive (timings), shared (checks'
   # GPU work) and idle, before and after the last checks part ended.
   split=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kinds"]["checks"]["last_end_s"])' "$OUT/suite_timeline.json" 2>/dev/null)
-  python3 scripts/gpu_lock_timeline.py "$OUT/suite_gpu_lock.log" --t0 "$lock_t0" ${split:+--split "$split"} \
-    --json "$OUT/suite_gpu_lock.json" 2>&1 | tee "$OUT/suite_gpu_lock.txt"
+  for log in "$OUT"/suite_gpu_lock.log*; do
+    [ -f "$log" ] || continue
+    lane=${log#"$OUT"/suite_gpu_lock.log}
+    python3 scripts/gpu_lock_timeline.py "$log" --t0 "$lock_t0" ${split:+--split "$split"} \
+      --json "$OUT/suite_gpu_lock$lane.json" 2>&1 | tee "$OUT/suite_gpu_lock$lane.txt"
+  done
+  # Several GPUs: every (task, precision) group's contenders on one GPU.
+  python3 -c 'import json,sys; g={}
+for c in json.load(open(sys.argv[1]))["contenders"]: g.setdefault((c["task"], c["precision"]), set()).add(c.get("gpu"))
+split=[k for k,v in g.items() if len(v) > 1]
+print(f"groups: {len(g)}, on more than one GPU: {len(split)}", *split)' "$OUT/suite_paper.json" 2>&1 | tee -a "$OUT/suite_timeline.txt"
   grep -E "WARNING|^  " "$OUT/suite_paper.log" | head -20
 fi
 

@@ -88,6 +88,9 @@ struct EvalOptions {
   // share a GPU and the host with others.
   std::string gpu_lock;
   int host_threads = 0;
+  // With MSKB_GPU_LOCK_LOG=FILE, the lock's holds go to FILE, or to FILE.<this> where it is set
+  // (a run on several GPUs: one log per lane, "gpu0", "gpu1", ...).
+  std::string gpu_lock_log_suffix;
   // RunRequest::load_before_lock (the suite sets it for shipped kernels unless MSKB_LOAD_OUTSIDE_LOCK=0).
   bool load_before_lock = false;
   // Added to the runner's nice value (SpawnOptions::nice): the checks of a pipelined run, which

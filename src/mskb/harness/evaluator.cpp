@@ -112,7 +112,8 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   req.timing = opt.timing;
   req.gpu_lock = opt.gpu_lock;
   // Diagnostics: every hold of the lane's lock, one line each (docs/harness.md section 11).
-  if (const char* log = std::getenv("MSKB_GPU_LOCK_LOG"); log && *log && !req.gpu_lock.empty()) req.gpu_lock_log = log;
+  if (const char* log = std::getenv("MSKB_GPU_LOCK_LOG"); log && *log && !req.gpu_lock.empty())
+    req.gpu_lock_log = opt.gpu_lock_log_suffix.empty() ? std::string(log) : std::string(log) + "." + opt.gpu_lock_log_suffix;
   req.host_threads = opt.host_threads;
   req.load_before_lock = opt.load_before_lock && !req.gpu_lock.empty();
   // Where instances live and are compared: the options, else the environment (for validation).

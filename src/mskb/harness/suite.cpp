@@ -306,6 +306,7 @@ class SuiteRun {
       std::string name;
       for (const char c : lane) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
       lane_locks_[lane] = dir + "/gpu-" + name + ".lock";
+      if (lanes_.size() > 1) lane_log_suffixes_[lane] = "gpu" + name;  // MSKB_GPU_LOCK_LOG: one file per lane
     }
   }
 
@@ -372,6 +373,7 @@ class SuiteRun {
     e.part = part;
     if (lanes_.size() > 1 || !plan_.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
     if (const auto l = lane_locks_.find(lane); l != lane_locks_.end()) e.gpu_lock = l->second;
+    if (const auto l = lane_log_suffixes_.find(lane); l != lane_log_suffixes_.end()) e.gpu_lock_log_suffix = l->second;
     // Shipped kernels' libraries loaded before the lock (RunRequest::load_before_lock).
     e.load_before_lock = it.kernel.trusted && load_outside_lock_;
     // A pipelined run's check parts run at a lower CPU priority, beside the timing parts.
@@ -660,6 +662,7 @@ class SuiteRun {
   std::vector<std::string> lanes_;
   std::string sanitizer_;
   std::map<std::string, std::string> lane_locks_;  // lane -> its GPU lock file (two-phase runs)
+  std::map<std::string, std::string> lane_log_suffixes_;  // lane -> its hold log's suffix (several lanes)
   int host_threads_ = 0;                           // the current phase's cap per verifier
   int checks_host_threads_ = 0;                    // a pipelined run's cap per check part
   int checks_per_gpu_ = 1, timing_overlap_ = 1;    // resolved (resolve_concurrency)

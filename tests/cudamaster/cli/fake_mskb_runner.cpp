@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
   // shape, three end the run, a timed shape's timing follows its last seed while nothing failed.
   const json timings = req.value("timings", json::array());
   json trace = {{"library", library}, {"task", req.value("task", "")}, {"precision", req.value("precision", "")},
-                {"gpu_lock", req.value("gpu_lock", "")}, {"host_threads", req.value("host_threads", 0)}, {"timings", timings.size()},
+                {"gpu_lock", req.value("gpu_lock", "")}, {"gpu_lock_log", req.value("gpu_lock_log", "")},
+                {"host_threads", req.value("host_threads", 0)}, {"timings", timings.size()},
                 {"nice", ::getpriority(PRIO_PROCESS, 0)},
                 {"target_noise", req.contains("timing") ? req["timing"].value("target_noise", 0.0) : 0.0},
                 {"load_before_lock", req.value("load_before_lock", false)},

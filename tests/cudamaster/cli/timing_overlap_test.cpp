@@ -13,6 +13,7 @@
 #include <fstream>
 #include <climits>
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -34,7 +35,7 @@ struct Cli : FakeCliDir {
 
 struct Eval {
   std::string contender;  // task|precision|contender, from the report's build keys
-  std::string gpu, gpu_lock;
+  std::string gpu, gpu_lock, gpu_lock_log;
   int host_threads = 0, nice = 0;
   bool timing = false;
   int64_t from = 0, to = 0;
@@ -58,6 +59,7 @@ std::vector<Eval> evaluations(const std::string& trace, const json& report) {
     EXPECT_FALSE(e.contender.empty()) << line;
     e.gpu = t["gpu"];
     e.gpu_lock = t["gpu_lock"];
+    e.gpu_lock_log = t.value("gpu_lock_log", "");
     e.host_threads = t["host_threads"];
     e.nice = t["nice"];
     e.timing = t["timings"].get<int>() > 0;
@@ -119,6 +121,7 @@ TEST(MskbTimingOverlap, TimingPartsOfOneGpuRunTogetherUnderOneLock) {
   EXPECT_NE(lock.find("gpu-"), std::string::npos) << lock;
   for (const Eval& e : all) {
     EXPECT_EQ(e.gpu_lock, lock) << e.contender;
+    EXPECT_EQ(e.gpu_lock_log, c.dir.file("holds.log")) << e.contender << ": one GPU, one log, its name as given";
     EXPECT_EQ(e.host_threads, threads_for(e.timing ? 2 * 3 : 2)) << e.contender << (e.timing ? " timing" : " checks");
     EXPECT_DOUBLE_EQ(e.target_noise, 0.02) << e.contender << ": --noise does not reach the runner";
   }
@@ -186,11 +189,14 @@ TEST(MskbTimingOverlap, OneIsTheOneAtATimeOrder) {
   EXPECT_EQ(items.front(), "spmv_csr|fp32|baseline");
 }
 
-// Two GPUs: each lane has its own lock file, and each (task, precision) group is timed on one GPU.
+// Two GPUs: each lane has its own lock file and its own hold log, and each (task, precision)
+// group is timed on one GPU.
 TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
   Cli c;
   c.env["FAKE_GPUS"] = "2";
   c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
+  const std::string log = c.dir.file("holds.log");
+  c.env["MSKB_GPU_LOCK_LOG"] = log;
   c.env["FAKE_RUNNER_SLEEP_MS"] = "300";
   const Proc p = c.run({"run", "--task", "spmv_csr,vector_add", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
                         "--timing-overlap", "3", "--json", c.dir.file("run.json")});
@@ -213,9 +219,16 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
   EXPECT_NE(*locks_of_gpu["0"].begin(), *locks_of_gpu["1"].begin());
   ASSERT_EQ(gpus_of_group.size(), 4u);
   for (const auto& [group, gpus] : gpus_of_group) EXPECT_EQ(gpus.size(), 1u) << group << " timed on two GPUs";
+  for (const Eval& e : all) EXPECT_EQ(e.gpu_lock_log, log + ".gpu" + e.gpu) << e.contender;
+  EXPECT_FALSE(std::filesystem::exists(log)) << "one log for both GPUs";
   for (const std::string gpu : {"0", "1"}) {
     const std::vector<Eval> lane = timing_parts(all, gpu);
     EXPECT_LE(most_at_once(lane), 3) << "gpu " << gpu;
+    // Each lane's log holds its own timings' exclusive holds, one line each.
+    std::istringstream holds(read_file(log + ".gpu" + gpu));
+    std::size_t logged_x = 0;
+    for (std::string line; std::getline(holds, line);) logged_x += line.rfind("x ", 0) == 0;
+    EXPECT_EQ(logged_x, lane.size()) << "gpu " << gpu;
     for (const Eval& a : lane)
       for (const Eval& b : lane) {
         if (&a == &b) continue;
