@@ -297,17 +297,19 @@ class SuiteRun {
   // a Slurm launcher: the lock file is local).
   int timing_overlap() const { return timing_overlap_; }
 
+  // A lane's name as it goes into file names: its lock file, its hold log.
+  static std::string file_name_of(const std::string& lane) {
+    std::string name;
+    for (const char c : lane) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
+    return name;
+  }
+
   // One lock file per lane, in this run's temp dir: every evaluation of a two-phase run on that
   // GPU gets it (EvalOptions::gpu_lock).
   void make_lane_locks() {
     if (eval_.launcher.slurm()) return;
     const std::string dir = launch_work_dir(Launcher{}, "locks");
-    for (const std::string& lane : lanes_) {
-      std::string name;
-      for (const char c : lane) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
-      lane_locks_[lane] = dir + "/gpu-" + name + ".lock";
-      if (lanes_.size() > 1) lane_log_suffixes_[lane] = "gpu" + name;  // MSKB_GPU_LOCK_LOG: one file per lane
-    }
+    for (const std::string& lane : lanes_) lane_locks_[lane] = dir + "/gpu-" + file_name_of(lane) + ".lock";
   }
 
   std::vector<std::vector<std::size_t>> units(bool grouped) const {
@@ -373,7 +375,7 @@ class SuiteRun {
     e.part = part;
     if (lanes_.size() > 1 || !plan_.gpus.empty()) e.env.push_back({"CUDA_VISIBLE_DEVICES", lane});
     if (const auto l = lane_locks_.find(lane); l != lane_locks_.end()) e.gpu_lock = l->second;
-    if (const auto l = lane_log_suffixes_.find(lane); l != lane_log_suffixes_.end()) e.gpu_lock_log_suffix = l->second;
+    if (lanes_.size() > 1) e.gpu_lock_log_suffix = "gpu" + file_name_of(lane);  // MSKB_GPU_LOCK_LOG: one file per lane
     // Shipped kernels' libraries loaded before the lock (RunRequest::load_before_lock).
     e.load_before_lock = it.kernel.trusted && load_outside_lock_;
     // A pipelined run's check parts run at a lower CPU priority, beside the timing parts.
@@ -662,7 +664,6 @@ class SuiteRun {
   std::vector<std::string> lanes_;
   std::string sanitizer_;
   std::map<std::string, std::string> lane_locks_;  // lane -> its GPU lock file (two-phase runs)
-  std::map<std::string, std::string> lane_log_suffixes_;  // lane -> its hold log's suffix (several lanes)
   int host_threads_ = 0;                           // the current phase's cap per verifier
   int checks_host_threads_ = 0;                    // a pipelined run's cap per check part
   int checks_per_gpu_ = 1, timing_overlap_ = 1;    // resolved (resolve_concurrency)
