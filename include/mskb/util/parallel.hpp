@@ -3,8 +3,12 @@
 #pragma once
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -40,6 +44,20 @@ class ParallelCap {
  private:
   int saved_;
 };
+
+// Lowers the calling thread's CPU priority by `by` nice steps (at most to 19). On Linux the nice
+// value belongs to the thread, and the threads it starts afterwards (parallel_for's workers)
+// inherit it. A lower priority needs no privilege; where it fails the thread keeps its priority,
+// which costs only speed elsewhere. For host work that must yield to a timed process's launching
+// thread whenever both want a core, and otherwise takes every idle CPU.
+inline void lower_thread_priority(int by) {
+  if (by <= 0) return;
+  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, tid);
+  if (now == -1 && errno != 0) return;
+  (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + by));
+}
 
 template <class Fn>
 void parallel_for(int64_t n, Fn&& fn, int64_t min_chunk = 1024) {

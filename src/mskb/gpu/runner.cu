@@ -320,8 +320,9 @@ std::unique_ptr<HeldInstance> prepare_instance(const TaskSpec& spec, const RunRe
 
 // Prepares the instances of a request in the order the verifier checks them, one ahead: while
 // the candidate runs (uploads, checked calls, timing) the host builds the next instance with all
-// but two of its CPUs (the candidate's launching thread keeps a core). GPU references are never
-// run ahead: they would share the GPU with a timing.
+// but two of its CPUs at a lower priority (prepare_yielding: the candidate's launching thread gets
+// a core whenever it wants one). GPU references are never run ahead: they would share the GPU with
+// a timing.
 class InstanceQueue {
  public:
   struct Job {
@@ -359,22 +360,36 @@ class InstanceQueue {
     dropped.reset();  // its regions go now, before the next instance's are created
     if (!h && uses_gpu_instance(spec_, req_, c.shape)) h = prepare_gpu_instance(spec_, req_, c, seed);
     if (!h) {
-      h = prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
+      // Not prepared ahead (the first job, every large-sweep one, one after a skip): prepared now
+      // as one ahead is, the verifier waiting for it. The large sweep's instances (never prepared
+      // ahead: two at once would double the memory of the largest shapes) were made here on the
+      // main thread's share of the CPUs (RunRequest::host_threads, 2 per verifier in a suite's
+      // timing phase on 16 CPUs), which set the pace of the large sweep.
+      h = std::async(std::launch::async, [&] { return prepare_yielding(c, seed, std::move(storage)); }).get();
       storage = Args{};
     }
     if (at + 1 < jobs_.size() && jobs_[at + 1].item->sweep != Sweep::large && !uses_gpu_instance(spec_, req_, jobs_[at + 1].item->shape)) {
       ahead_at_ = at + 1;
       const Job next = jobs_[at + 1];
-      const int threads = std::max(1, available_cpus() - 2);
-      ahead_ = std::async(std::launch::async, [this, next, threads, st = std::move(storage)]() mutable {
-        ParallelCap cap(threads);
-        return prepare_instance(spec_, req_, *next.item, next.seed, matrix_, std::move(st));
+      ahead_ = std::async(std::launch::async, [this, next, st = std::move(storage)]() mutable {
+        return prepare_yielding(*next.item, next.seed, std::move(st));
       });
     }
     return h;
   }
 
  private:
+  // Host preparation on the calling thread (one of its own), with all CPUs but two and at nice
+  // +kPrepareNice (its workers inherit it): it takes every CPU left idle, and yields at once to a
+  // timed process's launching thread (this verifier's candidate while it is timed, or another
+  // evaluation's on the same host) and to the verifiers' main threads.
+  static constexpr int kPrepareNice = 10;
+  std::unique_ptr<HeldInstance> prepare_yielding(const CheckItem& c, uint64_t seed, Args storage) {
+    lower_thread_priority(kPrepareNice);
+    const ParallelCap cap(std::max(1, available_cpus() - 2));
+    return prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
+  }
+
   const TaskSpec& spec_;
   const RunRequest& req_;
   const SparseMatrix* matrix_;

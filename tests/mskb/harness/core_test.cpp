@@ -2,6 +2,8 @@
 
 #include <sched.h>
 #include <dlfcn.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
 
 #include "mskb/util/gpu_sharing.hpp"
 #include "mskb/core/instance.hpp"
@@ -350,6 +355,41 @@ TEST(Parallel, AvailableCpusFollowTheAffinityMask) {
   ::close(fds[0]);
   ::close(fds[1]);
   EXPECT_EQ(n, 1);
+}
+
+// The verifier's instance preparation (runner.cu prepare_yielding) lowers its thread's priority;
+// parallel_for's workers started from it must run at that priority too (they inherit it), while
+// the thread that started the preparation keeps its own.
+TEST(Parallel, LoweredPriorityReachesTheWorkersOnly) {
+  const auto nice_of_this_thread = [] {
+    errno = 0;
+    return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+  };
+  const int before = nice_of_this_thread();
+  if (before >= 17) GTEST_SKIP() << "already at nice " << before;
+  std::vector<int> seen;
+  std::mutex m;
+  int preparer = 0;
+  std::thread t([&] {
+    lower_thread_priority(2);
+    preparer = nice_of_this_thread();
+    const ParallelCap cap(2);
+    parallel_for(
+        64,
+        [&](int64_t) {
+          const int n = nice_of_this_thread();
+          std::lock_guard<std::mutex> lock(m);
+          seen.push_back(n);
+        },
+        1);
+  });
+  t.join();
+  EXPECT_EQ(preparer, before + 2);
+  ASSERT_EQ(seen.size(), 64u);
+  for (int n : seen) EXPECT_EQ(n, before + 2);
+  EXPECT_EQ(nice_of_this_thread(), before);  // the caller's thread is untouched
+  lower_thread_priority(0);                  // no change asked: none made
+  EXPECT_EQ(nice_of_this_thread(), before);
 }
 
 // The runner's own NVML entry is the one that appeared when it created its context; the others
