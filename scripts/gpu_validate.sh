@@ -254,6 +254,14 @@ print("timing parts, summed:", ", ".join(f"{k} {v:.0f} s" for k,v in sorted(s.it
     python3 scripts/gpu_lock_timeline.py "$log" --t0 "$lock_t0" ${split:+--split "$split"} \
       --json "$OUT/suite_gpu_lock$lane.json" 2>&1 | tee "$OUT/suite_gpu_lock$lane.txt"
   done
+  # The timing parts' shared instances (docs/harness.md section 9): host-made checks, and those
+  # copied from another verifier of the group instead of prepared again; where the share root was.
+  for log in "$OUT"/suite_gpu_lock.log*; do
+    [ -f "$log" ] || continue
+    echo "host-made instances checked: $(grep -c ' host' "$log"), copied from another verifier: $(grep -c ' host shared ' "$log") ($(basename "$log"))" |
+      tee -a "$OUT/suite_timeline.txt"
+  done
+  df -h /dev/shm "${TMPDIR:-/tmp}" > "$OUT/suite_df.txt" 2>&1
   # Several GPUs: every (task, precision) group's contenders on one GPU.
   python3 -c 'import json,sys; g={}
 for c in json.load(open(sys.argv[1]))["contenders"]: g.setdefault((c["task"], c["precision"]), set()).add(c.get("gpu"))

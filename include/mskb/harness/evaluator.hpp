@@ -93,6 +93,10 @@ struct EvalOptions {
   std::string gpu_lock_log_suffix;
   // RunRequest::load_before_lock (the suite sets it for shipped kernels unless MSKB_LOAD_OUTSIDE_LOCK=0).
   bool load_before_lock = false;
+  // RunRequest::instance_share_dir and instance_share_consumers: the suite sets them for the
+  // timing parts of a group of shipped kernels (docs/harness.md section 9).
+  std::string instance_share_dir;
+  int instance_share_consumers = 0;
   // Added to the runner's nice value (SpawnOptions::nice): the checks of a pipelined run, which
   // fill the CPUs around other evaluations' timings.
   int nice = 0;

@@ -83,6 +83,11 @@ struct RunRequest {
   bool load_before_lock = false;
   // The most host worker threads the verifier's host work may use (0: all CPUs but two).
   int host_threads = 0;
+  // The folder where the verifiers of one (task, precision) group share the instances they
+  // prepare on the host (mskb/core/instance_share.hpp), and how many of them will each take every
+  // instance (the group's timing parts). Empty, or fewer than 2: each prepares its own.
+  std::string instance_share_dir;
+  int instance_share_consumers = 0;
 };
 
 // The task a request names: the built-in `task`, or the task of `task_file` (mskb/core/task_file.hpp),

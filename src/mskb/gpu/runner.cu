@@ -40,6 +40,7 @@
 #include "mskb/util/gpu_sharing.hpp"
 #include "mskb/core/generators.hpp"
 #include "mskb/core/instance.hpp"
+#include "mskb/core/instance_share.hpp"
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/util/process.hpp"
@@ -255,6 +256,7 @@ struct HeldInstance {
   bool inputs_on_host = true;
   std::string ref_kind;  // empty until the reference ran
   double generate_s = 0, reference_s = 0;
+  bool shared = false;  // copied from another verifier's (RunRequest::instance_share_dir)
 };
 
 bool uses_gpu_instance(const TaskSpec& spec, const RunRequest& req, const Shape& shape) {
@@ -329,7 +331,8 @@ class InstanceQueue {
     const CheckItem* item = nullptr;
     uint64_t seed = 0;
   };
-  InstanceQueue(const TaskSpec& spec, const RunRequest& req, const SparseMatrix* matrix) : spec_(spec), req_(req), matrix_(matrix) {
+  InstanceQueue(const TaskSpec& spec, const RunRequest& req, const SparseMatrix* matrix)
+      : spec_(spec), req_(req), matrix_(matrix), share_(req.instance_share_dir, req.instance_share_consumers) {
     for (const CheckItem& c : req.checks)
       for (uint64_t seed : c.seeds) jobs_.push_back({&c, seed});
   }
@@ -384,15 +387,53 @@ class InstanceQueue {
   // timed process's launching thread (this verifier's candidate while it is timed, or another
   // evaluation's on the same host) and to the verifiers' main threads.
   static constexpr int kPrepareNice = 10;
+  // With a share (RunRequest::instance_share_dir), the instance another verifier of the group
+  // prepared is copied in; the first to come prepares it while the others wait, and publishes it.
   std::unique_ptr<HeldInstance> prepare_yielding(const CheckItem& c, uint64_t seed, Args storage) {
     lower_thread_priority(kPrepareNice);
     const ParallelCap cap(std::max(1, available_cpus() - 2));
-    return prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
+    InstanceShare::Turn turn = share_.take(share_key(c, seed));
+    if (turn.found()) return from_share(turn, std::move(storage));
+    std::unique_ptr<HeldInstance> h = prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
+    if (turn.producing()) turn.publish(h->expected, h->input.data(), h->layout.input_bytes, h->ref_kind, h->generate_s, h->reference_s);
+    return h;
+  }
+
+  // Everything that decides what prepare_instance makes of (c, seed) in this run.
+  std::string share_key(const CheckItem& c, uint64_t seed) const {
+    if (!share_.active()) return {};
+    return "mskb-instance-v1|" + spec_.name + "|" + req_.task_file + "|" + to_string(req_.precision) + "|" + c.shape.str() + "|" +
+           std::to_string(seed) + "|" + req_.matrix_path + "|" + std::to_string(req_.guard_bytes) + "|" +
+           std::to_string(req_.gpu_reference_min_complexity) + "|" + req_.reference_library;
+  }
+
+  // The instance as another verifier prepared it: its FP64 inputs and expected outputs (where its
+  // reference ran on the CPU) and its encoded inputs, copied; a GPU reference still runs here.
+  std::unique_ptr<HeldInstance> from_share(const InstanceShare::Turn& turn, Args storage) {
+    auto h = std::make_unique<HeldInstance>();
+    const auto t0 = Clock::now();
+    h->expected = std::move(storage);
+    turn.copy_args(h->expected);
+    for (const Arg& a : h->expected) {
+      h->elements.push_back(a.data.size());
+      h->scalars.push_back(a.value);
+    }
+    h->layout = instance_layout(spec_, req_.precision, h->elements, req_.guard_bytes);
+    if (h->layout.input_bytes != turn.input_bytes()) throw std::runtime_error("a shared instance's input region does not match its inputs");
+    h->input = SharedRegion::create("mskb-input", h->layout.input_bytes);
+    turn.copy_input(h->input.data());
+    h->input.seal();
+    h->output = SharedRegion::create("mskb-output", h->layout.output_bytes);
+    h->ref_kind = turn.ref_kind();
+    h->generate_s = seconds_since(t0);  // this verifier's own host work: the copies
+    h->shared = true;
+    return h;
   }
 
   const TaskSpec& spec_;
   const RunRequest& req_;
   const SparseMatrix* matrix_;
+  InstanceShare share_;
   std::vector<Job> jobs_;
   std::future<std::unique_ptr<HeldInstance>> ahead_;
   std::size_t ahead_at_ = 0;
@@ -685,7 +726,7 @@ class Verifier {
     detail["disposition"] = disp;
     // The hold log (MSKB_GPU_LOCK_LOG): what this check held the GPU for.
     if (gpu.logged())
-      gpu.label("check " + c.shape.str() + " seed " + std::to_string(seed) + (uses_gpu_instance(spec_, req_, c.shape) ? " gpu_instance" : " host") +
+      gpu.label("check " + c.shape.str() + " seed " + std::to_string(seed) + (uses_gpu_instance(spec_, req_, c.shape) ? " gpu_instance" : held_->shared ? " host shared" : " host") +
                 " generate_ms=" + ms(held_->generate_s) + " reference_ms=" + ms(held_->reference_s) +
                 " reference_upload_ms=" + ms(std::chrono::duration<double>(t_check - t_reference).count()) + " check_ms=" + ms(seconds_since(t_check)));
     // generate and reference: the host work of this instance, wherever it ran (most of it ahead,

@@ -116,6 +116,8 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
     req.gpu_lock_log = opt.gpu_lock_log_suffix.empty() ? std::string(log) : std::string(log) + "." + opt.gpu_lock_log_suffix;
   req.host_threads = opt.host_threads;
   req.load_before_lock = opt.load_before_lock && !req.gpu_lock.empty();
+  req.instance_share_dir = opt.instance_share_dir;
+  req.instance_share_consumers = opt.instance_share_consumers;
   // Where instances live and are compared: the options, else the environment (for validation).
   const auto threshold = [](const std::optional<double>& set, const char* env_name, double& into) {
     if (set) {

@@ -76,6 +76,10 @@ void to_json(nlohmann::json& j, const RunRequest& r) {
   if (!r.gpu_lock_log.empty()) j["gpu_lock_log"] = r.gpu_lock_log;
   if (r.load_before_lock) j["load_before_lock"] = true;
   if (r.host_threads != 0) j["host_threads"] = r.host_threads;
+  if (!r.instance_share_dir.empty()) {
+    j["instance_share_dir"] = r.instance_share_dir;
+    j["instance_share_consumers"] = r.instance_share_consumers;
+  }
 }
 
 void from_json(const nlohmann::json& j, RunRequest& r) {
@@ -107,6 +111,8 @@ void from_json(const nlohmann::json& j, RunRequest& r) {
   r.gpu_lock_log = j.value("gpu_lock_log", std::string());
   r.load_before_lock = j.value("load_before_lock", false);
   r.host_threads = j.value("host_threads", 0);
+  r.instance_share_dir = j.value("instance_share_dir", std::string());
+  r.instance_share_consumers = j.value("instance_share_consumers", 0);
 }
 
 const TaskSpec& request_task(const RunRequest& r) { return resolve_task(r.task, r.task_file); }

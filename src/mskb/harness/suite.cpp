@@ -17,6 +17,7 @@
 #include <thread>
 #include <tuple>
 
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -186,6 +187,9 @@ class SuiteRun {
  public:
   SuiteRun(const SuitePlan& plan, const Progress& progress, const PartialReport& on_partial, const ProgressItems& items)
       : plan_(plan), progress_(progress), on_partial_(on_partial), items_progress_(items), eval_(plan.eval), pool_(plan.compile, plan.build_jobs) {}
+  ~SuiteRun() { remove_share_root(); }
+  SuiteRun(const SuiteRun&) = delete;
+  SuiteRun& operator=(const SuiteRun&) = delete;
 
   SuiteReport run() {
     prepare();
@@ -214,8 +218,10 @@ class SuiteRun {
       run_phase(units(false), checks_per_gpu_, Part::checks, nullptr);
       const Results checked = std::move(results_);
       results_.assign(items_.size(), std::nullopt);
+      for (const auto& g : units(true)) plan_share(g, checked);
       run_phase(units(true), timing_overlap(), Part::timing, &checked);
     }
+    remove_share_root();
     for (auto& r : results_)
       if (r) report_.runs.push_back(std::move(*r));
     return std::move(report_);
@@ -268,6 +274,12 @@ class SuiteRun {
     report_.device["load_outside_lock"] = load_outside_lock_;
     if (pipelined_) pool_.lower_priority(kBackgroundNice);  // before pool_.start()
     if (two_phase()) report_.device["pipelined"] = pipelined_;
+    // The timing parts of a group share the instances they prepare on the host (docs/harness.md
+    // section 9): shipped kernels only, as for the timing overlap (a user's kernel process must
+    // never sit beside the files another contender's expected outputs come from), on this host
+    // only, and MSKB_SHARE_INSTANCES=0 turns it off.
+    share_instances_ = two_phase() && all_trusted && !eval_.launcher.slurm() && env_switch("MSKB_SHARE_INSTANCES").value_or(true);
+    if (two_phase()) report_.device["shared_instances"] = share_instances_;
   }
 
   // Every (task, precision, kernel) to judge, its build submitted to the pool.
@@ -381,6 +393,7 @@ class SuiteRun {
     // A pipelined run's check parts run at a lower CPU priority, beside the timing parts.
     const bool background = pipelined_ && part == Part::checks;
     e.host_threads = background ? checks_host_threads_ : host_threads_;
+    if (part == Part::timing) std::tie(e.instance_share_dir, e.instance_share_consumers) = share_of(it);
     if (background) e.nice = kBackgroundNice;
     if (plan_.sanitizer) {
       e.check_only = true;
@@ -417,6 +430,15 @@ class SuiteRun {
   // One item, one part. `prior` is this item's checks part, when the run is two-phase: a
   // contender that failed it is not timed, one that passed adds its counts.
   std::optional<ContenderRun> run_item(Item& it, const std::string& lane, Part part, const std::optional<ContenderRun>* prior) {
+    // However the timing part ends, its group's shared instances lose a consumer.
+    struct ShareDone {
+      SuiteRun& run;
+      const Item& item;
+      bool timing;
+      ~ShareDone() {
+        if (timing) run.share_part_done(item);
+      }
+    } share_done{*this, it, part == Part::timing};
     // Skipped or failed its checks (a declared kernel that failed as declared too): not timed.
     if (prior && !(*prior && is_correct((*prior)->result.disposition))) {
       say(it, part, "", true);
@@ -589,6 +611,7 @@ class SuiteRun {
             const std::size_t g = next_ready();
             taken[g] = true;
             --untaken;
+            plan_share(groups[g], checked);
             queued[lane_no].assign(groups[g].begin(), groups[g].end());
             ready.notify_all();  // the lane's other timing workers may start on it too
           }
@@ -605,6 +628,64 @@ class SuiteRun {
     for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(checks_per_gpu_); ++w) threads.emplace_back(check_worker, w);
     for (std::size_t w = 0; w < lanes_.size() * static_cast<std::size_t>(timing_overlap()); ++w) threads.emplace_back(timing_worker, w);
     for (auto& t : threads) t.join();
+  }
+
+  // A group's timing parts share the instances they prepare (RunRequest::instance_share_dir):
+  // one folder per group with two or more contenders to time (those that passed their checks),
+  // made under the run's share root, removed when the group's last timing part has ended. The
+  // root is on /dev/shm where that has room (the entries are memory either way, and there they
+  // never reach a disk), else in the run's temp folder; it goes at the end of the run.
+  void plan_share(const std::vector<std::size_t>& group, const Results& checked) {
+    if (!share_instances_) return;
+    int timed = 0;
+    for (std::size_t i : group) timed += checked[i] && is_correct(checked[i]->result.disposition) ? 1 : 0;
+    if (timed < 2) return;
+    std::lock_guard<std::mutex> lock(share_mutex_);
+    if (share_root_.empty()) share_root_ = make_share_root();
+    if (share_root_.empty()) return;
+    const std::string dir = share_root_ + "/" + std::to_string(shares_.size());
+    std::error_code ec;
+    if (!fs::create_directories(dir, ec) && ec) return;
+    shares_.push_back({dir, timed, timed});
+    for (std::size_t i : group)
+      if (checked[i] && is_correct(checked[i]->result.disposition)) share_of_item_[i] = shares_.size() - 1;
+  }
+  static std::string make_share_root() {
+    struct statvfs vfs {};
+    std::string base;
+    constexpr unsigned long long kMinFree = 8ULL << 30;
+    if (::statvfs("/dev/shm", &vfs) == 0 && static_cast<unsigned long long>(vfs.f_bavail) * vfs.f_frsize >= kMinFree &&
+        ::access("/dev/shm", W_OK) == 0)
+      base = "/dev/shm";
+    else
+      base = launch_work_dir(Launcher{}, "");
+    std::string tmpl = base + "/mskb-instances-XXXXXX";
+    if (::mkdtemp(tmpl.data()) == nullptr) return {};
+    return tmpl;
+  }
+  std::pair<std::string, int> share_of(const Item& it) {
+    std::lock_guard<std::mutex> lock(share_mutex_);
+    const auto s = share_of_item_.find(static_cast<std::size_t>(&it - items_.data()));
+    if (s == share_of_item_.end()) return {};
+    return {shares_[s->second].dir, shares_[s->second].consumers};
+  }
+  void share_part_done(const Item& it) {
+    std::lock_guard<std::mutex> lock(share_mutex_);
+    const auto s = share_of_item_.find(static_cast<std::size_t>(&it - items_.data()));
+    if (s == share_of_item_.end()) return;
+    GroupShare& g = shares_[s->second];
+    share_of_item_.erase(s);
+    if (--g.remaining == 0) {
+      std::error_code ec;
+      fs::remove_all(g.dir, ec);
+    }
+  }
+  void remove_share_root() {
+    std::lock_guard<std::mutex> lock(share_mutex_);
+    if (share_root_.empty()) return;
+    std::error_code ec;
+    fs::remove_all(share_root_, ec);
+    share_root_.clear();
   }
 
   // Runs `units` on `per_lane` workers per GPU lane. A lane takes the next unit when its workers
@@ -674,6 +755,16 @@ class SuiteRun {
   std::atomic<std::size_t> started_[3] = {};  // items started, per Part (all, checks, timing)
   bool pipelined_ = false;
   bool load_outside_lock_ = true;  // MSKB_LOAD_OUTSIDE_LOCK=0: off (RunRequest::load_before_lock)
+  // The timing parts' shared instances (plan_share).
+  struct GroupShare {
+    std::string dir;
+    int consumers = 0, remaining = 0;
+  };
+  bool share_instances_ = false;
+  std::mutex share_mutex_;
+  std::string share_root_;
+  std::vector<GroupShare> shares_;
+  std::map<std::size_t, std::size_t> share_of_item_;  // item -> its group's share
 };
 
 }  // namespace

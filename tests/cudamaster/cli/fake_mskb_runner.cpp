@@ -11,6 +11,11 @@
 // start and end (steady clock, ns; comparable across processes). With a gpu_lock and timed shapes
 // it holds that lock exclusive (mskb/util/gpu_lock.hpp) for FAKE_RUNNER_TIMING_MS (default 20)
 // before its timings, as the real runner does around a timing, and records that hold too.
+// With an instance_share_dir in the request, every check takes its turn at the instance
+// (mskb/core/instance_share.hpp, keyed as the real runner keys it: task, precision, shape, seed)
+// and publishes, when it makes it, an instance whose values derive from the key; one it finds is
+// compared with those values. The trace then has the share's dir and consumers, and the
+// instances it made, found and found wrong.
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -19,11 +24,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/core/instance_share.hpp"
 #include "mskb/util/gpu_lock.hpp"
 #include "support/fake_markers.hpp"
 
@@ -136,6 +144,9 @@ int main(int argc, char** argv) {
                 {"nice", ::getpriority(PRIO_PROCESS, 0)},
                 {"target_noise", req.contains("timing") ? req["timing"].value("target_noise", 0.0) : 0.0},
                 {"load_before_lock", req.value("load_before_lock", false)},
+                {"instance_share_dir", req.value("instance_share_dir", "")},
+                {"instance_share_consumers", req.value("instance_share_consumers", 0)},
+                {"shared_made", 0}, {"shared_found", 0}, {"shared_wrong", 0}, {"checks", 0},
                 {"gpu", std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : ""}, {"start_ns", start_ns}};
   if (!trace["gpu_lock"].get<std::string>().empty() && !timings.empty()) {
     const char* ms = std::getenv("FAKE_RUNNER_TIMING_MS");
@@ -157,11 +168,39 @@ int main(int argc, char** argv) {
       if (t["shape"] == c["shape"] && t.value("sweep", "") == c.value("sweep", "")) return &t;
     return nullptr;
   };
+  const mskb::InstanceShare share(req.value("instance_share_dir", ""), req.value("instance_share_consumers", 0));
+  // An instance of a few values derived from its key: what the one that makes it publishes.
+  const auto instance_of = [](const std::string& key) {
+    mskb::Args a(2);
+    a[0].value = static_cast<double>(key.size());
+    for (std::size_t i = 0; i < 5000; ++i) a[1].data.push_back(static_cast<double>(std::hash<std::string>{}(key) % 1000003) + 0.5 * static_cast<double>(i));
+    return a;
+  };
+  const auto take_turn = [&](const json& shape, const json& seed) {
+    if (!share.active()) return;
+    const std::string key = req.value("task", "") + "|" + req.value("precision", "") + "|" + shape_str(shape) + "|" + seed.dump();
+    mskb::InstanceShare::Turn turn = share.take(key);
+    const mskb::Args want = instance_of(key);
+    const std::vector<unsigned char> input(64, static_cast<unsigned char>(key.size()));
+    if (turn.found()) {
+      mskb::Args got;
+      turn.copy_args(got);
+      std::vector<unsigned char> in(turn.input_bytes());
+      turn.copy_input(in.data());
+      const bool same = got.size() == want.size() && got[0].value == want[0].value && got[1].data == want[1].data && in == input;
+      trace[same ? "shared_found" : "shared_wrong"] = trace[same ? "shared_found" : "shared_wrong"].get<int>() + 1;
+    } else if (turn.producing()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));  // preparing it: the others wait
+      if (turn.publish(want, input.data(), input.size(), "cpu_fp64", 1.0, 0.5)) trace["shared_made"] = trace["shared_made"].get<int>() + 1;
+    }
+  };
   int failures = 0;
   for (const json& c : req.value("checks", json::array())) {
     const std::string sweep = c.value("sweep", "");
     const json seeds = c.value("seeds", json::array());
     for (std::size_t k = 0; k < seeds.size(); ++k) {
+      trace["checks"] = trace["checks"].get<int>() + 1;
+      take_turn(c["shape"], seeds[k]);
       const bool fail = (m.eval == "wrong_result" && sweep == "paper") || (m.eval == "heldout_wrong" && sweep == "heldout");
       json ev = {{"event", "check"},    {"shape", c["shape"]}, {"shape_str", shape_str(c["shape"])}, {"sweep", sweep},
                  {"seed", seeds[k]},    {"disposition", fail ? "wrong_result" : "passed"}, {"reference", "cpu"},

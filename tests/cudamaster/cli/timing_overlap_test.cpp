@@ -42,6 +42,9 @@ struct Eval {
   int64_t x_from = 0, x_to = 0;  // the exclusive hold (timing parts with a lock)
   double target_noise = 0;        // the request's timing configuration
   bool load_before_lock = false;  // RunRequest::load_before_lock
+  std::string share_dir;          // RunRequest::instance_share_dir
+  int consumers = 0, checks = 0;  // ... instance_share_consumers; the checks the part made
+  int made = 0, found = 0, wrong = 0;  // instances it published, copied, copied with other values
 };
 
 // The trace's evaluations, named through the report (a library is the build key's .so).
@@ -69,6 +72,12 @@ std::vector<Eval> evaluations(const std::string& trace, const json& report) {
     e.x_to = t.value("exclusive_to_ns", int64_t{0});
     e.target_noise = t.value("target_noise", 0.0);
     e.load_before_lock = t.value("load_before_lock", false);
+    e.share_dir = t.value("instance_share_dir", "");
+    e.consumers = t.value("instance_share_consumers", 0);
+    e.checks = t.value("checks", 0);
+    e.made = t.value("shared_made", 0);
+    e.found = t.value("shared_found", 0);
+    e.wrong = t.value("shared_wrong", 0);
     out.push_back(e);
   }
   return out;
@@ -291,6 +300,61 @@ TEST(MskbTimingOverlap, TimingPartsStartOnceTheirGroupIsChecked) {
   }
 }
 
+// The timing parts of a (task, precision) group share the instances they prepare: each gets its
+// group's folder and the number of parts that take every instance; across the real processes of
+// the fake runner (the real InstanceShare), every timed instance is made once and copied once
+// (with the values it was made with), and each group's folder is gone once its parts have ended.
+// MSKB_SHARE_INSTANCES=0 turns it off; a run with a user's kernel never shares (below).
+TEST(MskbTimingOverlap, TimingPartsOfAGroupShareTheirInstances) {
+  for (const std::string setting : {"", "pipelined", "0"}) {
+    SCOPED_TRACE("setting " + setting);
+    const bool on = setting != "0";
+    Cli c;
+    c.env["FAKE_RUNNER_TRACE"] = c.dir.file("trace.jsonl");
+    c.env["FAKE_RUNNER_SLEEP_MS"] = "200";
+    if (setting == "pipelined") c.env["MSKB_PIPELINE"] = "1";
+    if (!on) c.env["MSKB_SHARE_INSTANCES"] = "0";
+    const Proc p = c.run({"run", "--task", "spmv_csr,vector_add", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "2",
+                          "--timing-overlap", "3", "--json", c.dir.file("run.json")});
+    ASSERT_EQ(p.code, 0) << p.err;
+    const json report = json::parse(read_file(c.dir.file("run.json")));
+    EXPECT_EQ(report["device"].value("shared_instances", !on), on);
+    const std::vector<Eval> all = evaluations(c.dir.file("trace.jsonl"), report);
+    ASSERT_EQ(all.size(), 16u);
+    std::map<std::string, std::set<std::string>> dirs_of_group;
+    std::map<std::string, int> made, found;
+    for (const Eval& e : all) {
+      const std::string group = e.contender.substr(0, e.contender.rfind('|'));
+      if (!e.timing || !on) {
+        EXPECT_EQ(e.share_dir, "") << e.contender << (e.timing ? " timing" : " checks");
+        EXPECT_EQ(e.made + e.found, 0) << e.contender;
+        continue;
+      }
+      ASSERT_FALSE(e.share_dir.empty()) << e.contender;
+      EXPECT_EQ(e.consumers, 2) << e.contender;
+      EXPECT_GT(e.checks, 0) << e.contender;
+      EXPECT_EQ(e.made + e.found, e.checks) << e.contender << ": every timed instance made or copied";
+      EXPECT_EQ(e.wrong, 0) << e.contender;
+      dirs_of_group[group].insert(e.share_dir);
+      made[group] += e.made;
+      found[group] += e.found;
+      EXPECT_FALSE(std::filesystem::exists(e.share_dir)) << e.share_dir << ": left after the run";
+    }
+    if (!on) continue;
+    ASSERT_EQ(dirs_of_group.size(), 4u);
+    std::set<std::string> distinct;
+    for (const auto& [group, dirs] : dirs_of_group) {
+      EXPECT_EQ(dirs.size(), 1u) << group << ": its parts in different folders";
+      distinct.insert(*dirs.begin());
+      EXPECT_EQ(made[group], found[group]) << group << ": each instance made once and copied once";
+      EXPECT_GT(made[group], 0) << group;
+    }
+    EXPECT_EQ(distinct.size(), 4u) << "two groups in one folder";
+    EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(*distinct.begin()).parent_path())) << "the run's share root is left";
+    for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
+  }
+}
+
 // By default both are auto: --checks-per-gpu from this host's CPUs and memory
 // (auto_checks_per_gpu), --timing-overlap 3 for shipped contenders only and 1 once a user kernel
 // is in the run; the report's device and reproduce record give the values used, so a rerun on
@@ -359,6 +423,7 @@ TEST(MskbTimingOverlap, LoadOutsideLockOnlyForShippedKernels) {
       ++runners;
       const bool shipped = e.contender.find("|baseline") != std::string::npos || e.contender.find("|vendor") != std::string::npos;
       EXPECT_EQ(e.load_before_lock, on && shipped) << e.contender;
+      EXPECT_EQ(e.share_dir, "") << e.contender << ": a run with a user's kernel shares no instances";
       before += e.load_before_lock ? 1 : 0;
     }
     EXPECT_EQ(runners, 6);  // three contenders, a checks part and a timing part each
