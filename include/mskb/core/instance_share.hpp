@@ -80,8 +80,8 @@ class InstanceShare {
   // the full description of the instance; an entry whose recorded key differs is not used.
   Turn take(const std::string& key) const;
 
-  // Whether publishing an instance of `bytes` that took `prep_s` to prepare pays: the copies out
-  // (each consumer's) and in (the producer's) against preparing it again.
+  // Whether publishing an instance of `bytes` that took `prep_s` to prepare pays: the copy in (the
+  // producer's) and out (each consumer's) at a conservative 5 GB/s against preparing it again.
   static bool worth_sharing(double prep_s, std::size_t bytes);
 
  private:

@@ -136,7 +136,7 @@ TEST(InstanceShare, NotWorthCopyingIsMarkedAndPreparedByEach) {
   const Args made = sample_args(1 << 20);  // 8 MB and more: copying it costs more than 1 ms of preparing
   const std::vector<unsigned char> input = sample_input(1 << 20);
   EXPECT_FALSE(InstanceShare::worth_sharing(0.001, 1 << 20));
-  EXPECT_FALSE(InstanceShare::worth_sharing(0.5, std::size_t{4} << 30));  // 4 GB: copies of about 4 s
+  EXPECT_FALSE(InstanceShare::worth_sharing(1.5, std::size_t{4} << 30));  // 4 GB: copies of 1.7 s at 5 GB/s
   EXPECT_TRUE(InstanceShare::worth_sharing(5.0, std::size_t{1} << 30));
   InstanceShare::Turn first = share.take("cheap");
   ASSERT_TRUE(first.producing());
