@@ -278,7 +278,8 @@ class SuiteRun {
     // section 9): shipped kernels only, as for the timing overlap (a user's kernel process must
     // never sit beside the files another contender's expected outputs come from), on this host
     // only, and MSKB_SHARE_INSTANCES=0 turns it off.
-    share_instances_ = two_phase() && all_trusted && !eval_.launcher.slurm() && env_switch("MSKB_SHARE_INSTANCES").value_or(true);
+    const bool share_setting = env_switch("MSKB_SHARE_INSTANCES").value_or(true);  // a bad value is refused in any run
+    share_instances_ = share_setting && two_phase() && all_trusted && !eval_.launcher.slurm();
     if (two_phase()) report_.device["shared_instances"] = share_instances_;
   }
 

@@ -449,6 +449,13 @@ TEST(MskbTimingOverlap, UsageErrorsAndHelp) {
   EXPECT_EQ(std::count(pipe.err.begin(), pipe.err.end(), '\n'), 1) << pipe.err;
   EXPECT_NE(pipe.err.find("MSKB_PIPELINE must be 0 or 1"), std::string::npos) << pipe.err;
   c.env.erase("MSKB_PIPELINE");
+  // So is MSKB_SHARE_INSTANCES, even in a run that would not share (one contender at a time).
+  c.env["MSKB_SHARE_INSTANCES"] = "on";
+  const Proc share = c.run({"run", "--task", "vector_add", "--checks-per-gpu", "1"});
+  EXPECT_NE(share.code, 0) << share.err;
+  EXPECT_EQ(std::count(share.err.begin(), share.err.end(), '\n'), 1) << share.err;
+  EXPECT_NE(share.err.find("MSKB_SHARE_INSTANCES must be 0 or 1"), std::string::npos) << share.err;
+  c.env.erase("MSKB_SHARE_INSTANCES");
   const Proc help = c.run({"run", "--help"});
   ASSERT_EQ(help.code, 0) << help.err;
   const std::size_t at = help.out.find("--timing-overlap");

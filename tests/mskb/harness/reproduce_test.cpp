@@ -41,9 +41,11 @@ TEST(Reproduce, ARecordDescribesItsPlanAgain) {
   ::setenv("MSKB_PIPELINE", "1", 1);
   ::setenv("MSKB_DEVICE_INPUTS", "0", 1);
   ::setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
+  ::setenv("MSKB_SHARE_INSTANCES", "0", 1);
   ::unsetenv("MSKB_GPU_COMPARE_MIN_COMPLEXITY");
   const json record = reproduce_record(plan, 7);
-  for (const char* name : {"MSKB_PIPELINE", "MSKB_DEVICE_INPUTS", "CUDA_VISIBLE_DEVICES"}) ::unsetenv(name);
+  for (const char* name : {"MSKB_PIPELINE", "MSKB_DEVICE_INPUTS", "CUDA_VISIBLE_DEVICES", "MSKB_SHARE_INSTANCES"}) ::unsetenv(name);
+  EXPECT_EQ(record["environment"]["MSKB_SHARE_INSTANCES"], "0");
   EXPECT_EQ(record["environment"]["MSKB_PIPELINE"], "1");
   EXPECT_EQ(record["environment"]["MSKB_DEVICE_INPUTS"], "0");
   EXPECT_EQ(record["environment"]["CUDA_VISIBLE_DEVICES"], "1,0");
