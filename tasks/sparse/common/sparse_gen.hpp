@@ -504,7 +504,8 @@ inline Coo coo_for_user(const Compressed& csr, Rng& rng) {
 template <class Int>
 std::vector<double> as_doubles(const std::vector<Int>& v) {
   std::vector<double> d(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) d[i] = static_cast<double>(v[i]);
+  parallel_for(static_cast<int64_t>(v.size()), [&](int64_t i) { d[static_cast<std::size_t>(i)] = static_cast<double>(v[static_cast<std::size_t>(i)]); },
+               1 << 16);
   return d;
 }
 
