@@ -229,6 +229,26 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
   ASSERT_EQ(gpus_of_group.size(), 4u);
   for (const auto& [group, gpus] : gpus_of_group) EXPECT_EQ(gpus.size(), 1u) << group << " timed on two GPUs";
   for (const Eval& e : all) EXPECT_EQ(e.gpu_lock_log, log + ".gpu" + e.gpu) << e.contender;
+  // Each group's timing parts share its instances on whichever GPU it went to: one folder per
+  // group, each timed instance made once and copied once.
+  std::map<std::string, std::set<std::string>> dirs_of_group;
+  std::map<std::string, int> made, found;
+  for (const Eval& e : timing_parts(all)) {
+    const std::string group = e.contender.substr(0, e.contender.rfind('|'));
+    dirs_of_group[group].insert(e.share_dir);
+    made[group] += e.made;
+    found[group] += e.found;
+    EXPECT_EQ(e.wrong, 0) << e.contender;
+  }
+  std::set<std::string> dirs;
+  for (const auto& [group, d] : dirs_of_group) {
+    ASSERT_EQ(d.size(), 1u) << group;
+    EXPECT_FALSE(d.begin()->empty()) << group;
+    dirs.insert(*d.begin());
+    EXPECT_GT(made[group], 0) << group;
+    EXPECT_EQ(made[group], found[group]) << group;
+  }
+  EXPECT_EQ(dirs.size(), 4u);
   EXPECT_FALSE(std::filesystem::exists(log)) << "one log for both GPUs";
   for (const std::string gpu : {"0", "1"}) {
     const std::vector<Eval> lane = timing_parts(all, gpu);
