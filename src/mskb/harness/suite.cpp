@@ -707,8 +707,36 @@ class SuiteRun {
     std::size_t next_unit = 0;
     std::mutex queue_mutex;
     std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the units each lane took, not started yet
+    // With shared instances (plan_share), a group's later timing parts wait while the lane has
+    // other work (the next group's first part) until none of their group's parts runs: they then
+    // copy every instance the first one made, instead of waiting beside it for each one it makes
+    // (docs/harness.md section 9). The lane's last group may still run its parts side by side.
+    const bool stagger = part == Part::timing && share_instances_ && per_lane > 1;
+    std::vector<std::size_t> unit_of(items_.size(), 0);
+    for (std::size_t u = 0; u < units.size(); ++u)
+      for (std::size_t i : units[u]) unit_of[i] = u;
+    std::vector<int> running(units.size(), 0);
+    const auto start_item = [&](std::deque<std::size_t>& q, std::size_t at) {
+      const std::size_t i = q[at];
+      q.erase(q.begin() + static_cast<std::ptrdiff_t>(at));
+      ++running[unit_of[i]];
+      return i;
+    };
     auto next_item = [&](std::size_t lane) -> std::optional<std::size_t> {
       std::lock_guard<std::mutex> lock(queue_mutex);
+      if (stagger) {
+        std::deque<std::size_t>& q = queued[lane];
+        for (std::size_t at = 0; at < q.size(); ++at)
+          if (running[unit_of[q[at]]] == 0) return start_item(q, at);
+        if (next_unit < units.size()) {
+          const std::size_t first = q.size();
+          q.insert(q.end(), units[next_unit].begin(), units[next_unit].end());
+          ++next_unit;
+          return start_item(q, first);
+        }
+        if (q.empty()) return std::nullopt;
+        return start_item(q, 0);
+      }
       if (queued[lane].empty() && next_unit < units.size()) {
         queued[lane].assign(units[next_unit].begin(), units[next_unit].end());
         ++next_unit;
@@ -723,6 +751,10 @@ class SuiteRun {
       const std::string& lane = lanes_[w % lanes_.size()];
       while (const std::optional<std::size_t> i = next_item(w % lanes_.size())) {
         std::optional<ContenderRun> r = run_item(items_[*i], lane, part, prior ? &(*prior)[*i] : nullptr);
+        {
+          std::lock_guard<std::mutex> lock(queue_mutex);
+          --running[unit_of[*i]];
+        }
         std::lock_guard<std::mutex> lock(partial_mutex_);
         results_[*i] = std::move(r);
         if (on_partial_) report_partial(prior);

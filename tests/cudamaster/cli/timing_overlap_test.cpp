@@ -370,6 +370,24 @@ TEST(MskbTimingOverlap, TimingPartsOfAGroupShareTheirInstances) {
       EXPECT_GT(made[group], 0) << group;
     }
     EXPECT_EQ(distinct.size(), 4u) << "two groups in one folder";
+    // Phases apart, a group's second timing part waits for its first to end while the lane has
+    // the next group's first part to start (the last group aside): it then copies every instance.
+    if (setting.empty()) {
+      int apart = 0;
+      std::map<std::string, std::vector<const Eval*>> parts_of_group;
+      for (const Eval& e : all)
+        if (e.timing) parts_of_group[e.contender.substr(0, e.contender.rfind('|'))].push_back(&e);
+      for (const auto& [group, parts] : parts_of_group) {
+        ASSERT_EQ(parts.size(), 2u) << group;
+        const Eval& first = parts[0]->from < parts[1]->from ? *parts[0] : *parts[1];
+        const Eval& second = &first == parts[0] ? *parts[1] : *parts[0];
+        if (second.from >= first.to) {
+          ++apart;
+          EXPECT_EQ(second.found, second.checks) << group << ": the later part made an instance itself";
+        }
+      }
+      EXPECT_GE(apart, 3) << "groups' parts run side by side while others waited";
+    }
     EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(*distinct.begin()).parent_path())) << "the run's share root is left";
     for (const json& r : report["contenders"]) EXPECT_EQ(r["disposition"], "passed") << r.dump();
   }
