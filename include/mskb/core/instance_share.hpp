@@ -26,6 +26,12 @@ namespace mskb {
 
 class InstanceShare {
  public:
+  // What an entry holds of each Arg (its scalar value always): its elements (`data`), only its
+  // size, the consumer's copy then holding whatever its storage held (`sized`: outputs a GPU
+  // reference will write), or nothing, the copy left empty (`none`: read-only inputs no one reads
+  // again once the expected outputs exist). Every Arg's element count is recorded either way.
+  enum class Keep { data, sized, none };
+
   InstanceShare() = default;
   // `consumers`: how many verifiers will each ask for every key (the group's timing parts).
   // Inactive (every turn prepares its own) when `dir` is empty or consumers < 2.
@@ -50,6 +56,8 @@ class InstanceShare {
     // its encoded input region into `input` (input_bytes() of them), each in parallel.
     std::size_t input_bytes() const { return input_bytes_; }
     void copy_args(Args& into) const;
+    // Every Arg's element count as it was prepared (kept or not).
+    const std::vector<std::size_t>& elements() const { return elements_; }
     void copy_input(unsigned char* input) const;
     const std::string& ref_kind() const { return ref_kind_; }
     double generate_s() const { return generate_s_; }
@@ -59,8 +67,9 @@ class InstanceShare {
     // copying it pays (prep_s against the bytes to copy twice) and the folder's file system and
     // the host's memory have room for it; otherwise marks the key local. Returns whether it did.
     // Never throws for want of room: sharing is only ever a saving.
+    // `keep`: per Arg (empty: all `data`).
     bool publish(const Args& args, const unsigned char* input, std::size_t input_bytes, const std::string& ref_kind,
-                 double generate_s, double reference_s);
+                 double generate_s, double reference_s, const std::vector<Keep>& keep = {});
 
    private:
     friend class InstanceShare;
@@ -72,6 +81,8 @@ class InstanceShare {
     std::size_t map_bytes_ = 0, input_offset_ = 0, input_bytes_ = 0;
     std::vector<std::pair<std::size_t, std::size_t>> args_;  // (offset, elements) per Arg
     std::vector<double> values_;
+    std::vector<Keep> keep_;
+    std::vector<std::size_t> elements_;
     std::string ref_kind_;
     double generate_s_ = 0, reference_s_ = 0;
   };

@@ -149,9 +149,13 @@ InstanceShare::Turn InstanceShare::take(const std::string& key) const {
           ok = ok && t.input_offset_ <= t.map_bytes_ && t.input_bytes_ <= t.map_bytes_ - t.input_offset_;
           for (const json& a : h.at("args")) {
             const auto off = a.at(0).get<std::size_t>(), n = a.at(1).get<std::size_t>();
-            ok = ok && off <= t.map_bytes_ && n <= (t.map_bytes_ - off) / sizeof(double);
+            const int keep = a.at(3).get<int>();
+            ok = ok && keep >= 0 && keep <= 2;
+            if (keep == static_cast<int>(Keep::data)) ok = ok && off <= t.map_bytes_ && n <= (t.map_bytes_ - off) / sizeof(double);
             t.args_.push_back({off, n});
             t.values_.push_back(a.at(2).get<double>());
+            t.keep_.push_back(static_cast<Keep>(std::clamp(keep, 0, 2)));
+            t.elements_.push_back(n);
           }
         }
       } catch (const std::exception&) {
@@ -163,6 +167,8 @@ InstanceShare::Turn InstanceShare::take(const std::string& key) const {
       t.unmap();
       t.args_.clear();
       t.values_.clear();
+      t.keep_.clear();
+      t.elements_.clear();
       ::unlink(entry.c_str());
     } else {
       if (t.claims_ >= t.consumers_) ::unlink(entry.c_str());  // the last to copy it: the mapping stays
@@ -174,8 +180,10 @@ InstanceShare::Turn InstanceShare::take(const std::string& key) const {
 }
 
 bool InstanceShare::Turn::publish(const Args& args, const unsigned char* input, std::size_t input_bytes, const std::string& ref_kind,
-                                  double generate_s, double reference_s) {
+                                  double generate_s, double reference_s, const std::vector<Keep>& keep) {
   if (!producing()) return false;
+  if (!keep.empty() && keep.size() != args.size()) throw std::logic_error("instance share: one Keep per Arg");
+  const auto kept = [&](std::size_t i) { return keep.empty() ? Keep::data : keep[i]; };
   const UniqueFd lock = std::move(lock_);  // released on return, whatever happens
   if (claims_ >= consumers_) return false;  // nobody is left to copy it
   json h = {{"key", key_}, {"ref_kind", ref_kind}, {"generate_s", generate_s}, {"reference_s", reference_s}, {"input_bytes", input_bytes}};
@@ -187,10 +195,11 @@ bool InstanceShare::Turn::publish(const Args& args, const unsigned char* input, 
   at = round_up(at + input_bytes, 64);
   json list = json::array();
   std::vector<std::size_t> offsets;
-  for (const Arg& a : args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const Arg& a = args[i];
     offsets.push_back(at);
-    list.push_back(json::array({at, a.data.size(), a.value}));
-    at = round_up(at + a.data.size() * sizeof(double), 64);
+    list.push_back(json::array({at, a.data.size(), a.value, static_cast<int>(kept(i))}));
+    if (kept(i) == Keep::data) at = round_up(at + a.data.size() * sizeof(double), 64);
   }
   h["args"] = list;
   h["total"] = at;
@@ -212,7 +221,8 @@ bool InstanceShare::Turn::publish(const Args& args, const unsigned char* input, 
         auto* base = static_cast<unsigned char*>(m);
         std::vector<CopyJob> jobs{{input, base + h["input_offset"].get<std::size_t>(), input_bytes}};
         for (std::size_t i = 0; i < args.size(); ++i)
-          jobs.push_back({reinterpret_cast<const unsigned char*>(args[i].data.data()), base + offsets[i], args[i].data.size() * sizeof(double)});
+          if (kept(i) == Keep::data)
+            jobs.push_back({reinterpret_cast<const unsigned char*>(args[i].data.data()), base + offsets[i], args[i].data.size() * sizeof(double)});
         copy_all(jobs);
         const uint64_t len = header.size();
         std::memcpy(base, kMagic, 8);
@@ -237,8 +247,13 @@ void InstanceShare::Turn::copy_args(Args& into) const {
   std::vector<CopyJob> jobs;
   for (std::size_t i = 0; i < args_.size(); ++i) {
     into[i].value = values_[i];
+    if (keep_[i] == Keep::none) {
+      into[i].data.clear();  // its allocation kept for the next instance
+      continue;
+    }
     into[i].data.resize(args_[i].second);
-    jobs.push_back({base + args_[i].first, reinterpret_cast<unsigned char*>(into[i].data.data()), args_[i].second * sizeof(double)});
+    if (keep_[i] == Keep::data)
+      jobs.push_back({base + args_[i].first, reinterpret_cast<unsigned char*>(into[i].data.data()), args_[i].second * sizeof(double)});
   }
   copy_all(jobs);
 }
@@ -273,6 +288,8 @@ InstanceShare::Turn& InstanceShare::Turn::operator=(Turn&& o) noexcept {
   input_bytes_ = o.input_bytes_;
   args_ = std::move(o.args_);
   values_ = std::move(o.values_);
+  keep_ = std::move(o.keep_);
+  elements_ = std::move(o.elements_);
   ref_kind_ = std::move(o.ref_kind_);
   generate_s_ = o.generate_s_;
   reference_s_ = o.reference_s_;

@@ -397,7 +397,7 @@ class InstanceQueue {
     std::unique_ptr<HeldInstance> h = prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
     if (turn.producing()) {
       const auto t0 = Clock::now();
-      turn.publish(h->expected, h->input.data(), h->layout.input_bytes, h->ref_kind, h->generate_s, h->reference_s);
+      turn.publish(h->expected, h->input.data(), h->layout.input_bytes, h->ref_kind, h->generate_s, h->reference_s, share_keep(c, *h));
       h->generate_s += seconds_since(t0);  // the copy out is this verifier's host work too
     }
     return h;
@@ -411,17 +411,33 @@ class InstanceQueue {
            std::to_string(req_.gpu_reference_min_complexity) + "|" + req_.reference_library;
   }
 
-  // The instance as another verifier prepared it: its FP64 inputs and expected outputs (where its
-  // reference ran on the CPU) and its encoded inputs, copied; a GPU reference still runs here.
+  // What the others need of an instance (InstanceShare::Keep). After a CPU reference: the
+  // expected outputs (out, accumulate, inplace), not the read-only inputs, which nothing reads
+  // in FP64 again (verify and GpuInstance take them from the encoded input region). Before a
+  // reference made at check time: every input, and the outputs only sized where a GPU reference
+  // will write them (Outputs::sized), else as prepared.
+  std::vector<InstanceShare::Keep> share_keep(const CheckItem& c, const HeldInstance& h) const {
+    const bool gpu_reference = req_.reference_library.empty() && uses_gpu_reference(spec_, c.shape, req_.gpu_reference_min_complexity);
+    std::vector<InstanceShare::Keep> keep(h.expected.size(), InstanceShare::Keep::data);
+    for (std::size_t i = 0; i < spec_.params.size() && i < keep.size(); ++i) {
+      const Param& q = spec_.params[i];
+      if (!q.is_buffer) continue;
+      const bool output = q.role == Role::out || q.role == Role::accumulate;
+      if (!h.ref_kind.empty() && q.role == Role::in) keep[i] = InstanceShare::Keep::none;
+      if (h.ref_kind.empty() && output && gpu_reference) keep[i] = InstanceShare::Keep::sized;
+    }
+    return keep;
+  }
+
+  // The instance as another verifier prepared it (what share_keep kept of its FP64 inputs and
+  // expected outputs) and its encoded inputs, copied; a reference made at check time runs here.
   std::unique_ptr<HeldInstance> from_share(const InstanceShare::Turn& turn, Args storage) {
     auto h = std::make_unique<HeldInstance>();
     const auto t0 = Clock::now();
     h->expected = std::move(storage);
     turn.copy_args(h->expected);
-    for (const Arg& a : h->expected) {
-      h->elements.push_back(a.data.size());
-      h->scalars.push_back(a.value);
-    }
+    h->elements = turn.elements();  // read-only inputs not kept are left empty
+    for (const Arg& a : h->expected) h->scalars.push_back(a.value);
     h->layout = instance_layout(spec_, req_.precision, h->elements, req_.guard_bytes);
     if (h->layout.input_bytes != turn.input_bytes()) throw std::runtime_error("a shared instance's input region does not match its inputs");
     h->input = SharedRegion::create("mskb-input", h->layout.input_bytes);

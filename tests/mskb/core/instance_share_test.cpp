@@ -254,3 +254,38 @@ TEST(InstanceShare, ADamagedEntryOrOneOfAnotherKeyIsNeverUsed) {
     fs::copy_file(b_base + ".lock", entry);  // something there again for the next round
   }
 }
+
+TEST(InstanceShare, OnlyWhatIsKeptIsPublishedEveryCountRecorded) {
+  TempDir d;
+  const InstanceShare share(d.path, 2);
+  const Args made = sample_args(400000);  // [scalar, big, a third of it, empty]
+  const std::vector<unsigned char> input = sample_input(4096);
+  using Keep = InstanceShare::Keep;
+  {
+    InstanceShare::Turn t = share.take("kept");
+    ASSERT_TRUE(t.producing());
+    ASSERT_TRUE(t.publish(made, input.data(), input.size(), "", kSlowPrep, 0.0, {Keep::data, Keep::none, Keep::sized, Keep::data}));
+  }
+  const std::vector<std::string> entries = d.files(".entry");
+  ASSERT_EQ(entries.size(), 1u);
+  // Neither the read-only input left out nor the sized output is in the file.
+  EXPECT_LT(fs::file_size(entries[0]), 64 * 1024u);
+  const InstanceShare::Turn t = share.take("kept");
+  ASSERT_TRUE(t.found());
+  EXPECT_EQ(t.elements(), (std::vector<std::size_t>{0, made[1].data.size(), made[2].data.size(), 0}));
+  Args got(4);
+  got[1].data.assign(10, 7.0);                  // storage of a dropped instance
+  got[2].data.assign(made[2].data.size(), 3.0);  // the sized output's old elements stay
+  t.copy_args(got);
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[0].value, made[0].value);
+  EXPECT_TRUE(got[1].data.empty()) << "an input not kept is left empty";
+  EXPECT_EQ(got[2].data, std::vector<double>(made[2].data.size(), 3.0));
+  EXPECT_TRUE(got[3].data.empty());
+  std::vector<unsigned char> in(t.input_bytes());
+  t.copy_input(in.data());
+  EXPECT_EQ(in, input);
+  // One Keep per Arg or none at all.
+  InstanceShare::Turn other = share.take("other");
+  EXPECT_THROW(other.publish(made, nullptr, 0, "", kSlowPrep, 0.0, {Keep::data}), std::logic_error);
+}
