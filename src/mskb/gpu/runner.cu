@@ -393,7 +393,15 @@ class InstanceQueue {
     lower_thread_priority(kPrepareNice);
     const ParallelCap cap(std::max(1, available_cpus() - 2));
     InstanceShare::Turn turn = share_.take(share_key(c, seed));
-    if (turn.found()) return from_share(turn, std::move(storage));
+    if (turn.found()) {
+      // An entry that does not fit this request (it never should: the key says what decides it)
+      // is prepared here instead, never half used.
+      try {
+        return from_share(turn, std::move(storage));
+      } catch (const std::exception&) {
+        storage = Args{};
+      }
+    }
     std::unique_ptr<HeldInstance> h = prepare_instance(spec_, req_, c, seed, matrix_, std::move(storage));
     if (turn.producing()) {
       const auto t0 = Clock::now();
