@@ -26,7 +26,7 @@
 #               (SUBMISSION=0 leaves the submission out)
 #     overlap   A/B/A of --timing-overlap 1, $OVERLAP (3), 1 on $TASKS (eight LLM tasks) -> overlap_*, compared
 #     ab        A/B/A of any two settings of `mskb run` ($AB_A / $AB_B options, $AB_ENV_A / $AB_ENV_B
-#               environment) on $TASKS (eight LLM tasks), compared -> ab_*
+#               environment) on $TASKS (eight LLM tasks), $AB_SWEEP (paper), compared -> ab_*
 #     inputs    GPU instances' inputs through the host against device to device (MSKB_DEVICE_INPUTS 0 / 1):
 #               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
@@ -321,7 +321,7 @@ fi
 if [[ $phases == *,ab,* ]]; then
   # Any two settings of `mskb run`, A/B/A: $AB_A and $AB_B (extra options, e.g. AB_A="--warmup 0.1"
   # AB_B="--warmup 0.02"; environment settings go in $AB_ENV_A / $AB_ENV_B, e.g. MSKB_PIPELINE=1) on
-  # $TASKS (default the eight LLM tasks of `overlap`), paper sweep, GPU 0, kernels built before;
+  # $TASKS (default the eight LLM tasks of `overlap`), $AB_SWEEP (default paper), GPU 0, kernels built before;
   # `mskb compare` of A vs B and of A vs A (the noise floor) -> ab_*.
   ab_tasks=${TASKS:-softmax,layer_norm,rms_norm,gelu,sigmoid,row_tanh,cross_entropy_loss,max_pooling_2d}
   $mskb build --task "$ab_tasks" > "$OUT/ab_build.log" 2>&1
@@ -329,7 +329,7 @@ if [[ $phases == *,ab,* ]]; then
     opts=${AB_A:-}; envs=${AB_ENV_A:-}; [ $run = b ] && { opts=${AB_B:-}; envs=${AB_ENV_B:-}; }
     t1=$(date +%s)
     # shellcheck disable=SC2086
-    env $envs $mskb run --task "$ab_tasks" --precision all --sweep paper --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-8}" $opts \
+    env $envs $mskb run --task "$ab_tasks" --precision all --sweep "${AB_SWEEP:-paper}" --gpus 0 --checks-per-gpu "${CHECKS_PER_GPU:-8}" $opts \
       --json "$OUT/ab_$run.json" --markdown "$OUT/ab_$run.md" > "$OUT/ab_$run.log" 2>&1
     echo "$run ($envs $opts) rc=$? ($(since $t1))"
   done
