@@ -18,6 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/util/files.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/util/sha256.hpp"
 
@@ -49,11 +50,13 @@ int read_count(const std::string& p) {
   return 0;
 }
 
+// A count or a marker, written under the key's lock; where it cannot be written the share only
+// saves less (the next turn prepares its own).
 void write_small(const std::string& p, const std::string& text) {
-  const UniqueFd fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
-  if (!fd) return;
-  const ssize_t w = ::write(fd.get(), text.data(), text.size());
-  (void)w;
+  try {
+    write_file_atomic(p, text);
+  } catch (const std::runtime_error&) {
+  }
 }
 
 // The host's MemAvailable (/proc/meminfo), or SIZE_MAX where it cannot be read.

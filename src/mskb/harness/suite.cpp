@@ -638,8 +638,8 @@ class SuiteRun {
   // never reach a disk), else in the run's temp folder; it goes at the end of the run.
   void plan_share(const std::vector<std::size_t>& group, const Results& checked) {
     if (!share_instances_) return;
-    int timed = 0;
-    for (std::size_t i : group) timed += checked[i] && is_correct(checked[i]->result.disposition) ? 1 : 0;
+    const auto timed_item = [&](std::size_t i) { return checked[i] && is_correct(checked[i]->result.disposition); };
+    const int timed = static_cast<int>(std::count_if(group.begin(), group.end(), timed_item));
     if (timed < 2) return;
     std::lock_guard<std::mutex> lock(share_mutex_);
     if (share_root_.empty()) share_root_ = make_share_root();
@@ -649,7 +649,7 @@ class SuiteRun {
     if (!fs::create_directories(dir, ec) && ec) return;
     shares_.push_back({dir, timed, timed});
     for (std::size_t i : group)
-      if (checked[i] && is_correct(checked[i]->result.disposition)) share_of_item_[i] = shares_.size() - 1;
+      if (timed_item(i)) share_of_item_[i] = shares_.size() - 1;
   }
   static std::string make_share_root() {
     struct statvfs vfs {};
