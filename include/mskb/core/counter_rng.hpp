@@ -35,6 +35,37 @@ MSKB_HD inline double counter_uniform(uint64_t key, uint64_t index, double lo, d
 #endif
 }
 
+// One input buffer's distribution: uniform in [lo, hi); with a wide range (wide_lo < wide_hi), one
+// element in 16 is drawn from [wide_lo, wide_hi) instead (outliers: the activation tasks' inputs,
+// where exp/tanh-based shortcuts overflow); with a first range (first_lo < first_hi), element 0 is
+// drawn from it (e.g. a positive value, so that an instance of one element has a nonzero result).
+struct UniformRange {
+  double lo = 0.0, hi = 0.0;
+  double wide_lo = 0.0, wide_hi = 0.0;
+  double first_lo = 0.0, first_hi = 0.0;
+};
+
+// Element `index` of the buffer `key` drawn from `r`: the same 53 scaled bits as counter_uniform,
+// the wide range chosen by the low 4 bits of the same counter output (which those 53 do not use).
+// Where r has neither a wide nor a first range this is counter_uniform(key, index, r.lo, r.hi).
+MSKB_HD inline double counter_draw(uint64_t key, uint64_t index, const UniformRange& r) {
+  const uint64_t bits = counter_bits(key, index);
+  const double u = static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);
+  double a = r.lo, b = r.hi;
+  if (index == 0 && r.first_lo < r.first_hi) {
+    a = r.first_lo;
+    b = r.first_hi;
+  } else if (r.wide_lo < r.wide_hi && (bits & 15u) == 0) {
+    a = r.wide_lo;
+    b = r.wide_hi;
+  }
+#if defined(__CUDA_ARCH__)
+  return fma(b - a, u, a);
+#else
+  return std::fma(b - a, u, a);
+#endif
+}
+
 // Float bits -> bfloat16 bits, round to nearest even (NaN stays NaN): the host's bf16_bits.
 MSKB_HD inline uint16_t bf16_bits_of(uint32_t u) {
   if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);

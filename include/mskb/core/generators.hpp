@@ -22,22 +22,23 @@ void fill_each(std::vector<double>& v, Rng& rng, Value&& value) {
                [out, &value](Rng& r, int64_t i) { out[i] = value(r, static_cast<std::size_t>(i)); });
 }
 
-// One activation input: mostly U(-5, 5), where the functions bend; one draw in 16 from U(-100, 100),
-// where exp/tanh-based shortcuts overflow (exp(88.7) is already infinite in FP32). Takes one
-// r.next() (the 1-in-16 choice), then one uniform.
-double activation_input(Rng& r);
+// The activation tasks' input distribution as a counter draw (UniformRange): U(-5, 5), one element
+// in 16 from U(-100, 100), where exp/tanh-based shortcuts overflow (exp(88.7) is already infinite
+// in FP32).
+inline constexpr UniformRange kActivationInput{-5.0, 5.0, -100.0, 100.0};
 
-// Every element of x an activation_input (fill_each): the inputs of the elementwise activation
-// tasks (RELU, elu, gelu, leaky_RELU, selu, sigmoid, row_tanh) and SwiGLU's gates.
-void fill_activation_input(std::vector<double>& x, Rng& rng);
+// Makes `spec` (params {out(y), in(x), int_arg(N), then float scalars}) a uniform-input activation
+// task: y and x of N elements, x drawn from `x` (kActivationInput, or that with a first range),
+// a[2] = N and the scalars after N set to `constants` in order. Call after spec.params is set.
+void set_activation_inputs(TaskSpec& spec, std::vector<double> constants = {}, UniformRange x = kActivationInput);
+
+// One activation input from a chunked stream (kActivationInput's distribution, for generators that
+// mix it with others): one r.next() (the 1-in-16 choice), then one uniform.
+double activation_input(Rng& r);
 
 // The sweeps of the elementwise tasks over one size N: paper N = 2^10, 2^12, ..., 2^18; held-out 1, 999,
 // 65537, 2^18 + 3, 3000017; large 2^24, 2^26, 2^28.
 void set_elementwise_sweeps(TaskSpec& spec);
-
-// An activation task's instance, params {out(y), in(x), int_arg(N), ...}: y and x of N elements, every
-// x an activation_input (fill_activation_input), a[2] = N. Scalars after N are the task's to set.
-void generate_activation(const Shape& s, Rng& rng, Args& a);
 
 // y[k] = f(x[k]) for every k of x (y already sized), in parallel: an elementwise FP64 reference.
 template <class F>

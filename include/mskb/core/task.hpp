@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "mskb/core/counter_rng.hpp"
+
 namespace mskb {
 
 struct SparseMatrix;  // mskb/matrix_market.hpp
@@ -105,7 +107,7 @@ class Rng {
 class Rng;
 struct UniformInputs {
   std::function<void(const Shape&, Rng&, std::vector<std::size_t>& elements, std::vector<double>& scalars)> layout;
-  std::vector<std::pair<double, double>> range;  // per parameter: [lo, hi) of an input buffer
+  std::vector<UniformRange> range;  // per parameter: an input buffer's distribution (mskb/core/counter_rng.hpp)
 };
 
 struct TaskSpec {
@@ -136,6 +138,11 @@ struct TaskSpec {
   std::function<Tolerance(const Shape&, Precision)> tolerance;
   std::function<uint64_t(const Shape&)> complexity;
   std::function<Cost(const Shape&, Precision)> cost;
+  // The CPU reference's cost per unit of complexity, relative to one parallel FP64 multiply-add: a
+  // task's GPU reference (tasks/*/*/reference.cu), where it has one, replaces the CPU reference from
+  // complexity * cpu_reference_weight >= RunRequest::gpu_reference_min_complexity (1e8). The SpMV
+  // tasks' CPU references group their entries by row first (serial), well above 1.
+  double cpu_reference_weight = 1.0;
   // Entry points may launch work whose time grows with the problem; the runner's per-call
   // watchdog is this many seconds (plus a constant) for the largest shape.
   double call_timeout_s = 10.0;

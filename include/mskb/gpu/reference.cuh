@@ -3,6 +3,7 @@
 // against the CPU reference on small shapes by a gpu-labelled test.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,19 @@ __device__ inline double load_input(const void* p, std::size_t i, int bytes) {
   if (bytes == 4) return static_cast<double>(static_cast<const float*>(p)[i]);
   const unsigned int u = static_cast<unsigned int>(static_cast<const unsigned short*>(p)[i]) << 16;
   return static_cast<double>(__uint_as_float(u));
+}
+
+// y[i] = f(x[i]) in FP64 for the n elements of a device input x (`bytes` as for load_input): an
+// elementwise device reference. F is a functor with a __device__ double operator()(double).
+template <class F>
+__global__ void map_elementwise_kernel(const void* x, double* y, std::size_t n, int bytes, F f) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    y[i] = f(load_input(x, i, bytes));
+}
+template <class F>
+void map_elementwise(const void* x, double* y, std::size_t n, int bytes, F f) {
+  map_elementwise_kernel<<<4096, 256>>>(x, y, n, bytes, f);
 }
 #endif
 

@@ -11,10 +11,6 @@ namespace mskb {
 
 double activation_input(Rng& r) { return (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0); }
 
-void fill_activation_input(std::vector<double>& x, Rng& rng) {
-  fill_each(x, rng, [](Rng& r, std::size_t) { return activation_input(r); });
-}
-
 void set_elementwise_sweeps(TaskSpec& spec) {
   spec.paper.clear();
   for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
@@ -22,12 +18,17 @@ void set_elementwise_sweeps(TaskSpec& spec) {
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
 }
 
-void generate_activation(const Shape& s, Rng& rng, Args& a) {
-  const auto n = static_cast<std::size_t>(s["N"]);
-  a[0].data.resize(n);
-  a[1].data.resize(n);
-  fill_activation_input(a[1].data, rng);
-  a[2].value = static_cast<double>(n);
+void set_activation_inputs(TaskSpec& spec, std::vector<double> constants, UniformRange x) {
+  if (spec.params.size() != 3 + constants.size())
+    throw std::logic_error(spec.name + ": an activation task has y, x, N and one constant per further scalar");
+  std::vector<UniformRange> range(spec.params.size());
+  range[1] = x;
+  set_uniform_inputs(spec, {[constants](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["N"]);
+                              v[2] = static_cast<double>(s["N"]);
+                              for (std::size_t i = 0; i < constants.size(); ++i) v[3 + i] = constants[i];
+                            },
+                            std::move(range)});
 }
 
 namespace {
@@ -76,10 +77,10 @@ void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
       a[i].data.resize(d.elements[i]);
       if (!is_input(params[i])) continue;
       const uint64_t key = d.keys[i];
-      const auto [lo, hi] = shared->range[i];
+      const UniformRange r = shared->range[i];
       double* out = a[i].data.data();
       parallel_blocks(static_cast<int64_t>(d.elements[i]), [=](int64_t b, int64_t e) {
-        for (int64_t k = b; k < e; ++k) out[k] = counter_uniform(key, static_cast<uint64_t>(k), lo, hi);
+        for (int64_t k = b; k < e; ++k) out[k] = counter_draw(key, static_cast<uint64_t>(k), r);
       });
     }
   };

@@ -16,9 +16,9 @@ namespace {
 
 constexpr int kBlocks = 4096, kThreads = 256;
 
-__global__ void draw_uniform_kernel(void* out, std::size_t n, uint64_t key, double lo, double hi, int bytes) {
+__global__ void draw_uniform_kernel(void* out, std::size_t n, uint64_t key, UniformRange r, int bytes) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const float f = __double2float_rn(counter_uniform(key, i, lo, hi));
+    const float f = __double2float_rn(counter_draw(key, i, r));
     if (bytes == 4) static_cast<float*>(out)[i] = f;
     else static_cast<uint16_t*>(out)[i] = bf16_bits_of(__float_as_uint(f));
   }
@@ -177,8 +177,7 @@ GpuInstance::GpuInstance(const TaskSpec& spec, Precision p, const Shape& shape, 
     const int bytes = static_cast<int>(elem_bytes(q.elem, p));
     if (is_input(q)) {
       in_[i] = DeviceMemory(std::max<std::size_t>(count * static_cast<std::size_t>(bytes), 1));
-      const auto [lo, hi] = spec.uniform_inputs->range[i];
-      draw_uniform_kernel<<<kBlocks, kThreads>>>(in_[i].get(), count, draw.keys[i], lo, hi, bytes);
+      draw_uniform_kernel<<<kBlocks, kThreads>>>(in_[i].get(), count, draw.keys[i], spec.uniform_inputs->range[i], bytes);
       MSKB_CUDA_CHECK(cudaGetLastError());
       d.in[i] = in_[i].get();
     }

@@ -221,7 +221,8 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
 }
 
 bool uses_gpu_reference(const TaskSpec& spec, const Shape& shape, double min_complexity) {
-  return find_gpu_reference(spec.name) != nullptr && static_cast<double>(spec.complexity(shape)) >= min_complexity;
+  return find_gpu_reference(spec.name) != nullptr &&
+         static_cast<double>(spec.complexity(shape)) * spec.cpu_reference_weight >= min_complexity;
 }
 
 // Turns the inputs into the expected outputs in place: no copy of what can be gigabytes of FP64

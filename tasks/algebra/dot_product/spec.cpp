@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(dot_product) {
@@ -20,19 +21,20 @@ MSKB_TASK(dot_product) {
   for (int e = 16; e <= 20; ++e) spec.paper.push_back({{"N", int64_t{1} << e}});
   spec.heldout = {{{"N", 1}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", 333'333}}, {{"N", (1 << 20) + 3}}, {{"N", 3'000'017}}};
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 27}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(1);
-    a[1].data.resize(n);
-    a[2].data.resize(n);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    rng.fill_uniform(a[2].data, -1.0, 1.0);
-    a[3].value = static_cast<double>(n);
-  };
+  // X and Y uniform in [-1, 1), drawn by the counter generator: on the GPU by the verifier for
+  // large shapes (reference.cu computes the reference there, in this reference's order), its CPU
+  // twin elsewhere.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = 1;
+                              n[1] = n[2] = static_cast<std::size_t>(s["N"]);
+                              v[3] = static_cast<double>(s["N"]);
+                            },
+                            {{}, {-1.0, 1.0}, {-1.0, 1.0}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t n = s["N"];
     const double *x = a[1].data.data(), *y = a[2].data.data();
-    // FP64 chunked sums added in a fixed order: the same whatever the thread count.
+    // FP64 chunked sums added in a fixed order: the same whatever the thread count (reference.cu
+    // takes the same sums in the same order on the GPU).
     const double sum = chunked_sum(n, [x, y](int64_t i) { return x[i] * y[i]; });
     a[0].data[0] = sum;
   };

@@ -79,6 +79,33 @@ TEST(DotProduct, GeneratedInstanceMatchesDirectSum) {
   EXPECT_EQ(in[1].data[3], round_to(Precision::bf16, in[1].data[3]));  // inputs arrive bf16-rounded
 }
 
+// X and Y are counter draws (set_uniform_inputs: large instances are drawn and checked on the GPU),
+// uniform in [-1, 1) from independent keys: products of typical size 1/3 and either sign, which the
+// tolerance's model assumes.
+TEST(DotProduct, InputsAreIndependentUniformDraws) {
+  const TaskSpec& t = get_task("dot_product");
+  ASSERT_TRUE(t.uniform_inputs);
+  const Shape s{{"N", 65536}};
+  const Args in = make_inputs(t, s, Precision::fp32, 3);
+  double squares = 0, products = 0;
+  for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+    EXPECT_EQ(t.uniform_inputs->range[i].lo, -1.0) << i;
+    EXPECT_EQ(t.uniform_inputs->range[i].hi, 1.0) << i;
+    const auto [lo, hi] = std::minmax_element(in[i].data.begin(), in[i].data.end());
+    EXPECT_GE(*lo, -1.0);
+    EXPECT_LT(*lo, -0.99);
+    EXPECT_LE(*hi, 1.0);
+    EXPECT_GT(*hi, 0.99);
+  }
+  for (std::size_t k = 0; k < 65536; ++k) {
+    squares += in[1].data[k] * in[1].data[k];
+    products += in[1].data[k] * in[2].data[k];
+  }
+  EXPECT_NEAR(squares / 65536.0, 1.0 / 3.0, 0.01);
+  EXPECT_LT(std::fabs(products), 6.0 * 256.0 / 3.0);  // independent: ~sqrt(N)/3, not N/3
+  EXPECT_EQ(in[0].data.size(), 1u);
+}
+
 }  // namespace
 
 // The tolerance covers the honest FP32 orders at every size of every sweep, and still rejects bf16

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -29,16 +30,18 @@ MSKB_TASK(prefix_sum) {
   spec.heldout = {{{"N", 1}},       {{"N", 3}},           {{"N", 1000}},          {{"N", 65537}},
                   {{"N", (1 << 18) + 3}}, {{"N", (1 << 20) + 1}}, {{"N", 3'000'017}}};
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    rng.fill_uniform(a[1].data, 0.0, 1.0);
-    a[2].value = static_cast<double>(n);
-  };
+  // input uniform in [0, 1), drawn by the counter generator: on the GPU by the verifier for large
+  // shapes (complexity N^2 >= 2^22, i.e. from N = 2048; reference.cu scans there, in this
+  // reference's order), its CPU twin elsewhere.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["N"]);
+                              v[2] = static_cast<double>(s["N"]);
+                            },
+                            {{}, {0.0, 1.0}, {}}});
   // Two-pass chunked FP64 scan: chunk sums in parallel, their exclusive prefix in chunk order, then
   // every chunk scanned from its offset. Fixed chunks: the same result whatever the thread count (and,
-  // up to one chunk, exactly the sequential scan).
+  // up to one chunk, exactly the sequential scan). reference.cu takes the same sums in the same order
+  // on the GPU.
   spec.reference = [](const Shape&, Precision, Args& a) {
     constexpr int64_t kChunk = int64_t{1} << 16;
     const double* x = a[1].data.data();

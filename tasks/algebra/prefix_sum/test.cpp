@@ -79,6 +79,26 @@ TEST(PrefixSum, ToleranceGrowsWithN) {
   EXPECT_LT(t.tolerance({{"N", 1 << 28}}, Precision::fp32).rtol, 3e-3);
 }
 
+// The input is a counter draw (set_uniform_inputs: large instances are drawn and checked on the
+// GPU), uniform in [0, 1): never negative, so every prefix is positive and the relative tolerance
+// applies to all of them.
+TEST(PrefixSum, InputIsAUniformDrawInZeroOne) {
+  const TaskSpec& t = get_task("prefix_sum");
+  ASSERT_TRUE(t.uniform_inputs);
+  EXPECT_EQ(t.uniform_inputs->range[1].lo, 0.0);
+  EXPECT_EQ(t.uniform_inputs->range[1].hi, 1.0);
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    const Args in = make_inputs(t, {{"N", 4096}}, p, 3);
+    const auto [lo, hi] = std::minmax_element(in[1].data.begin(), in[1].data.end());
+    EXPECT_GE(*lo, 0.0);
+    EXPECT_LT(*lo, 0.01);
+    EXPECT_LE(*hi, 1.0);
+    EXPECT_GT(*hi, 0.99);
+    const Args e = make_expected(t, {{"N", 4096}}, p, in);
+    EXPECT_NEAR(e[0].data.back(), 2048.0, 200.0);  // the mean is 1/2
+  }
+}
+
 }  // namespace
 
 TEST(PrefixSumParallel, SameInputsAndReferenceOnOneCpu) {

@@ -1,5 +1,6 @@
 // reverse_array: output[i] = input[N-1-i].
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(reverse_array) {
@@ -13,13 +14,13 @@ MSKB_TASK(reverse_array) {
   // Odd sizes (the middle element maps to itself), N=1, and N beyond the paper maximum.
   spec.heldout = {{{"N", 1}}, {{"N", 2}}, {{"N", 3}}, {{"N", 1001}}, {{"N", 65537}}, {{"N", (1 << 18) + 3}}, {{"N", 3'000'017}}};
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].value = static_cast<double>(n);
-  };
+  // input uniform in [-1, 1), drawn by the counter generator: on the GPU by the verifier for large
+  // shapes (reference.cu reverses it there), its CPU twin elsewhere.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["N"]);
+                              v[2] = static_cast<double>(s["N"]);
+                            },
+                            {{}, {-1.0, 1.0}, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
     const auto n = static_cast<int64_t>(a[1].data.size());
     const double* x = a[1].data.data();

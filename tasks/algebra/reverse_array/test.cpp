@@ -1,7 +1,10 @@
 // Hand-checked cases for the reverse_array reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+
+#include "mskb/core/instance.hpp"
 
 #include "support/one_cpu.hpp"
 #include "mskb/core/registry.hpp"
@@ -42,6 +45,25 @@ TEST(ReverseArray, ToleranceIsExact) {
     EXPECT_EQ(t.tolerance({{"N", 1024}}, p).atol, 0.0);
     EXPECT_EQ(t.tolerance({{"N", 1024}}, p).rtol, 0.0);
   }
+}
+
+// The input is a counter draw (set_uniform_inputs: large instances are drawn and checked on the
+// GPU), uniform in [-1, 1): distinct values, so a misplaced element shows.
+TEST(ReverseArray, InputIsAUniformDrawOfDistinctValues) {
+  const TaskSpec& t = get_task("reverse_array");
+  ASSERT_TRUE(t.uniform_inputs);
+  EXPECT_EQ(t.uniform_inputs->range[1].lo, -1.0);
+  EXPECT_EQ(t.uniform_inputs->range[1].hi, 1.0);
+  const Args in = make_inputs(t, {{"N", 4096}}, Precision::fp32, 3);
+  std::vector<double> x = in[1].data;
+  const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+  EXPECT_GE(*lo, -1.0);
+  EXPECT_LT(*lo, -0.99);
+  EXPECT_LE(*hi, 1.0);
+  EXPECT_GT(*hi, 0.99);
+  std::sort(x.begin(), x.end());
+  EXPECT_GT(std::unique(x.begin(), x.end()) - x.begin(), 4000);  // FP32 draws: a few collisions at most
+  EXPECT_EQ(in[0].data.size(), 4096u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Hand-checked cases for the vector_add reference and its tolerance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -55,6 +56,25 @@ TEST(VectorAdd, ToleranceAcceptsOneRoundingAndRejectsADroppedOperand) {
     const float got = static_cast<float>(in[0].data[i]) + static_cast<float>(in[1].data[i]);
     EXPECT_TRUE(within(f, got, want[2].data[i])) << i;
   }
+}
+
+// A and B are counter draws (set_uniform_inputs: large instances are drawn and checked on the GPU),
+// uniform in [-1, 1), from two independent keys.
+TEST(VectorAdd, InputsAreIndependentUniformDraws) {
+  const TaskSpec& t = get_task("vector_add");
+  ASSERT_TRUE(t.uniform_inputs);
+  const Args in = make_inputs(t, {{"N", 4096}}, Precision::fp32, 3);
+  for (int i : {0, 1}) {
+    EXPECT_EQ(t.uniform_inputs->range[static_cast<std::size_t>(i)].lo, -1.0) << i;
+    EXPECT_EQ(t.uniform_inputs->range[static_cast<std::size_t>(i)].hi, 1.0) << i;
+    const auto [lo, hi] = std::minmax_element(in[static_cast<std::size_t>(i)].data.begin(), in[static_cast<std::size_t>(i)].data.end());
+    EXPECT_GE(*lo, -1.0);
+    EXPECT_LT(*lo, -0.99);
+    EXPECT_LE(*hi, 1.0);
+    EXPECT_GT(*hi, 0.99);
+  }
+  EXPECT_NE(in[0].data, in[1].data);
+  EXPECT_EQ(in[2].data.size(), 4096u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Hand-checked cases for the MSE_loss FP64 reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -57,6 +58,28 @@ TEST(MseLoss, OneBlocksShareFails) {
     EXPECT_FALSE(within(t.tolerance(s, p), block / 1024.0, want));
     EXPECT_TRUE(within(t.tolerance(s, p), static_cast<double>(static_cast<float>(want)), want));
     EXPECT_GT(want, 0.4);  // ~2/3 for U(-1, 1) inputs
+  }
+}
+
+// X and Y are counter draws (set_uniform_inputs: large instances are drawn and checked on the GPU),
+// uniform in [-1, 1) from independent keys: squared differences in [0, 4] with mean 2/3, which the
+// tolerance's comment assumes.
+TEST(MseLoss, InputsAreIndependentUniformDraws) {
+  const TaskSpec& t = get_task("MSE_loss");
+  ASSERT_TRUE(t.uniform_inputs);
+  const Shape s{{"N", 65536}};
+  for (Precision p : {Precision::fp32, Precision::bf16}) {
+    const Args in = make_inputs(t, s, p, 3);
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
+      EXPECT_EQ(t.uniform_inputs->range[i].lo, -1.0) << i;
+      EXPECT_EQ(t.uniform_inputs->range[i].hi, 1.0) << i;
+      const auto [lo, hi] = std::minmax_element(in[i].data.begin(), in[i].data.end());
+      EXPECT_GE(*lo, -1.0);
+      EXPECT_LT(*lo, -0.99);
+      EXPECT_LE(*hi, 1.0);
+      EXPECT_GT(*hi, 0.99);
+    }
+    EXPECT_NEAR(make_expected(t, s, p, in)[0].data[0], 2.0 / 3.0, 0.02);  // 0 if X and Y were the same draw
   }
 }
 

@@ -18,16 +18,15 @@ MSKB_TASK(SwiGLU) {
   spec.vendor = "";  // none: no vendor library has it (vLLM / FlashInfer ship their own activation kernels)
   spec.params = {out("output"), in("gate_input"), in("value_input"), float_arg("beta"), int_arg("N")};
   set_elementwise_sweeps(spec);
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    a[2].data.resize(n);
-    fill_activation_input(a[1].data, rng);  // gates with outliers, where an unguarded exp(beta * g) overflows
-    rng.fill_uniform(a[2].data, -2.0, 2.0);
-    a[3].value = 1.0;  // the published beta
-    a[4].value = static_cast<double>(n);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere):
+  // gates are activation inputs, with outliers where an unguarded exp(beta * g) overflows; values
+  // U(-2, 2); beta = 1, the published value.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = n[2] = static_cast<std::size_t>(s["N"]);
+                              v[3] = 1.0;
+                              v[4] = static_cast<double>(s["N"]);
+                            },
+                            {{}, kActivationInput, {-2.0, 2.0}, {}, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
     const std::vector<double>& g = a[1].data;
     const std::vector<double>& v = a[2].data;

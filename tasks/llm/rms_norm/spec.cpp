@@ -2,8 +2,10 @@
 // affine transform: output = weight * input / sqrt(mean(input^2) + eps) + bias.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <vector>
 
+#include "mskb/core/generators.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
@@ -29,20 +31,17 @@ MSKB_TASK(rms_norm) {
   spec.heldout = {{{"N", 1}},    {{"N", 3}},     {{"N", 1000}},     {{"N", 1025}},
                   {{"N", 4097}}, {{"N", 65537}}, {{"N", 1'000'003}}};
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  // Inputs in (-3, 5) (rms ~2.3), positive weights around 1, biases in (-1, 1): outputs are O(1).
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    a[2].data.resize(n);
-    a[3].data.resize(n);
-    rng.fill_uniform(a[1].data, -3.0, 5.0);
-    rng.fill_uniform(a[2].data, 0.5, 1.5);
-    rng.fill_uniform(a[3].data, -1.0, 1.0);
-    a[4].value = 1e-5;
-    a[5].value = static_cast<double>(n);
-  };
-  // The sum of squares as FP64 chunked sums added in a fixed order (the same whatever the thread count).
+  // Inputs U(-3, 5) (rms ~2.3), positive weights around 1, U(0.5, 1.5), biases U(-1, 1): outputs are
+  // O(1). Drawn by the counter generator (on the GPU by the verifier for large shapes, its CPU twin
+  // elsewhere).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = n[2] = n[3] = static_cast<std::size_t>(s["N"]);
+                              v[4] = 1e-5;
+                              v[5] = static_cast<double>(s["N"]);
+                            },
+                            {{}, {-3.0, 5.0}, {0.5, 1.5}, {-1.0, 1.0}, {}, {}}});
+  // The sum of squares as FP64 chunked sums added in a fixed order (the same whatever the thread count;
+  // the device reference in reference.cu takes the same sums in the same order).
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t n = s["N"];
     const double* x = a[1].data.data();

@@ -77,16 +77,26 @@ TEST(MonteCarloIntGenerator, IntervalAndSamplesInRange) {
 }
 
 TEST(MonteCarloIntTolerance, RejectsAHalfPercentErrorAcceptsFp32Rounding) {
+  // The result, (b - a) times the mean of N zero-mean samples, is itself near 0 (standard deviation
+  // (b - a) * 5.8 / sqrt(N)), so whether a 0.5% error exceeds the (mostly absolute) tolerance depends
+  // on the instance: over the generator's intervals and samples it does for ~93% of instances at
+  // N = 2^14 and ~55% at N = 2^22 (where atol = 3.6e-3 and |result| must exceed ~0.72). Counted over
+  // 16 seeds: a tolerance a few times looser would reject far fewer.
   const TaskSpec& t = get_task("monte_carlo_int");
   for (int64_t n : {int64_t{1} << 14, int64_t{1} << 22}) {
     const Shape s{{"N", n}};
-    const Args in = make_inputs(t, s, Precision::fp32, 3);
-    const Args ref = make_expected(t, s, Precision::fp32, in);
-    const double want = ref[1].data[0];
     const Tolerance tol = t.tolerance(s, Precision::fp32);
-    const double bound = tol.atol + tol.rtol * std::fabs(want);
-    EXPECT_LT(bound, 0.005 * std::fabs(want)) << n;
-    EXPECT_GT(bound, std::fabs(want) * 1e-6) << n;  // room for FP32 summation order
+    int rejected = 0;
+    for (uint64_t seed = 1; seed <= 16; ++seed) {
+      const Args in = make_inputs(t, s, Precision::fp32, seed);
+      const Args ref = make_expected(t, s, Precision::fp32, in);
+      const double want = ref[1].data[0];
+      const double bound = tol.atol + tol.rtol * std::fabs(want);
+      if (bound < 0.005 * std::fabs(want)) ++rejected;
+      EXPECT_GT(bound, std::fabs(want) * 1e-6) << n << " seed " << seed;  // room for FP32 summation order
+    }
+    std::printf("N = %lld: a 0.5%% error is rejected on %d of 16 instances\n", static_cast<long long>(n), rejected);
+    EXPECT_GE(rejected, n == (int64_t{1} << 14) ? 12 : 5) << n;
   }
 }
 

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
+#include "mskb/core/generators.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
@@ -54,25 +56,29 @@ MSKB_TASK(simpson_int) {
   spec.heldout = {{{"N", 3}},     {{"N", 5}},     {{"N", 1001}},    {{"N", 65537}},
                   {{"N", 333'333}}, {{"N", (int64_t{1} << 22) + 1}}, {{"N", 5'000'001}}};
   spec.large = {{{"N", (int64_t{1} << 24) + 1}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    rng.fill_uniform(a[0].data, -kMaxTerm, kMaxTerm);
-    a[1].data.resize(1);
-    double x = 0, y = 0;
-    do {
-      x = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
-      y = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
-    } while (std::fabs(x - y) < 1.0);
-    a[2].value = std::min(x, y);
-    a[3].value = std::max(x, y);
-    a[4].value = static_cast<double>(n);
-  };
+  // Samples U(-10, 10); the interval [a, b] inside [-1000, 1000) with b - a >= 1 (two U(-1000, 1000)
+  // draws, redrawn while closer than 1, sorted). The samples are drawn by the counter generator (on
+  // the GPU by the verifier for large shapes, its CPU twin elsewhere); a and b come first from the
+  // instance's generator.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng& rng, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = static_cast<std::size_t>(s["N"]);
+                              n[1] = 1;
+                              double x = 0, y = 0;
+                              do {
+                                x = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
+                                y = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
+                              } while (std::fabs(x - y) < 1.0);
+                              v[2] = std::min(x, y);
+                              v[3] = std::max(x, y);
+                              v[4] = static_cast<double>(s["N"]);
+                            },
+                            {{-kMaxTerm, kMaxTerm}, {}, {}, {}, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
     const std::vector<double>& y = a[0].data;
     const auto n = static_cast<int64_t>(y.size());
     if (n < 3) return;  // undefined below 3 samples; never generated
-    // FP64 chunked sums added in a fixed order: the same whatever the thread count.
+    // FP64 chunked sums added in a fixed order: the same whatever the thread count (the device
+    // reference in reference.cu takes the same sums in the same order).
     const double sum = chunked_sum(n, [&y, n](int64_t i) { return weight12(i, n) * y[static_cast<std::size_t>(i)]; });
     const double h = (a[3].value - a[2].value) / static_cast<double>(n - 1);
     a[1].data[0] += h / 12.0 * sum;

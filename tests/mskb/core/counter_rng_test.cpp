@@ -93,15 +93,18 @@ TEST(UniformInputs, CpuTwinIsTheCounterDraw) {
           }
           ASSERT_EQ(a[i].data.size(), d.elements[i]) << name << " " << q.name;
           if (q.role != Role::in && q.role != Role::inplace) continue;
-          const auto [lo, hi] = t.uniform_inputs->range[i];
+          const UniformRange r = t.uniform_inputs->range[i];
           for (std::size_t k = 0; k < a[i].data.size(); k += 1 + a[i].data.size() / 5000)
-            ASSERT_EQ(a[i].data[k], round_elem(q.elem, p, counter_uniform(d.keys[i], k, lo, hi))) << name << " " << q.name << " " << k;
+            ASSERT_EQ(a[i].data[k], round_elem(q.elem, p, counter_draw(d.keys[i], k, r)))
+                << name << " " << q.name << " " << k;
         }
       }
   }
   // The tasks whose large instances are GPU instances (docs/harness.md section 4) draw uniform inputs.
   const char* uniform[] = {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
-                           "square_matrix_mul", "conv_2d", "high_order_contraction"};
+                           "square_matrix_mul", "conv_2d", "high_order_contraction", "RELU", "leaky_RELU", "elu", "selu", "gelu",
+                           "sigmoid", "row_tanh", "SwiGLU", "vector_add", "dot_product", "reverse_array", "prefix_sum", "MSE_loss",
+                           "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int"};
   for (const char* name : uniform) EXPECT_TRUE(get_task(name).uniform_inputs) << name;
   EXPECT_GE(tasks, static_cast<int>(std::size(uniform)));
 }

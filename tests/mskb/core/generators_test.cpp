@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mskb/core/counter_rng.hpp"
 #include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
@@ -43,17 +44,18 @@ TEST(Generators, FillEachMatchesRngFillUniform) {
   EXPECT_EQ(x, y);
 }
 
+// The activation tasks' inputs (kActivationInput): U(-5, 5) with one element in 16 from
+// U(-100, 100), chosen by the low 4 bits of the element's counter output; a first range replaces
+// element 0 only.
 TEST(Generators, ActivationInputIsTheOneIn16OutlierMix) {
   const std::size_t n = kChunk + 1000;
-  mskb::Rng a(3), b(3);
-  std::vector<double> got(n);
-  mskb::fill_activation_input(got, a);
-  const std::vector<double> want = serial_fill(n, b, [](mskb::Rng& r, std::size_t) {
-    return (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0);
-  });
-  EXPECT_EQ(got, want);
-  std::size_t outliers = 0;
-  for (double v : got) {
+  std::size_t outliers = 0, wide = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double v = mskb::counter_draw(3, i, mskb::kActivationInput);
+    const bool chosen = (mskb::counter_bits(3, i) & 15u) == 0;
+    wide += chosen;
+    // Not chosen: exactly the narrow draw. Chosen: the same 53 bits scaled to the wide range.
+    EXPECT_EQ(v, mskb::counter_uniform(3, i, chosen ? -100.0 : -5.0, chosen ? 100.0 : 5.0)) << i;
     EXPECT_LT(v, 100.0);
     EXPECT_GE(v, -100.0);
     if (v < -5.0 || v >= 5.0) ++outliers;
@@ -61,6 +63,17 @@ TEST(Generators, ActivationInputIsTheOneIn16OutlierMix) {
   // About 1 in 16 draws is an outlier, and 95% of those fall outside (-5, 5).
   EXPECT_GT(outliers, n / 20);
   EXPECT_LT(outliers, n / 14);
+  EXPECT_GT(wide, n / 18);
+  EXPECT_LT(wide, n / 14);
+  // Without a wide range the draw is counter_uniform; a first range moves element 0 only.
+  const mskb::UniformRange plain{-1.0, 1.0}, first{-1.0, 1.0, 0.0, 0.0, 0.5, 5.0};
+  for (uint64_t i = 0; i < 1000; ++i) {
+    EXPECT_EQ(mskb::counter_draw(9, i, plain), mskb::counter_uniform(9, i, -1.0, 1.0));
+    if (i > 0) {
+      EXPECT_EQ(mskb::counter_draw(9, i, first), mskb::counter_uniform(9, i, -1.0, 1.0));
+    }
+  }
+  EXPECT_EQ(mskb::counter_draw(9, 0, first), mskb::counter_uniform(9, 0, 0.5, 5.0));
 }
 
 }  // namespace

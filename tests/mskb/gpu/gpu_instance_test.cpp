@@ -109,7 +109,9 @@ void expect_same(const CompareResult& gpu, const CompareResult& host, const std:
 // spells MSKB_DEVICE_REFERENCE(task), so a misspelt one would silently fall back to the host path.
 TEST(GpuInstances, ConvertedTasksHaveDeviceReferences) {
   for (const char* name : {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
-                           "square_matrix_mul", "conv_2d", "high_order_contraction"}) {
+                           "square_matrix_mul", "conv_2d", "high_order_contraction", "RELU", "leaky_RELU", "elu", "selu", "gelu",
+                           "sigmoid", "row_tanh", "SwiGLU", "vector_add", "dot_product", "reverse_array", "prefix_sum", "MSE_loss",
+                           "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int"}) {
     EXPECT_NE(gpu::find_device_reference(name), nullptr) << name;
     EXPECT_TRUE(get_task(name).uniform_inputs) << name;
   }
@@ -153,15 +155,19 @@ TEST(GpuInstances, MatchTheHostPath) {
         std::string first;
         EXPECT_EQ(reference_mismatches(t, gpu_want, want, slack, first), 0u)
             << what << ": device reference vs CPU reference, slack " << slack << ", first " << first;
-        // The check catches a wrong reference: the CPU reference of a permuted operand (the first input
-        // buffer reversed: the right values in the wrong places, as a transposed read gives).
+        // The check catches a wrong reference: the CPU reference of an off-by-one read of the first
+        // input buffer (element k read as k + 1, the last one twice: the right values in the wrong
+        // places, as a shifted or transposed read gives; unlike a reversal it also moves sums, whose
+        // order does not matter, and symmetric weightings such as Simpson's rule).
         Args permuted = in;
         for (std::size_t i = 0; i < t.params.size(); ++i)
           if (t.params[i].is_buffer && t.params[i].role == Role::in && in[i].data.size() > 1) {
-            std::reverse(permuted[i].data.begin(), permuted[i].data.end());
+            std::vector<double>& v = permuted[i].data;
+            std::rotate(v.begin(), v.begin() + 1, v.end());
+            v.back() = in[i].data.back();
             if (permuted[i].data != in[i].data) {
               EXPECT_GT(reference_mismatches(t, make_expected(t, s, p, permuted), want, slack, first), 0u)
-                  << what << ": a permuted '" << t.params[i].name << "' passes the reference check";
+                  << what << ": an off-by-one read of '" << t.params[i].name << "' passes the reference check";
               ++wrong_references_caught;
             }
             break;
@@ -198,7 +204,7 @@ TEST(GpuInstances, MatchTheHostPath) {
         ++cases;
       }
   }
-  EXPECT_GE(cases, 54);  // 9 tasks x 3 shapes x 2 precisions
+  EXPECT_EQ(cases, static_cast<int>(6 * gpu::device_references().size()));  // 3 shapes x 2 precisions each
   EXPECT_EQ(wrong_references_caught, cases);
   std::printf("%d instances: GPU and host paths agree (%d wrong references caught)\n", cases, wrong_references_caught);
 }
@@ -271,7 +277,7 @@ TEST(GpuInstances, GpuReferencesNeverReadTheirOutputs) {
           std::fill(used[i].data.begin(), used[i].data.end(), std::nan(""));
           ++scribbled;
         }
-      ASSERT_GT(scribbled, 0) << what;
+      if (scribbled == 0) continue;  // in place only (sorting): its outputs are its inputs
       Args sized = make_inputs(t, s, p, 5, nullptr, std::move(used), Outputs::sized);
       fn(s, p, zeroed, nullptr);
       fn(s, p, sized, nullptr);

@@ -1,0 +1,12 @@
+// FP64 GPU reference for spmv_coo (used where the CPU reference's grouping of tens of millions of
+// entries takes seconds: the large sweep): tasks/sparse/common/spmv_gpu_reference.cuh.
+#include "../common/spmv_gpu_reference.cuh"
+#include "mskb/gpu/reference.cuh"
+
+MSKB_GPU_REFERENCE(spmv_coo) {
+  namespace sp = mskb::sparse;
+  (void)shape;
+  (void)precision;
+  const auto rows = static_cast<int64_t>(args[0].value), nnz = static_cast<int64_t>(args[1].value);
+  sp::spmv_coo_gpu(rows, nnz, args[3].data.data(), args[4].data.data(), args[2].data.data(), args[5].data, args[6].data);
+}
