@@ -1,6 +1,7 @@
 // Owns the registry of FP64 GPU references (tasks/*/*/reference.cu), used instead of the CPU
 // reference where the CPU one would take too long (large GEMMs, attention). Each is checked
-// against the CPU reference on small shapes by a gpu-labelled test.
+// against the CPU reference on small shapes by a gpu-labelled test. Compiled by nvcc, it also
+// holds the device pieces the references share (load_input, map_elementwise, ChunkedSum).
 #pragma once
 
 #include <cstddef>
@@ -70,6 +71,105 @@ template <class F>
 void map_elementwise(const void* x, double* y, std::size_t n, int bytes, F f) {
   map_elementwise_kernel<<<4096, 256>>>(x, y, n, bytes, f);
 }
+
+// The term "element i of a device input" (load_input) for ChunkedSum.
+struct InputTerm {
+  const void* p;
+  int bytes;
+  __device__ double operator()(std::size_t i) const { return load_input(p, i, bytes); }
+};
+
+namespace detail {
+constexpr std::size_t kSumChunk = std::size_t{1} << 16;  // chunked_sum's default chunk
+constexpr unsigned kSumWarpsPerBlock = 4;
+
+// One warp per chunk c: partial[c] = term(lo) + ... + term(hi - 1), added in index order from 0.0.
+// The lanes form the terms of 32 consecutive indices (coalesced loads); every lane then adds the
+// segment's terms in lane order (broadcast by shuffles), so all lanes carry the same sequential
+// sum. The last segment of the last chunk may hold fewer than 32 terms.
+template <class Term>
+__global__ void chunk_sums_kernel(Term term, std::size_t n, std::size_t chunks, double* partial) {
+  const std::size_t c = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / 32;
+  if (c >= chunks) return;  // a whole warp: blockDim.x is a multiple of 32
+  const unsigned lane = threadIdx.x % 32;
+  const std::size_t lo = c * kSumChunk, hi = n - lo < kSumChunk ? n : lo + kSumChunk;
+  double acc = 0.0;
+  for (std::size_t seg = lo; seg < hi; seg += 32) {  // the same trip count in every lane
+    const std::size_t i = seg + lane;
+    const double t = i < hi ? term(i) : 0.0;
+    const int count = hi - seg < 32 ? static_cast<int>(hi - seg) : 32;  // terms in this segment, >= 1
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      const double v = __shfl_sync(0xffffffffu, t, j);
+      if (j < count) acc = __dadd_rn(acc, v);
+    }
+  }
+  if (lane == 0) partial[c] = acc;
+}
+
+// One thread: the chunk sums added in chunk order from 0.0, then finish(total).
+template <class Finish>
+__global__ void add_chunk_sums_kernel(const double* partial, std::size_t chunks, Finish finish) {
+  double total = 0.0;
+  for (std::size_t c = 0; c < chunks; ++c) total = __dadd_rn(total, partial[c]);
+  finish(total);
+}
+
+struct StoreTotal {
+  double* out;
+  __device__ void operator()(double total) const { *out = total; }
+};
+}  // namespace detail
+
+// chunked_sum (mskb/util/parallel.hpp) on the device, bit for bit: the sum of term(i) over [0, n)
+// as chunks of 2^16 consecutive indices, each chunk's terms added in index order from 0.0, then the
+// chunk sums added in chunk order from 0.0, with unfused correctly rounded adds (__dadd_rn). A term
+// is rounded as the Term computes it: for the CPU's bits, a Term uses the CPU term's operations in
+// its order, unfused (__dmul_rn, __dsub_rn, ...). Term: a functor with
+// `__device__ double operator()(std::size_t i) const`, called once for each i < n.
+// The launches go to the default stream, and the result lands in device memory (later kernels read
+// it there: no host round trip). Owns the chunk sums (one FP64 each); its destructor waits for the
+// device before freeing them. No atomics: the same bits on every run.
+class ChunkedSum {
+ public:
+  static constexpr std::size_t kChunk = detail::kSumChunk;
+  explicit ChunkedSum(std::size_t n)
+      : n_(n), chunks_((n + detail::kSumChunk - 1) / detail::kSumChunk), partial_(chunks_ * sizeof(double)) {}
+  ~ChunkedSum() { MSKB_CUDA_CHECK_NOEXCEPT(cudaDeviceSynchronize()); }
+  ChunkedSum(const ChunkedSum&) = delete;
+  ChunkedSum& operator=(const ChunkedSum&) = delete;
+
+  std::size_t chunks() const { return chunks_; }
+  // Device: chunk_sums' results, one per chunk.
+  double* partials() const { return static_cast<double*>(partial_.get()); }
+
+  // partials()[c] = the sum of chunk c's terms, for every chunk.
+  template <class Term>
+  void chunk_sums(const Term& term) {
+    if (chunks_ == 0) return;
+    const auto blocks = static_cast<unsigned>((chunks_ + detail::kSumWarpsPerBlock - 1) / detail::kSumWarpsPerBlock);
+    detail::chunk_sums_kernel<<<blocks, 32 * detail::kSumWarpsPerBlock>>>(term, n_, chunks_, partials());
+    MSKB_CUDA_CHECK(cudaGetLastError());
+  }
+  // The total, then finish(total) on one device thread (Finish: a functor with
+  // `__device__ void operator()(double total) const`, which writes what it derives from the total
+  // to device memory). The empty sum (n = 0) is 0.0, as on the CPU.
+  template <class Term, class Finish>
+  void sum_then(const Term& term, const Finish& finish) {
+    chunk_sums(term);
+    detail::add_chunk_sums_kernel<<<1, 1>>>(partials(), chunks_, finish);
+    MSKB_CUDA_CHECK(cudaGetLastError());
+  }
+  // *total (device) = the sum.
+  template <class Term>
+  void sum(const Term& term, double* total) {
+    sum_then(term, detail::StoreTotal{total});
+  }
+
+ private:
+  std::size_t n_, chunks_;
+  DeviceMemory partial_;
+};
 #endif
 
 }  // namespace mskb::gpu

@@ -1,10 +1,10 @@
 // Hand-checked cases for the MSE_loss FP64 reference.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "support/uniform_inputs.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
 
@@ -70,15 +70,7 @@ TEST(MseLoss, InputsAreIndependentUniformDraws) {
   const Shape s{{"N", 65536}};
   for (Precision p : {Precision::fp32, Precision::bf16}) {
     const Args in = make_inputs(t, s, p, 3);
-    for (std::size_t i : {std::size_t{1}, std::size_t{2}}) {
-      EXPECT_EQ(t.uniform_inputs->range[i].lo, -1.0) << i;
-      EXPECT_EQ(t.uniform_inputs->range[i].hi, 1.0) << i;
-      const auto [lo, hi] = std::minmax_element(in[i].data.begin(), in[i].data.end());
-      EXPECT_GE(*lo, -1.0);
-      EXPECT_LT(*lo, -0.99);
-      EXPECT_LE(*hi, 1.0);
-      EXPECT_GT(*hi, 0.99);
-    }
+    for (std::size_t i : {std::size_t{1}, std::size_t{2}}) mskb_test::expect_fills_uniform_range(t, in, i, -1.0, 1.0);
     EXPECT_NEAR(make_expected(t, s, p, in)[0].data[0], 2.0 / 3.0, 0.02);  // 0 if X and Y were the same draw
   }
 }

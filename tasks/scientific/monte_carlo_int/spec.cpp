@@ -1,31 +1,13 @@
 // monte_carlo_int: result += (b - a) * mean(y) over N given samples (no RNG inside the kernel).
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
 #include <cstdint>
-#include <vector>
 
-#include "mskb/core/generators.hpp"
+#include "../common/integration.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
-namespace {
-// |y| <= 10 and b - a <= 2000 by construction of the generator.
-constexpr double kMaxTerm = 10.0;
-constexpr double kMaxWidth = 2000.0;
-
-// Error budget of an FP32 sum of n zero-mean terms of magnitude <= term: sqrt(n) growth for tree-like
-// sums plus a linear term for one sequential FP32 accumulator (a single thread, or one atomicAdd per
-// sample). Such a sum of U(-10, 10) samples (standard deviation 5.8) errs by 0.3 * 5.8 u n = 1.7 u n
-// (standard deviation, u = 2^-24; its partial sums are a random walk) with a heavy tail: 1 in 10^4
-// sums errs by 12 u n, 0.4 of the 3 * term u n = 30 u n allowed. (The previous n / 16, 0.6 u n, was
-// a third of a standard deviation: block partials added by atomics, 0.1 u n, fitted; one accumulator
-// did not from N = 2^22 on.)
-double sum_budget(double n, double term) { return std::ldexp(1.0, -24) * term * (64.0 * std::sqrt(n) + 3.0 * n); }
-}  // namespace
-
 MSKB_TASK(monte_carlo_int) {
   using namespace mskb;
+  using namespace mskb::integration;
   spec.semantics =
       "Monte Carlo integral estimate from given samples (no random numbers are drawn): "
       "result[0] += (b - a) * (y_samples[0] + ... + y_samples[N-1]) / N. result is a single element that the "
@@ -38,23 +20,7 @@ MSKB_TASK(monte_carlo_int) {
   for (int e : {14, 16, 18, 20, 22}) spec.paper.push_back({{"N", int64_t{1} << e}});
   spec.heldout = {{{"N", 1}}, {{"N", 3}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", (int64_t{1} << 22) + 5}}, {{"N", 5'000'001}}};
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  // Samples U(-10, 10); the interval [a, b] inside [-1000, 1000) with b - a >= 1 (two U(-1000, 1000)
-  // draws, redrawn while closer than 1, sorted). The samples are drawn by the counter generator (on
-  // the GPU by the verifier for large shapes, its CPU twin elsewhere); a and b come first from the
-  // instance's generator.
-  set_uniform_inputs(spec, {[](const Shape& s, Rng& rng, std::vector<std::size_t>& n, std::vector<double>& v) {
-                              n[0] = static_cast<std::size_t>(s["N"]);
-                              n[1] = 1;
-                              double x = 0, y = 0;
-                              do {
-                                x = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
-                                y = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
-                              } while (std::fabs(x - y) < 1.0);
-                              v[2] = std::min(x, y);
-                              v[3] = std::max(x, y);
-                              v[4] = static_cast<double>(s["N"]);
-                            },
-                            {{-kMaxTerm, kMaxTerm}, {}, {}, {}, {}}});
+  set_integration_inputs(spec);  // samples U(-10, 10), [a, b] inside [-1000, 1000) (../common/integration.hpp)
   spec.reference = [](const Shape&, Precision, Args& a) {
     // FP64 chunked sums added in a fixed order: the same whatever the thread count (the device
     // reference in reference.cu takes the same sums in the same order).
@@ -64,7 +30,12 @@ MSKB_TASK(monte_carlo_int) {
     a[1].data[0] += (a[3].value - a[2].value) * sum / n;
   };
   // The FP32 sum's error (scaled by the widest (b-a)/N) plus a relative term for the final products;
-  // BF16 adds one rounding of the result (up to 2^-8 relative).
+  // BF16 adds one rounding of the result (up to 2^-8 relative). One FP32 accumulator's sum of
+  // U(-10, 10) samples (standard deviation 5.8) errs by 0.3 * 5.8 u n = 1.7 u n (standard deviation,
+  // u = 2^-24; its partial sums are a random walk) with a heavy tail: 1 in 10^4 sums errs by 12 u n,
+  // 0.4 of the 3 * kMaxTerm u n = 30 u n that sum_budget allows. (The previous n / 16, 0.6 u n, was a
+  // third of a standard deviation: block partials added by atomics, 0.1 u n, fitted; one accumulator
+  // did not from N = 2^22 on.)
   spec.tolerance = [](const Shape& s, Precision p) {
     const double n = static_cast<double>(s["N"]);
     const double atol = kMaxWidth / n * sum_budget(n, kMaxTerm);

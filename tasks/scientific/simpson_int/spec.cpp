@@ -1,44 +1,18 @@
 // simpson_int: composite Simpson's rule over N uniformly spaced samples, h = (b - a) / (N - 1).
-#include <algorithm>
-#include <cmath>
-#include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "mskb/core/generators.hpp"
+#include "../common/integration.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
-constexpr double kMaxTerm = 10.0;    // |y| <= 10
-constexpr double kMaxWidth = 2000.0; // b - a <= 2000
-constexpr double kMaxWeight = 16.0;  // largest weight in units of h/12
-
-// Weight of sample i in units of h/12 (see the semantics): 4,16,8,...,16,4 for odd N; for even N the
-// same over samples 0..N-2, then the last interval's parabola through the last three samples adds
-// (-1, 8, 5) to samples N-3, N-2, N-1 (SciPy >= 1.11 simpson for even N, Cartwright's correction).
-double weight12(int64_t i, int64_t n) {
-  const int64_t last = (n % 2 == 1) ? n - 1 : n - 2;  // end of the Simpson part
-  double w = 0.0;
-  if (i <= last) w = (i == 0 || i == last) ? 4.0 : (i % 2 == 1 ? 16.0 : 8.0);
-  if (n % 2 == 0) {
-    if (i == n - 3) w -= 1.0;
-    if (i == n - 2) w += 8.0;
-    if (i == n - 1) w += 5.0;
-  }
-  return w;
-}
-
-// Error budget of an FP32 sum of n zero-mean terms of magnitude <= term (see monte_carlo_int): sqrt(n)
-// growth for tree-like sums plus a linear term for one sequential FP32 accumulator. The weighted
-// samples w[i] * y[i] (w = 4, 16, 8, ... in units of h/12) have a standard deviation of 73, and such a
-// sum errs by 0.3 * 73 u n = 22 u n (standard deviation) with a heavy tail (1 in 10^4: 160 u n), a
-// third of the 3 * 160 u n allowed. (The previous n / 16, 10 u n, was half a standard deviation.)
-double sum_budget(double n, double term) { return std::ldexp(1.0, -24) * term * (64.0 * std::sqrt(n) + 3.0 * n); }
+constexpr double kMaxWeight = 16.0;  // largest weight in units of h/12 (simpson_weight12)
 }  // namespace
 
 MSKB_TASK(simpson_int) {
   using namespace mskb;
+  using namespace mskb::integration;
   spec.semantics =
       "Composite Simpson integral of N >= 3 uniformly spaced samples y[i] = f(a + i*h), h = (b - a) / (N - 1); "
       "result[0] += integral. Odd N (an even number of intervals): integral = h/3 * (y[0] + 4y[1] + 2y[2] + 4y[3] + "
@@ -56,35 +30,22 @@ MSKB_TASK(simpson_int) {
   spec.heldout = {{{"N", 3}},     {{"N", 5}},     {{"N", 1001}},    {{"N", 65537}},
                   {{"N", 333'333}}, {{"N", (int64_t{1} << 22) + 1}}, {{"N", 5'000'001}}};
   spec.large = {{{"N", (int64_t{1} << 24) + 1}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  // Samples U(-10, 10); the interval [a, b] inside [-1000, 1000) with b - a >= 1 (two U(-1000, 1000)
-  // draws, redrawn while closer than 1, sorted). The samples are drawn by the counter generator (on
-  // the GPU by the verifier for large shapes, its CPU twin elsewhere); a and b come first from the
-  // instance's generator.
-  set_uniform_inputs(spec, {[](const Shape& s, Rng& rng, std::vector<std::size_t>& n, std::vector<double>& v) {
-                              n[0] = static_cast<std::size_t>(s["N"]);
-                              n[1] = 1;
-                              double x = 0, y = 0;
-                              do {
-                                x = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
-                                y = rng.uniform(-kMaxWidth / 2, kMaxWidth / 2);
-                              } while (std::fabs(x - y) < 1.0);
-                              v[2] = std::min(x, y);
-                              v[3] = std::max(x, y);
-                              v[4] = static_cast<double>(s["N"]);
-                            },
-                            {{-kMaxTerm, kMaxTerm}, {}, {}, {}, {}}});
+  set_integration_inputs(spec);  // samples U(-10, 10), [a, b] inside [-1000, 1000) (../common/integration.hpp)
   spec.reference = [](const Shape&, Precision, Args& a) {
     const std::vector<double>& y = a[0].data;
     const auto n = static_cast<int64_t>(y.size());
     if (n < 3) return;  // undefined below 3 samples; never generated
     // FP64 chunked sums added in a fixed order: the same whatever the thread count (the device
     // reference in reference.cu takes the same sums in the same order).
-    const double sum = chunked_sum(n, [&y, n](int64_t i) { return weight12(i, n) * y[static_cast<std::size_t>(i)]; });
+    const double sum = chunked_sum(n, [&y, n](int64_t i) { return simpson_weight12(i, n) * y[static_cast<std::size_t>(i)]; });
     const double h = (a[3].value - a[2].value) / static_cast<double>(n - 1);
     a[1].data[0] += h / 12.0 * sum;
   };
   // The FP32 sum of N weighted terms (|w*y| <= 160 in units of h/12), scaled by the widest h/12; BF16 adds
-  // one rounding of the result (up to 2^-8 relative).
+  // one rounding of the result (up to 2^-8 relative). The weighted samples w[i] * y[i] (w = 4, 16, 8, ...)
+  // have a standard deviation of 73, and one FP32 accumulator's sum of them errs by 0.3 * 73 u n = 22 u n
+  // (standard deviation, u = 2^-24) with a heavy tail (1 in 10^4: 160 u n), a third of the 3 * 160 u n
+  // that sum_budget allows. (The previous n / 16, 10 u n, was half a standard deviation.)
   spec.tolerance = [](const Shape& s, Precision p) {
     const double n = static_cast<double>(s["N"]);
     const double atol = kMaxWidth / (n - 1.0) / 12.0 * sum_budget(n, kMaxWeight * kMaxTerm);
