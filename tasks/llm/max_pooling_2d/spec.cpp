@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -40,15 +41,17 @@ MSKB_TASK(max_pooling_2d) {
                   shape(1, 3, 224, 224, 7, 1, 3), shape(4, 16, 65, 33, 2, 2, 0),   shape(2, 3, 513, 257, 3, 3, 1),
                   shape(1, 1, 9, 4000, 4, 2, 2),  shape(1, 2, 2048, 196, 6, 4, 3)};
   spec.large = {shape(32, 64, 256, 256, 3, 1, 1), shape(8, 16, 1024, 1024, 2, 2, 0), shape(16, 64, 512, 512, 3, 2, 1)};
-  // U(-1, 1): half the values are negative, so treating padding as 0 is caught at the borders.
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const int64_t oh = out_dim(s["H"], s["k"], s["s"], s["p"]), ow = out_dim(s["W"], s["k"], s["s"], s["p"]);
-    a[0].data.resize(static_cast<std::size_t>(s["N"] * s["C"] * s["H"] * s["W"]));
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    a[1].data.resize(static_cast<std::size_t>(s["N"] * s["C"] * oh * ow));
-    const char* dims[] = {"N", "C", "H", "W", "k", "s", "p"};
-    for (int i = 0; i < 7; ++i) a[static_cast<std::size_t>(2 + i)].value = static_cast<double>(s[dims[i]]);
-  };
+  // input uniform in [-1, 1): half the values are negative, so treating padding as 0 is caught at the
+  // borders. Counter generator: drawn on the GPU by the verifier for large shapes, CPU twin elsewhere.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const int64_t oh = out_dim(s["H"], s["k"], s["s"], s["p"]);
+                              const int64_t ow = out_dim(s["W"], s["k"], s["s"], s["p"]);
+                              n[0] = static_cast<std::size_t>(s["N"] * s["C"] * s["H"] * s["W"]);
+                              n[1] = static_cast<std::size_t>(s["N"] * s["C"] * oh * ow);
+                              const char* dims[] = {"N", "C", "H", "W", "k", "s", "p"};
+                              for (int i = 0; i < 7; ++i) v[static_cast<std::size_t>(2 + i)] = static_cast<double>(s[dims[i]]);
+                            },
+                            {{-1.0, 1.0}, {}, {}, {}, {}, {}, {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t h = s["H"], w = s["W"], k = s["k"], st = s["s"], p = s["p"];
     const int64_t oh = out_dim(h, k, st, p), ow = out_dim(w, k, st, p);

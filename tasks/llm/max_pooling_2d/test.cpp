@@ -63,4 +63,24 @@ TEST(MaxPooling2d, OutputSizesMatchTheFormula) {
   EXPECT_EQ(in[8].value, 2.0);
 }
 
+TEST(MaxPooling2d, InputsAreCounterDrawsOfBothSigns) {
+  // Uniform inputs (the verifier draws large ones on the GPU): U(-1, 1), so about half the values are
+  // negative and a padding treated as 0 would win at the borders.
+  const TaskSpec& t = get_task("max_pooling_2d");
+  ASSERT_TRUE(t.uniform_inputs);
+  EXPECT_EQ(t.uniform_inputs->range[0].lo, -1.0);
+  EXPECT_EQ(t.uniform_inputs->range[0].hi, 1.0);
+  const Shape s{{"N", 2}, {"C", 5}, {"H", 37}, {"W", 53}, {"k", 5}, {"s", 3}, {"p", 2}};
+  const Args in = make_inputs(t, s, Precision::fp32, 3);
+  std::size_t negative = 0;
+  for (double v : in[0].data) {
+    ASSERT_GE(v, -1.0);
+    ASSERT_LE(v, 1.0);
+    negative += v < 0 ? 1 : 0;
+  }
+  EXPECT_GT(negative, in[0].data.size() * 4 / 10);
+  EXPECT_LT(negative, in[0].data.size() * 6 / 10);
+  EXPECT_NE(make_inputs(t, s, Precision::fp32, 4)[0].data, in[0].data);  // the seed matters
+}
+
 }  // namespace

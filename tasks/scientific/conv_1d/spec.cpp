@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 namespace {
@@ -39,16 +41,17 @@ MSKB_TASK(conv_1d) {
   spec.large = {{{"input_size", int64_t{1} << 24}, {"kernel_size", 1024}},
                 {{"input_size", int64_t{1} << 26}, {"kernel_size", 256}},
                 {{"input_size", int64_t{1} << 28}, {"kernel_size", 32}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["input_size"]), k = static_cast<std::size_t>(s["kernel_size"]);
-    a[0].data.resize(n);
-    a[1].data.resize(k);
-    rng.fill_uniform(a[0].data, -1.0, 1.0);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].data.resize(n - k + 1);
-    a[3].value = static_cast<double>(n);
-    a[4].value = static_cast<double>(k);
-  };
+  // input and kernel uniform in [-1, 1). Counter generator: drawn on the GPU by the verifier for large
+  // shapes, CPU twin elsewhere.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const int64_t in = s["input_size"], k = s["kernel_size"];
+                              n[0] = static_cast<std::size_t>(in);
+                              n[1] = static_cast<std::size_t>(k);
+                              n[2] = static_cast<std::size_t>(in - k + 1);
+                              v[3] = static_cast<double>(in);
+                              v[4] = static_cast<double>(k);
+                            },
+                            {{-1.0, 1.0}, {-1.0, 1.0}, {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t n = s["input_size"], k = s["kernel_size"], m = n - k + 1;
     const double* in = a[0].data.data();

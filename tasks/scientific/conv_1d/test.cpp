@@ -1,7 +1,9 @@
 // Hand-checked cases for the conv_1d FP64 reference (valid cross-correlation, no flip).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
@@ -57,6 +59,31 @@ TEST(Conv1dReference, MatchesDirectSumOnGeneratedInputs) {
     for (std::size_t q = 0; q < 300; ++q) want += in[0].data[i + q] * in[1].data[q];
     EXPECT_NEAR(out[2].data[i], want, 1e-12) << i;
   }
+}
+
+TEST(Conv1dReference, InputsAreCounterDrawsInMinusOneOne) {
+  // Uniform inputs (the verifier draws large ones on the GPU): input and kernel U(-1, 1), distinct draws.
+  const TaskSpec& t = get_task("conv_1d");
+  ASSERT_TRUE(t.uniform_inputs);
+  const Shape s{{"input_size", 1000}, {"kernel_size", 300}};
+  const Args in = make_inputs(t, s, Precision::fp32, 7);
+  ASSERT_EQ(in[0].data.size(), 1000u);
+  ASSERT_EQ(in[1].data.size(), 300u);
+  ASSERT_EQ(in[2].data.size(), 701u);
+  EXPECT_EQ(in[3].value, 1000.0);
+  EXPECT_EQ(in[4].value, 300.0);
+  for (std::size_t b : {0u, 1u}) {
+    double lo = 1, hi = -1;
+    for (double v : in[b].data) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    EXPECT_GE(lo, -1.0);
+    EXPECT_LT(lo, -0.9);
+    EXPECT_LE(hi, 1.0);
+    EXPECT_GT(hi, 0.9);
+  }
+  EXPECT_NE(std::vector<double>(in[0].data.begin(), in[0].data.begin() + 300), in[1].data);
 }
 
 TEST(Conv1dTolerance, GrowsWithTheKernelAndStaysTight) {

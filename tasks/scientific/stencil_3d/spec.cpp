@@ -1,8 +1,10 @@
 // stencil_3d: one explicit 7-point (heat-equation) step on a 3-D grid, boundary copied.
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "mskb/util/parallel.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(stencil_3d) {
@@ -31,16 +33,16 @@ MSKB_TASK(stencil_3d) {
   spec.large = {{{"nx", 384}, {"ny", 384}, {"nz", 384}},
                 {{"nx", 512}, {"ny", 512}, {"nz", 512}},
                 {{"nx", 1024}, {"ny", 512}, {"nz", 512}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["nx"] * s["ny"] * s["nz"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    rng.fill_uniform(a[1].data, -1.0, 1.0);
-    a[2].value = (s.has("rand_r") && s["rand_r"] != 0) ? rng.uniform(0.05, 0.25) : 0.25;
-    a[3].value = static_cast<double>(s["nx"]);
-    a[4].value = static_cast<double>(s["ny"]);
-    a[5].value = static_cast<double>(s["nz"]);
-  };
+  // u_old uniform in [-1, 1): drawn on the GPU by the verifier for large shapes (counter generator, CPU
+  // twin elsewhere); r = 0.25, or drawn from the instance's generator where rand_r is set.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng& rng, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = static_cast<std::size_t>(s["nx"] * s["ny"] * s["nz"]);
+                              v[2] = (s.has("rand_r") && s["rand_r"] != 0) ? rng.uniform(0.05, 0.25) : 0.25;
+                              v[3] = static_cast<double>(s["nx"]);
+                              v[4] = static_cast<double>(s["ny"]);
+                              v[5] = static_cast<double>(s["nz"]);
+                            },
+                            {{}, {-1.0, 1.0}, {}, {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t nx = s["nx"], ny = s["ny"], nz = s["nz"];
     const double r = a[2].value;

@@ -1,6 +1,7 @@
 // Hand-checked cases for the stencil_3d FP64 reference.
 #include <gtest/gtest.h>
 
+#include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
 
 using namespace mskb;
@@ -101,6 +102,16 @@ TEST(Stencil3dReference, GeneratorUsesPaperROrDrawsIt) {
   int with_drawn_r = 0;
   for (const Shape& s : t.heldout) with_drawn_r += s.has("rand_r") ? 1 : 0;
   EXPECT_GE(with_drawn_r, 3);
+  // Uniform inputs (the verifier draws large ones on the GPU): u_old U(-1, 1), r per seed.
+  ASSERT_TRUE(t.uniform_inputs);
+  const Args x = make_inputs(t, drawn, Precision::fp32, 1), y = make_inputs(t, drawn, Precision::fp32, 2);
+  EXPECT_NE(x[2].value, y[2].value);
+  EXPECT_NE(x[1].data, y[1].data);
+  for (double v : x[1].data) {
+    ASSERT_GE(v, -1.0);
+    ASSERT_LE(v, 1.0);
+  }
+  EXPECT_EQ(make_inputs(t, paper, Precision::bf16, 3)[2].value, 0.25);
 }
 
 }  // namespace
