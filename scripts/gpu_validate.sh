@@ -232,7 +232,8 @@ if [[ $phases == *,suite,* ]]; then
   rc=${PIPESTATUS[0]}
   kill $memp 2>/dev/null
   if [ -n "${PREVIOUS_SUITE:-}" ] && [ -f "$OUT/suite_paper.json" ]; then
-    $mskb merge "$OUT/suite_paper.previous.json" "$OUT/suite_paper.json" --json "$OUT/suite_paper_merged.json" \
+    # --expect all: the merge is whole (not partial) when every group of the suite is.
+    $mskb merge "$OUT/suite_paper.previous.json" "$OUT/suite_paper.json" --expect all --json "$OUT/suite_paper_merged.json" \
       --markdown "$OUT/suite_paper_merged.md" >> "$OUT/suite_paper.log" 2>&1
   fi
   echo "suite (${SUITE_SWEEP:-paper} sweep, GPU(s) $suite_gpus, cold kernel cache) rc=$rc: run $(since $t1) (target < 300 s for paper, < 720 s for paper,large; kernel builds included)," \
