@@ -39,10 +39,13 @@ MSKB_HD inline double counter_uniform(uint64_t key, uint64_t index, double lo, d
 // element in 16 is drawn from [wide_lo, wide_hi) instead (outliers: the activation tasks' inputs,
 // where exp/tanh-based shortcuts overflow); with a first range (first_lo < first_hi), element 0 is
 // drawn from it (e.g. a positive value, so that an instance of one element has a nonzero result).
+// `integer` (the int32 input buffers, e.g. labels): integers of [lo, hi], both included, each as
+// likely (lo and hi integers; no wide or first range).
 struct UniformRange {
   double lo = 0.0, hi = 0.0;
   double wide_lo = 0.0, wide_hi = 0.0;
   double first_lo = 0.0, first_hi = 0.0;
+  bool integer = false;
 };
 
 // Element `index` of the buffer `key` drawn from `r`: the same 53 scaled bits as counter_uniform,
@@ -52,6 +55,14 @@ MSKB_HD inline double counter_draw(uint64_t key, uint64_t index, const UniformRa
   const uint64_t bits = counter_bits(key, index);
   const double u = static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);
   double a = r.lo, b = r.hi;
+  if (r.integer) {
+#if defined(__CUDA_ARCH__)
+    const double v = floor(fma(b - a + 1.0, u, a));
+#else
+    const double v = std::floor(std::fma(b - a + 1.0, u, a));
+#endif
+    return v > b ? b : v;  // the FMA's rounding may reach hi + 1 only for u within 2^-53 of 1
+  }
   if (index == 0 && r.first_lo < r.first_hi) {
     a = r.first_lo;
     b = r.first_hi;

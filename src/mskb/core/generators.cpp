@@ -1,6 +1,7 @@
 // Shared input generators of the task specs (mskb/core/generators.hpp).
 #include "mskb/core/generators.hpp"
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -56,9 +57,17 @@ UniformDraw draw_uniform(const TaskSpec& spec, const Shape& s, Rng& rng) {
 void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
   if (u.range.size() != spec.params.size())
     throw std::logic_error(spec.name + ": set_uniform_inputs needs one range per parameter");
-  for (const Param& q : spec.params) {
-    if (q.is_buffer && q.elem == Elem::i32 && is_input(q))
-      throw std::logic_error(spec.name + ": uniform inputs are real-valued, '" + q.name + "' is an index array");
+  for (std::size_t i = 0; i < spec.params.size(); ++i) {
+    const Param& q = spec.params[i];
+    const UniformRange& r = u.range[i];
+    // int32 inputs take integer draws (labels), read-only; real ones take real draws.
+    if (q.is_buffer && is_input(q) && (q.elem == Elem::i32) != r.integer)
+      throw std::logic_error(spec.name + ": '" + q.name + "' is " + to_string(q.elem) + ", its range " +
+                             (r.integer ? "integer: integer ranges are for int32 inputs" : "real: an int32 input takes an integer range"));
+    if (r.integer && (q.role != Role::in || r.wide_lo < r.wide_hi || r.first_lo < r.first_hi || r.lo != std::floor(r.lo) ||
+                      r.hi != std::floor(r.hi) || r.hi < r.lo || r.lo < -2147483648.0 || r.hi > 2147483647.0))
+      throw std::logic_error(spec.name + ": the integer range of '" + q.name +
+                             "' must be read-only, int32 bounds lo <= hi, without wide or first ranges");
     // The verifier draws and compares these on the GPU (gpu_instance.cu): float, bf16 and int32 only.
     if (q.is_buffer && (q.elem == Elem::f16 || q.elem == Elem::i64))
       throw std::logic_error(spec.name + ": uniform inputs know float, bf16 and int32 buffers, not " + to_string(q.elem) + " '" + q.name + "'");

@@ -16,8 +16,14 @@ namespace {
 
 constexpr int kBlocks = 4096, kThreads = 256;
 
+// An input buffer's counter draws in its element type: float (bytes 4), bf16 (2), or int32 for an
+// integer range (set_uniform_inputs allows integer ranges on int32 buffers only).
 __global__ void draw_uniform_kernel(void* out, std::size_t n, uint64_t key, UniformRange r, int bytes) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    if (r.integer) {
+      static_cast<int32_t*>(out)[i] = static_cast<int32_t>(counter_draw(key, i, r));
+      continue;
+    }
     const float f = __double2float_rn(counter_draw(key, i, r));
     if (bytes == 4) static_cast<float*>(out)[i] = f;
     else static_cast<uint16_t*>(out)[i] = bf16_bits_of(__float_as_uint(f));

@@ -16,16 +16,18 @@ MSKB_TASK(hinge_loss) {
   spec.vendor = "Thrust: thrust::transform(thrust::device, predictions, predictions + N, targets, loss, hinge functor)";
   spec.params = {out("loss"), in("predictions"), in("targets", Elem::i32), int_arg("N")};
   set_elementwise_sweeps(spec);
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    a[1].data.resize(n);
-    a[2].data.resize(n);
-    rng.fill_uniform(a[1].data, -2.0, 2.0);
-    a[1].data[0] = rng.uniform(-0.9, 0.9);  // a positive loss even for N = 1
-    fill_each(a[2].data, rng, [](Rng& r, std::size_t) { return static_cast<double>(r.uniform_int(0, 1)); });
-    a[3].value = static_cast<double>(n);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere):
+  // predictions U(-2, 2), the first from U(-0.9, 0.9) (a positive loss even for N = 1); targets 0
+  // or 1, each as likely.
+  UniformRange predictions{-2.0, 2.0}, targets{0.0, 1.0};
+  predictions.first_lo = -0.9;
+  predictions.first_hi = 0.9;
+  targets.integer = true;
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              n[0] = n[1] = n[2] = static_cast<std::size_t>(s["N"]);
+                              v[3] = static_cast<double>(s["N"]);
+                            },
+                            {{}, predictions, targets, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
     const std::vector<double>& p = a[1].data;
     const std::vector<double>& t = a[2].data;

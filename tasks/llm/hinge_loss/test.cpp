@@ -1,6 +1,7 @@
 // Hand-checked cases for the hinge_loss FP64 reference.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "mskb/core/instance.hpp"
@@ -55,6 +56,18 @@ TEST(HingeLoss, GeneratedInputs) {
   for (double v : e[0].data) positive += v > 0.0;
   EXPECT_GT(positive, 2500);  // about 3/4 of the elements have a nonzero loss
   EXPECT_LT(positive, 3600);
+}
+
+// The first prediction is drawn from U(-0.9, 0.9): with either label its loss is positive, so an
+// instance of one element checks a nonzero result.
+TEST(HingeLoss, OneElementHasAPositiveLoss) {
+  const TaskSpec& t = get_task("hinge_loss");
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const Args in = make_inputs(t, Shape{{"N", 1}}, Precision::bf16, seed);
+    EXPECT_GT(in[1].data[0], -0.9) << seed;
+    EXPECT_LT(in[1].data[0], 0.9) << seed;
+    EXPECT_GT(make_expected(t, Shape{{"N", 1}}, Precision::bf16, in)[0].data[0], 0.0) << seed;
+  }
 }
 
 }  // namespace

@@ -104,7 +104,7 @@ TEST(UniformInputs, CpuTwinIsTheCounterDraw) {
   const char* uniform[] = {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
                            "square_matrix_mul", "conv_2d", "high_order_contraction", "RELU", "leaky_RELU", "elu", "selu", "gelu",
                            "sigmoid", "row_tanh", "SwiGLU", "vector_add", "dot_product", "reverse_array", "prefix_sum", "MSE_loss",
-                           "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int", "max_pooling_2d", "conv_1d", "stencil_3d"};
+                           "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int", "max_pooling_2d", "conv_1d", "stencil_3d", "hinge_loss"};
   for (const char* name : uniform) EXPECT_TRUE(get_task(name).uniform_inputs) << name;
   EXPECT_GE(tasks, static_cast<int>(std::size(uniform)));
 }

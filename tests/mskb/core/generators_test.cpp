@@ -2,7 +2,9 @@
 // chunk c of 2^16 elements from Rng(base ^ c * 0xd1b54a32d192ed03) with base = one draw of the caller's Rng.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "mskb/core/counter_rng.hpp"
@@ -74,6 +76,42 @@ TEST(Generators, ActivationInputIsTheOneIn16OutlierMix) {
     }
   }
   EXPECT_EQ(mskb::counter_draw(9, 0, first), mskb::counter_uniform(9, 0, 0.5, 5.0));
+}
+
+// Integer ranges (int32 inputs such as labels): every integer of [lo, hi] about equally often,
+// nothing else; set_uniform_inputs takes them on read-only int32 buffers only, and an int32 input
+// only with one.
+TEST(Generators, IntegerRangesDrawEveryIntegerOfTheRange) {
+  mskb::UniformRange r{-3.0, 4.0};
+  r.integer = true;
+  std::vector<int> count(8, 0);
+  const int n = 80000;
+  for (int i = 0; i < n; ++i) {
+    const double v = mskb::counter_draw(5, static_cast<uint64_t>(i), r);
+    ASSERT_EQ(v, std::floor(v)) << i;
+    ASSERT_GE(v, -3.0);
+    ASSERT_LE(v, 4.0);
+    ++count[static_cast<std::size_t>(v + 3.0)];
+  }
+  for (int c : count) EXPECT_NEAR(c, n / 8, n / 80);
+  mskb::UniformRange labels{0.0, 1.0};
+  labels.integer = true;
+  auto layout = [](const mskb::Shape&, mskb::Rng&, std::vector<std::size_t>& e, std::vector<double>&) { e.assign(e.size(), 4); };
+  mskb::TaskSpec ok;
+  ok.name = "labels";
+  ok.params = {mskb::out("y"), mskb::in("t", mskb::Elem::i32)};
+  EXPECT_NO_THROW(mskb::set_uniform_inputs(ok, {layout, {{}, labels}}));
+  mskb::TaskSpec real = ok;
+  EXPECT_THROW(mskb::set_uniform_inputs(real, {layout, {{}, mskb::UniformRange{0.0, 1.0}}}), std::logic_error);
+  mskb::TaskSpec on_real = ok;
+  on_real.params = {mskb::out("y"), mskb::in("x")};
+  EXPECT_THROW(mskb::set_uniform_inputs(on_real, {layout, {{}, labels}}), std::logic_error);
+  mskb::TaskSpec in_place = ok;
+  in_place.params = {mskb::out("y"), mskb::inplace("t", mskb::Elem::i32)};
+  EXPECT_THROW(mskb::set_uniform_inputs(in_place, {layout, {{}, labels}}), std::logic_error);
+  mskb::UniformRange half = labels;
+  half.hi = 1.5;
+  EXPECT_THROW(mskb::set_uniform_inputs(ok, {layout, {{}, half}}), std::logic_error);
 }
 
 }  // namespace
