@@ -10,7 +10,10 @@
 
 namespace mskb {
 
-double activation_input(Rng& r) { return (r.next() & 15u) == 0 ? r.uniform(-100.0, 100.0) : r.uniform(-5.0, 5.0); }
+double activation_input(Rng& r) {
+  const UniformRange& d = kActivationInput;
+  return (r.next() & 15u) == 0 ? r.uniform(d.wide_lo, d.wide_hi) : r.uniform(d.lo, d.hi);
+}
 
 void set_elementwise_sweeps(TaskSpec& spec) {
   spec.paper.clear();

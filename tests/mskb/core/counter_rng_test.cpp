@@ -15,6 +15,7 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task.hpp"
+#include "support/gpu_instance_tasks.hpp"
 
 using namespace mskb;
 
@@ -101,10 +102,6 @@ TEST(UniformInputs, CpuTwinIsTheCounterDraw) {
       }
   }
   // The tasks whose large instances are GPU instances (docs/harness.md section 4) draw uniform inputs.
-  const char* uniform[] = {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
-                           "square_matrix_mul", "conv_2d", "high_order_contraction", "RELU", "leaky_RELU", "elu", "selu", "gelu",
-                           "sigmoid", "row_tanh", "SwiGLU", "vector_add", "dot_product", "reverse_array", "prefix_sum", "MSE_loss",
-                           "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int", "max_pooling_2d", "conv_1d", "stencil_3d", "hinge_loss"};
-  for (const char* name : uniform) EXPECT_TRUE(get_task(name).uniform_inputs) << name;
-  EXPECT_GE(tasks, static_cast<int>(std::size(uniform)));
+  for (const char* name : mskb_test::kGpuInstanceTasks) EXPECT_TRUE(get_task(name).uniform_inputs) << name;
+  EXPECT_GE(tasks, static_cast<int>(std::size(mskb_test::kGpuInstanceTasks)));
 }

@@ -17,6 +17,7 @@
 #include "mskb/core/registry.hpp"
 #include "mskb/gpu/gpu_instance.cuh"
 #include "mskb/gpu/reference.cuh"
+#include "support/gpu_instance_tasks.hpp"
 
 using namespace mskb;
 
@@ -108,10 +109,7 @@ void expect_same(const CompareResult& gpu, const CompareResult& host, const std:
 // The tasks converted to GPU instances: CMake registers a device reference only where reference.cu
 // spells MSKB_DEVICE_REFERENCE(task), so a misspelt one would silently fall back to the host path.
 TEST(GpuInstances, ConvertedTasksHaveDeviceReferences) {
-  for (const char* name : {"matrix_copy", "matrix_transpose", "matrix_scalar_mul", "matrix_vector_mul", "stencil_2d", "matrix_mul",
-                           "square_matrix_mul", "conv_2d", "high_order_contraction", "RELU", "leaky_RELU", "elu", "selu", "gelu",
-                           "sigmoid", "row_tanh", "SwiGLU", "vector_add", "dot_product", "reverse_array", "prefix_sum", "MSE_loss",
-                           "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int", "max_pooling_2d", "conv_1d", "stencil_3d", "hinge_loss"}) {
+  for (const char* name : mskb_test::kGpuInstanceTasks) {
     EXPECT_NE(gpu::find_device_reference(name), nullptr) << name;
     EXPECT_TRUE(get_task(name).uniform_inputs) << name;
   }
