@@ -25,43 +25,159 @@ MSKB_HD inline uint64_t counter_bits(uint64_t key, uint64_t index) {
   return z ^ (z >> 31);
 }
 
-// Uniform in [lo, hi): 53 random bits scaled, one fused multiply-add (correctly rounded on both sides).
-MSKB_HD inline double counter_uniform(uint64_t key, uint64_t index, double lo, double hi) {
-  const double u = static_cast<double>(counter_bits(key, index) >> 11) * (1.0 / 9007199254740992.0);
+namespace counter_detail {
+MSKB_HD inline double fma_(double a, double b, double c) {
 #if defined(__CUDA_ARCH__)
-  return fma(hi - lo, u, lo);
+  return fma(a, b, c);
 #else
-  return std::fma(hi - lo, u, lo);
+  return std::fma(a, b, c);
 #endif
 }
+MSKB_HD inline double floor_(double x) {
+#if defined(__CUDA_ARCH__)
+  return floor(x);
+#else
+  return std::floor(x);
+#endif
+}
+// The 53 high bits of a counter output as a uniform in [0, 1).
+MSKB_HD inline double unit(uint64_t bits) { return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0); }
+// An integer of [lo, hi] from u in [0, 1) (the FMA's rounding may reach hi + 1 only for u within 2^-53 of 1).
+MSKB_HD inline double integer_of(double lo, double hi, double u) {
+  const double v = floor_(fma_(hi - lo + 1.0, u, lo));
+  return v > hi ? hi : v;
+}
+// A stream derived from `key` (salt 1, 2, ...): the channels' offsets and spreads, the keys' exponents.
+MSKB_HD inline uint64_t derived_key(uint64_t key, uint64_t salt) { return counter_bits(key ^ 0xC3A5C85C97CB3127ULL, salt); }
+}  // namespace counter_detail
+
+// Uniform in [lo, hi): 53 random bits scaled, one fused multiply-add (correctly rounded on both sides).
+MSKB_HD inline double counter_uniform(uint64_t key, uint64_t index, double lo, double hi) {
+  return counter_detail::fma_(hi - lo, counter_detail::unit(counter_bits(key, index)), lo);
+}
+
+// What a UniformRange draws besides a plain uniform (mix = none). Every mix is a pure function of
+// (key, index) with correctly rounded operations only, so the CPU twin and the GPU draw the same bits.
+enum class DrawMix : uint8_t {
+  none,
+  // Rows of `period` elements: element i with i % period >= split is drawn from [lo2, hi2) (no
+  // outliers), the others as without a mix (e.g. silu_and_mul's gate | value rows).
+  row_halves,
+  // Channels (c = i % period) with an offset from [lo2, hi2) and a spread from [lo3, hi3) of their
+  // own (counter draws of c from keys derived from `key`): element i is offset(c) + spread(c) *
+  // U(lo, hi) (batch_norm: per-channel statistics matter).
+  channels,
+  // Ties: the mean of four uniforms on [lo, hi) (15 bits each: nearly normal, standard deviation
+  // (hi - lo) / sqrt(48)), and every other draw (one random bit) snapped to the nearest multiple of
+  // 1 / grid: exact ties at every grid level (top_k's tie rule).
+  ties,
+  // Sort keys: a quarter of the draws integers of [lo, hi] (duplicates, exact zeros), a quarter
+  // uniform on [lo2, hi2), half signed magnitudes 2^e * m with the exponent e uniform among the
+  // integers of [lo3, hi3] and the mantissa m uniform on [1, 2): a log-uniform spread over
+  // [2^lo3, 2^(hi3 + 1)), no subnormals, no -0.
+  keys,
+};
 
 // One input buffer's distribution: uniform in [lo, hi); with a wide range (wide_lo < wide_hi), one
 // element in 16 is drawn from [wide_lo, wide_hi) instead (outliers: the activation tasks' inputs,
 // where exp/tanh-based shortcuts overflow); with a first range (first_lo < first_hi), element 0 is
 // drawn from it (e.g. a positive value, so that an instance of one element has a nonzero result).
 // `integer` (the int32 input buffers, e.g. labels): integers of [lo, hi], both included, each as
-// likely (lo and hi integers; no wide or first range).
+// likely (lo and hi integers; no wide or first range). `mix`: see DrawMix (real buffers only).
 struct UniformRange {
   double lo = 0.0, hi = 0.0;
   double wide_lo = 0.0, wide_hi = 0.0;
   double first_lo = 0.0, first_hi = 0.0;
   bool integer = false;
+  DrawMix mix = DrawMix::none;
+  uint64_t period = 0, split = 0;  // row_halves, channels
+  double lo2 = 0.0, hi2 = 0.0, lo3 = 0.0, hi3 = 0.0;
+  double grid = 0.0;  // ties
 };
+
+// The mixes' factories (UniformRange is an aggregate: C++17 has no designated initializers).
+// Gate | value rows of `period` elements, the value half from element `split` of each row.
+inline constexpr UniformRange row_halves(UniformRange first_part, uint64_t period, uint64_t split, double lo2, double hi2) {
+  UniformRange r = first_part;
+  r.mix = DrawMix::row_halves;
+  r.period = period;
+  r.split = split;
+  r.lo2 = lo2;
+  r.hi2 = hi2;
+  return r;
+}
+inline constexpr UniformRange channel_draws(double lo, double hi, uint64_t channels, double offset_lo, double offset_hi, double spread_lo,
+                                            double spread_hi) {
+  UniformRange r{lo, hi};
+  r.mix = DrawMix::channels;
+  r.period = channels;
+  r.lo2 = offset_lo;
+  r.hi2 = offset_hi;
+  r.lo3 = spread_lo;
+  r.hi3 = spread_hi;
+  return r;
+}
+inline constexpr UniformRange tie_draws(double lo, double hi, double grid) {
+  UniformRange r{lo, hi};
+  r.mix = DrawMix::ties;
+  r.grid = grid;
+  return r;
+}
+inline constexpr UniformRange key_draws(double int_lo, double int_hi, double lo2, double hi2, double exp_lo, double exp_hi) {
+  UniformRange r{int_lo, int_hi};
+  r.mix = DrawMix::keys;
+  r.lo2 = lo2;
+  r.hi2 = hi2;
+  r.lo3 = exp_lo;
+  r.hi3 = exp_hi;
+  return r;
+}
+
 
 // Element `index` of the buffer `key` drawn from `r`: the same 53 scaled bits as counter_uniform,
 // the wide range chosen by the low 4 bits of the same counter output (which those 53 do not use).
-// Where r has neither a wide nor a first range this is counter_uniform(key, index, r.lo, r.hi).
+// Where r has neither a wide nor a first range nor a mix this is counter_uniform(key, index, r.lo, r.hi).
 MSKB_HD inline double counter_draw(uint64_t key, uint64_t index, const UniformRange& r) {
+  using namespace counter_detail;
   const uint64_t bits = counter_bits(key, index);
-  const double u = static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);
+  const double u = unit(bits);
   double a = r.lo, b = r.hi;
-  if (r.integer) {
+  if (r.integer) return integer_of(a, b, u);
+  switch (r.mix) {
+    case DrawMix::none: break;
+    case DrawMix::row_halves:
+      if (index % r.period >= r.split) return fma_(r.hi2 - r.lo2, u, r.lo2);
+      break;
+    case DrawMix::channels: {
+      const uint64_t c = index % r.period;
+      const double offset = counter_uniform(derived_key(key, 1), c, r.lo2, r.hi2);
+      const double spread = counter_uniform(derived_key(key, 2), c, r.lo3, r.hi3);
+      return fma_(spread, fma_(b - a, u, a), offset);
+    }
+    case DrawMix::ties: {
+      // Four 15-bit uniforms from bits 0..59; their sum m < 2^17, so m * 2^-17 (their mean) is exact.
+      const uint64_t m = (bits & 0x7fffu) + ((bits >> 15) & 0x7fffu) + ((bits >> 30) & 0x7fffu) + ((bits >> 45) & 0x7fffu);
+      const double x = fma_(b - a, static_cast<double>(m) * (1.0 / 131072.0), a);
+      if ((bits >> 63) == 0) return x;
+      // Nearest grid level (halves away from zero), + 0.0: never -0.
 #if defined(__CUDA_ARCH__)
-    const double v = floor(fma(b - a + 1.0, u, a));
+      return round(x * r.grid) / r.grid + 0.0;
 #else
-    const double v = std::floor(std::fma(b - a + 1.0, u, a));
+      return std::round(x * r.grid) / r.grid + 0.0;
 #endif
-    return v > b ? b : v;  // the FMA's rounding may reach hi + 1 only for u within 2^-53 of 1
+    }
+    case DrawMix::keys: {
+      const uint64_t kind = bits & 3u;  // low bits: not among u's 53
+      if (kind == 0) return integer_of(a, b, u);
+      if (kind == 1) return fma_(r.hi2 - r.lo2, u, r.lo2);
+      const double e = integer_of(r.lo3, r.hi3, unit(counter_bits(derived_key(key, 3), index)));
+#if defined(__CUDA_ARCH__)
+      const double mag = ldexp(1.0 + u, static_cast<int>(e));
+#else
+      const double mag = std::ldexp(1.0 + u, static_cast<int>(e));
+#endif
+      return ((bits >> 2) & 1u) != 0 ? -mag : mag;
+    }
   }
   if (index == 0 && r.first_lo < r.first_hi) {
     a = r.first_lo;
@@ -70,11 +186,7 @@ MSKB_HD inline double counter_draw(uint64_t key, uint64_t index, const UniformRa
     a = r.wide_lo;
     b = r.wide_hi;
   }
-#if defined(__CUDA_ARCH__)
-  return fma(b - a, u, a);
-#else
-  return std::fma(b - a, u, a);
-#endif
+  return fma_(b - a, u, a);
 }
 
 // Float bits -> bfloat16 bits, round to nearest even (NaN stays NaN): the host's bf16_bits.

@@ -60,6 +60,7 @@ struct UniformDraw {
   std::vector<std::size_t> elements;
   std::vector<double> scalars;
   std::vector<uint64_t> keys;
+  std::vector<UniformRange> ranges;  // per parameter: UniformInputs::range, with its shape_range applied
 };
 UniformDraw draw_uniform(const TaskSpec& spec, const Shape& s, Rng& rng);
 

@@ -108,6 +108,9 @@ class Rng;
 struct UniformInputs {
   std::function<void(const Shape&, Rng&, std::vector<std::size_t>& elements, std::vector<double>& scalars)> layout;
   std::vector<UniformRange> range;  // per parameter: an input buffer's distribution (mskb/core/counter_rng.hpp)
+  // Optional: the ranges of one shape (e.g. a row length or a channel count as a mix's period),
+  // adjusted from a copy of `range`.
+  std::function<void(const Shape&, std::vector<UniformRange>&)> shape_range = {};
 };
 
 struct TaskSpec {

@@ -48,6 +48,14 @@ UniformDraw draw(const std::vector<Param>& params, const UniformInputs& u, const
   u.layout(s, rng, d.elements, d.scalars);
   for (std::size_t i = 0; i < params.size(); ++i)
     if (is_input(params[i])) d.keys[i] = rng.next();
+  d.ranges = u.range;
+  if (u.shape_range) {
+    u.shape_range(s, d.ranges);
+    if (d.ranges.size() != params.size()) throw std::logic_error("shape_range changed the number of ranges");
+  }
+  for (const UniformRange& r : d.ranges)
+    if ((r.mix == DrawMix::row_halves || r.mix == DrawMix::channels) && r.period == 0)
+      throw std::logic_error("a row_halves or channels range needs a period of at least 1 for " + s.str());
   return d;
 }
 }  // namespace
@@ -71,6 +79,12 @@ void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
                       r.hi != std::floor(r.hi) || r.hi < r.lo || r.lo < -2147483648.0 || r.hi > 2147483647.0))
       throw std::logic_error(spec.name + ": the integer range of '" + q.name +
                              "' must be read-only, int32 bounds lo <= hi, without wide or first ranges");
+    // A mix draws real values; its own ranges replace the outliers and the first range, except for
+    // row_halves, whose first part is drawn as without a mix.
+    if (r.mix != DrawMix::none &&
+        (r.integer || (r.mix != DrawMix::row_halves && (r.wide_lo < r.wide_hi || r.first_lo < r.first_hi))))
+      throw std::logic_error(spec.name + ": the mixed range of '" + q.name +
+                             "' is real, and only row_halves keeps a wide or first range");
     // The verifier draws and compares these on the GPU (gpu_instance.cu): float, bf16 and int32 only.
     if (q.is_buffer && (q.elem == Elem::f16 || q.elem == Elem::i64))
       throw std::logic_error(spec.name + ": uniform inputs know float, bf16 and int32 buffers, not " + to_string(q.elem) + " '" + q.name + "'");
@@ -89,7 +103,7 @@ void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
       a[i].data.resize(d.elements[i]);
       if (!is_input(params[i])) continue;
       const uint64_t key = d.keys[i];
-      const UniformRange r = shared->range[i];
+      const UniformRange r = d.ranges[i];
       double* out = a[i].data.data();
       parallel_blocks(static_cast<int64_t>(d.elements[i]), [=](int64_t b, int64_t e) {
         for (int64_t k = b; k < e; ++k) out[k] = counter_draw(key, static_cast<uint64_t>(k), r);

@@ -330,10 +330,8 @@ void generate(const Model& m, const Shape& s, Rng& rng, Args& a) {
       const bool skewed = m.sparse.skewed.given && eval_double(m.sparse.skewed, env, s) != 0.0;
       const std::vector<int64_t> lengths = skewed ? sp::powerlaw_lengths(z.rows, z.cols, z.nnz, 0, sp::kEmptyFraction, rng)
                                                   : std::vector<int64_t>(static_cast<std::size_t>(z.rows), z.per_row);
-      sp::Compressed c = sp::build_compressed(z.rows, z.cols, lengths, rng);
-      a[m.sparse.values].data = std::move(c.values);
-      a[m.sparse.col_idx].data = sp::as_doubles(c.indices);
-      a[m.sparse.row_ptr].data = sp::as_doubles(c.offsets);
+      sp::build_compressed(z.rows, z.cols, lengths, rng, a[m.sparse.values].data, a[m.sparse.col_idx].data,
+                           a[m.sparse.row_ptr].data);
       continue;
     }
     if (!q.param.is_buffer) {

@@ -183,7 +183,7 @@ GpuInstance::GpuInstance(const TaskSpec& spec, Precision p, const Shape& shape, 
     const int bytes = static_cast<int>(elem_bytes(q.elem, p));
     if (is_input(q)) {
       in_[i] = DeviceMemory(std::max<std::size_t>(count * static_cast<std::size_t>(bytes), 1));
-      draw_uniform_kernel<<<kBlocks, kThreads>>>(in_[i].get(), count, draw.keys[i], spec.uniform_inputs->range[i], bytes);
+      draw_uniform_kernel<<<kBlocks, kThreads>>>(in_[i].get(), count, draw.keys[i], draw.ranges[i], bytes);
       MSKB_CUDA_CHECK(cudaGetLastError());
       d.in[i] = in_[i].get();
     }

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mskb/core/counter_rng.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
@@ -19,26 +21,16 @@ MSKB_TASK(sorting) {
   spec.heldout = {{{"N", 1}},      {{"N", 2}},      {{"N", 3}},          {{"N", 1000}},
                   {{"N", 65537}},  {{"N", 100003}}, {{"N", (1 << 20) + 7}}, {{"N", 5'000'001}}};
   spec.large = {{{"N", int64_t{1} << 24}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
-  // A mix: 25% small integers in [-8, 8] (duplicates and exact zeros), 25% U(-1, 1), 50% signed magnitudes
-  // 10^U(-3, 4). No NaN, infinities, -0 or subnormals (whose order a flush-to-zero kernel may not keep).
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]);
-    a[0].data.resize(n);
-    double* v = a[0].data.data();
-    // Chunked streams (chunked_fill): the same keys whatever the thread count.
-    chunked_fill(static_cast<int64_t>(n), rng, [v](Rng& r, int64_t i) {
-      const double u = r.uniform(0.0, 1.0);
-      if (u < 0.25) {
-        v[i] = static_cast<double>(r.uniform_int(-8, 8));
-      } else if (u < 0.5) {
-        v[i] = r.uniform(-1.0, 1.0);
-      } else {
-        const double mag = std::pow(10.0, r.uniform(-3.0, 4.0));
-        v[i] = r.uniform(0.0, 1.0) < 0.5 ? -mag : mag;
-      }
-    });
-    a[1].value = static_cast<double>(n);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere), a
+  // mix: 25% small integers in [-8, 8] (duplicates and exact zeros), 25% U(-1, 1), 50% signed
+  // magnitudes spread log-uniformly over [2^-10, 2^14) (about 1e-3 to 1.6e4: an exponent uniform in
+  // [-10, 13], a mantissa uniform in [1, 2)). No NaN, infinities, -0 or subnormals (whose order a
+  // flush-to-zero kernel may not keep).
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& e, std::vector<double>& v) {
+                              e[0] = static_cast<std::size_t>(s["N"]);
+                              v[1] = static_cast<double>(s["N"]);
+                            },
+                            {key_draws(-8.0, 8.0, -1.0, 1.0, -10.0, 13.0), {}}});
   // Parallel merge sort: sorted chunks, then rounds of pairwise in-place merges (2^28 keys in seconds).
   spec.reference = [](const Shape&, Precision, Args& a) {
     std::vector<double>& v = a[0].data;

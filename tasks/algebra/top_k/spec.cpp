@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mskb/core/counter_rng.hpp"
+#include "mskb/core/generators.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
@@ -22,24 +24,18 @@ MSKB_TASK(top_k) {
                   {{"N", 1000}, {"k", 200}},      {{"N", 5000}, {"k", 5000}},  {{"N", 100003}, {"k", 1000}},
                   {{"N", (1 << 20) + 3}, {"k", 256}}, {{"N", 3'000'017}, {"k", 128}}};
   spec.large = {{{"N", int64_t{1} << 24}, {"k", 128}}, {{"N", int64_t{1} << 26}, {"k", 1024}}, {{"N", int64_t{1} << 28}, {"k", 2048}}};
-  // x ~ N(0, 1.5), and half of the draws are snapped to the grid of quarters: at every N the top k
-  // region holds several snapped draws per grid level, so exact ties are always inside the top k and the
-  // tie rule decides the indices; the unsnapped half keeps the values varied.
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]), k = static_cast<std::size_t>(s["k"]);
-    a[0].data.resize(k);
-    a[1].data.resize(k);
-    a[2].data.resize(n);
-    double* v = a[2].data.data();
-    // Chunked streams (chunked_fill): the same keys whatever the thread count.
-    chunked_fill(static_cast<int64_t>(n), rng, [v](Rng& r, int64_t i) {
-      double x = r.normal(0.0, 1.5);
-      if (r.uniform(0.0, 1.0) < 0.5) x = std::round(x * 4.0) / 4.0 + 0.0;  // + 0.0: no -0 keys
-      v[i] = x;
-    });
-    a[3].value = static_cast<double>(n);
-    a[4].value = static_cast<double>(k);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere): the
+  // mean of four U(-5.2, 5.2) draws (nearly normal, standard deviation 1.5), and half of the draws
+  // snapped to the grid of quarters: at every N the top k region holds several snapped draws per
+  // grid level, so exact ties are always inside the top k and the tie rule decides the indices; the
+  // unsnapped half keeps the values varied.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& e, std::vector<double>& v) {
+                              e[0] = e[1] = static_cast<std::size_t>(s["k"]);
+                              e[2] = static_cast<std::size_t>(s["N"]);
+                              v[3] = static_cast<double>(s["N"]);
+                              v[4] = static_cast<double>(s["k"]);
+                            },
+                            {{}, {}, tie_draws(-5.2, 5.2, 4.0), {}, {}}});
   // Per chunk, a heap of the k best candidates (worst on top); then the chunks' candidates sorted.
   spec.reference = [](const Shape&, Precision, Args& a) {
     const std::vector<double>& v = a[2].data;

@@ -30,23 +30,21 @@ MSKB_TASK(batch_norm) {
                   {{"N", 5}, {"C", 20011}},   {{"N", 65537}, {"C", 17}}};
   spec.large = {{{"N", int64_t{1} << 20}, {"C", 256}}, {{"N", int64_t{1} << 16}, {"C", 4096}},
                 {{"N", 1024}, {"C", int64_t{1} << 18}}};
-  // Every channel gets its own offset (|mean| <= 0.5) and spread (1..2), so per-channel statistics matter.
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
-    std::vector<double> mu(c), sd(c);
-    rng.fill_uniform(mu, -0.5, 0.5);
-    rng.fill_uniform(sd, 1.0, 2.0);
-    a[0].data.resize(n * c);
-    a[1].data.resize(n * c);
-    fill_each(a[1].data, rng, [&](Rng& r, std::size_t i) { return mu[i % c] + sd[i % c] * r.uniform(-1.0, 1.0); });
-    a[2].data.resize(c);
-    a[3].data.resize(c);
-    rng.fill_uniform(a[2].data, 0.5, 1.5);
-    rng.fill_uniform(a[3].data, -1.0, 1.0);
-    a[4].value = 1e-5;
-    a[5].value = static_cast<double>(n);
-    a[6].value = static_cast<double>(c);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere): every
+  // channel gets its own offset (|mean| <= 0.5) and spread (1..2), so per-channel statistics matter:
+  // input[n][c] = offset(c) + spread(c) * U(-1, 1); gamma U(0.5, 1.5), beta U(-1, 1), epsilon 1e-5.
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& e, std::vector<double>& v) {
+                              const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
+                              e[0] = e[1] = n * c;
+                              e[2] = e[3] = c;
+                              v[4] = 1e-5;
+                              v[5] = static_cast<double>(n);
+                              v[6] = static_cast<double>(c);
+                            },
+                            {{}, {}, {0.5, 1.5}, {-1.0, 1.0}, {}, {}, {}},
+                            [](const Shape& s, std::vector<UniformRange>& r) {
+                              r[1] = channel_draws(-1.0, 1.0, static_cast<uint64_t>(s["C"]), -0.5, 0.5, 1.0, 2.0);
+                            }});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
     const std::vector<double>& x = a[1].data;

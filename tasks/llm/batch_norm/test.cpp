@@ -73,6 +73,34 @@ TEST(BatchNorm, GeneratedChannelsAreNormalised) {
   }
 }
 
+// The channels counter draw: every channel has its own offset (U(-0.5, 0.5)) and spread (U(1, 2)), so
+// the channel means and widths differ; every value lies within offset +- spread.
+TEST(BatchNorm, ChannelsHaveTheirOwnOffsetAndSpread) {
+  const TaskSpec& t = get_task("batch_norm");
+  const std::size_t n = 2048, c = 64;
+  const Args in = make_inputs(t, Shape{{"N", static_cast<int64_t>(n)}, {"C", static_cast<int64_t>(c)}}, Precision::fp32, 4);
+  std::vector<double> mid(c), half(c);
+  for (std::size_t k = 0; k < c; ++k) {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (std::size_t r = 0; r < n; ++r) {
+      lo = std::min(lo, in[1].data[r * c + k]);
+      hi = std::max(hi, in[1].data[r * c + k]);
+    }
+    mid[k] = (lo + hi) / 2;  // ~ the offset: 2048 uniform draws reach within 0.2% of both ends
+    half[k] = (hi - lo) / 2;  // ~ the spread
+    ASSERT_LE(std::fabs(mid[k]), 0.5 + 0.01) << k;
+    ASSERT_GE(half[k], 1.0 - 0.01) << k;
+    ASSERT_LE(half[k], 2.0) << k;
+  }
+  EXPECT_GT(*std::max_element(mid.begin(), mid.end()) - *std::min_element(mid.begin(), mid.end()), 0.6);
+  EXPECT_GT(*std::max_element(half.begin(), half.end()) - *std::min_element(half.begin(), half.end()), 0.6);
+  for (std::size_t k = 0; k < c; ++k) {
+    EXPECT_GE(in[2].data[k], 0.5);
+    EXPECT_LE(in[2].data[k], 1.5);
+    EXPECT_LE(std::fabs(in[3].data[k]), 1.0);
+  }
+}
+
 }  // namespace
 
 // The FP32 tolerance covers one FP32 accumulator per channel and statistic (a thread per channel

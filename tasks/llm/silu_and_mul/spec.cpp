@@ -22,16 +22,25 @@ MSKB_TASK(silu_and_mul) {
   spec.heldout = {{{"B", 1}, {"D", 1}},      {{"B", 3}, {"D", 1001}},   {{"B", 7}, {"D", 4097}},
                   {{"B", 100}, {"D", 5000}}, {{"B", 16}, {"D", 14336}}, {{"B", 128}, {"D", 28672}}};
   spec.large = {{{"B", 4096}, {"D", 14336}}, {{"B", 8192}, {"D", 14336}}, {{"B", 16384}, {"D", 14336}}};
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto rows = static_cast<std::size_t>(s["B"]), d = static_cast<std::size_t>(s["D"]);
-    a[0].data.resize(rows * 2 * d);
-    a[1].data.resize(rows * d);
-    // Gates (first half of each row): mostly U(-5, 5), one in 16 an outlier from U(-100, 100); values U(-2, 2).
-    fill_each(a[0].data, rng, [d](Rng& r, std::size_t i) { return i % (2 * d) >= d ? r.uniform(-2.0, 2.0) : activation_input(r); });
-    a[0].data[0] = rng.uniform(0.5, 5.0);  // a non-trivial output even for B = D = 1
-    a[2].value = static_cast<double>(rows);
-    a[3].value = static_cast<double>(d);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere). Gates
+  // (first half of each row): activation inputs, mostly U(-5, 5), one in 16 an outlier from U(-100,
+  // 100) where an unguarded exp(-g) overflows; in[0] from U(0.5, 5) (a non-trivial output even for B =
+  // D = 1). Values (second half): U(-2, 2).
+  UniformRange gates = kActivationInput;
+  gates.first_lo = 0.5;
+  gates.first_hi = 5.0;
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const auto rows = static_cast<std::size_t>(s["B"]), d = static_cast<std::size_t>(s["D"]);
+                              n[0] = rows * 2 * d;
+                              n[1] = rows * d;
+                              v[2] = static_cast<double>(rows);
+                              v[3] = static_cast<double>(d);
+                            },
+                            {gates, {}, {}, {}},
+                            [gates](const Shape& s, std::vector<UniformRange>& r) {
+                              const auto d = static_cast<uint64_t>(s["D"]);
+                              r[0] = row_halves(gates, 2 * d, d, -2.0, 2.0);
+                            }});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const auto d = static_cast<std::size_t>(s["D"]);
     const std::vector<double>& x = a[0].data;

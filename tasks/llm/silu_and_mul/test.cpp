@@ -1,6 +1,7 @@
 // Hand-checked cases for the silu_and_mul FP64 reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -54,6 +55,30 @@ TEST(SiluAndMul, GatesAreTheFirstHalfOfEachRow) {
       EXPECT_DOUBLE_EQ(e[1].data[b * 1001 + j], silu(g) * v);
       EXPECT_LE(std::fabs(v), 2.0);
     }
+}
+
+// Gates are activation inputs (outliers beyond |g| = 5, in[0] from [0.5, 5)), values U(-2, 2): the
+// row_halves counter draw split at D in every row.
+TEST(SiluAndMul, GatesHaveOutliersValuesStayInTheirRange) {
+  const TaskSpec& t = get_task("silu_and_mul");
+  const int64_t b = 16, d = 4097;
+  const Args in = make_inputs(t, Shape{{"B", b}, {"D", d}}, Precision::fp32, 3);
+  int outliers = 0;
+  double widest_value = 0;
+  for (int64_t r = 0; r < b; ++r)
+    for (int64_t j = 0; j < d; ++j) {
+      const double g = in[0].data[static_cast<std::size_t>(r * 2 * d + j)], v = in[0].data[static_cast<std::size_t>(r * 2 * d + d + j)];
+      ASSERT_LE(std::fabs(g), 100.0);
+      outliers += std::fabs(g) > 5.0 ? 1 : 0;
+      widest_value = std::max(widest_value, std::fabs(v));
+    }
+  // One in 16 gates is drawn from U(-100, 100): 95% of those lie beyond 5 (about 3900 of 65552).
+  EXPECT_GT(outliers, 3000);
+  EXPECT_LT(outliers, 5000);
+  EXPECT_LE(widest_value, 2.0);
+  EXPECT_GT(widest_value, 1.9);
+  EXPECT_GE(in[0].data[0], 0.5);
+  EXPECT_LT(in[0].data[0], 5.0);
 }
 
 TEST(SiluAndMul, PaperSweepIsTwelveShapes) {

@@ -14,19 +14,25 @@
 // entry of each row, the rest follow in random order. ELL: row-major rows x width slots, padding
 // slots have col = -1 and value 0; padding sits at the row's end for the uniform generator and at
 // random slots inside the row for the skewed one.
-// Everything is deterministic in the Rng it is given; large matrices are filled in parallel with
-// one Rng per line derived from a single draw, so the result does not depend on the thread count.
+// Everything is deterministic in the Rng it is given and does not depend on the thread count: a
+// few draws of it key counter-based streams (mskb/core/counter_rng.hpp). Line i's indices come from
+// its own stream (LineRng(key, i)) and every value from its position (entry_value), so lines are
+// filled in parallel, in one pass, straight into the task's buffers (generate_compressed,
+// generate_coo and generate_ell with buffer arguments; the struct-returning forms are for tools and
+// tests). Each line's indices are a uniformly random subset of its capacity (sample_sorted_distinct).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "mskb/core/counter_rng.hpp"
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
@@ -115,63 +121,163 @@ inline Rng sub_rng(uint64_t base, int64_t index) {
   return Rng(base ^ (static_cast<uint64_t>(index) * 0xD1B54A32D192ED03ULL + 0x632BE59BD9B4E019ULL));
 }
 
-// Values of stored entries and dense operands: magnitude in [0.25, 1), random sign (never tiny,
-// so every product is significant and a dropped term is always visible).
-inline double draw_value(Rng& rng) {
-  const double m = rng.uniform(0.25, 1.0);
-  return (rng.next() >> 63) != 0 ? -m : m;
+// A stored entry's or dense operand's value from 64 random bits: magnitude uniform in [0.25, 1)
+// (never tiny, so every product is significant and a dropped term is always visible) on a grid of
+// 0.75 * 2^-51, from the top 51 bits u as (2^51 + 3u) * 2^-53, an integer below 2^53 scaled by a
+// power of two: exact, no rounding and no FMA, the same bits with any compiler flags (converted as a
+// signed integer: x86-64 has no plain unsigned 64-bit conversion); the sign from the lowest bit.
+inline double value_of_bits(uint64_t bits) {
+  const double m = static_cast<double>(static_cast<int64_t>((uint64_t{1} << 51) + 3 * (bits >> 13))) * 0x1.0p-53;
+  uint64_t u;  // the sign as a bit, not a branch (a coin flip mispredicts half the time)
+  std::memcpy(&u, &m, sizeof u);
+  u |= bits << 63;
+  double v;
+  std::memcpy(&v, &u, sizeof v);
+  return v;
 }
 
-// Fills `v` with draw_value, in parallel chunks (deterministic for a given rng state).
+// Values as above, from the instance's Rng (one draw each): for code that draws a few at a time.
+inline double draw_value(Rng& rng) { return value_of_bits(rng.next()); }
+
+// Element `index` of the value stream `key` (mskb/core/counter_rng.hpp): the generators draw every
+// value this way, as a pure function of its position, so values cost one hash each, are written in
+// the same pass as their indices, and do not depend on the thread count.
+inline double entry_value(uint64_t key, int64_t index) {
+  return value_of_bits(counter_bits(key, static_cast<uint64_t>(index)));
+}
+
+// Fills `v` with entry_value(key, i), key one draw of `rng`, in parallel.
 inline void fill_values(std::vector<double>& v, Rng& rng) {
-  constexpr int64_t kChunk = 1 << 16;
-  const uint64_t base = rng.next();
-  const auto n = static_cast<int64_t>(v.size());
-  const int64_t chunks = (n + kChunk - 1) / kChunk;
-  parallel_for(
-      chunks,
-      [&](int64_t c) {
-        Rng r = sub_rng(base, c);
-        const int64_t hi = std::min(n, (c + 1) * kChunk);
-        for (int64_t i = c * kChunk; i < hi; ++i) v[static_cast<std::size_t>(i)] = draw_value(r);
-      },
-      1);
+  const uint64_t key = rng.next();
+  double* d = v.data();
+  parallel_blocks(static_cast<int64_t>(v.size()), [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) d[i] = entry_value(key, i);
+  });
 }
 
-// k distinct integers of [0, n), sorted ascending, written to out[0..k).
-inline void sample_sorted_distinct(int64_t n, int64_t k, Rng& rng, int32_t* out) {
+// A cheap random stream for one line (row, column, bucket): counter_bits(key, 0), (key, 1), ...
+// split into 32-bit halves. Lines derive their key from one Rng draw and the line's index, so a
+// line's draws do not depend on which thread fills it or on the lines before it.
+class LineRng {
+ public:
+  explicit LineRng(uint64_t key) : key_(key) {}
+  LineRng(uint64_t base, int64_t index) : key_(counter_bits(base, static_cast<uint64_t>(index))) {}
+  uint32_t next32() {
+    if (half_) {
+      half_ = false;
+      return static_cast<uint32_t>(buf_ >> 32);
+    }
+    buf_ = counter_bits(key_, i_++);
+    half_ = true;
+    return static_cast<uint32_t>(buf_);
+  }
+  // Uniform in [0, n), 1 <= n <= 2^32, exactly (Lemire's multiply-shift with rejection).
+  uint32_t below(uint64_t n) {
+    uint64_t m = static_cast<uint64_t>(next32()) * n;
+    if (static_cast<uint32_t>(m) < n) {
+      const uint64_t reject = (uint64_t{1} << 32) % n;  // 2^32 mod n low products are biased
+      while ((m & 0xffffffffu) < reject) m = static_cast<uint64_t>(next32()) * n;
+    }
+    return static_cast<uint32_t>(m >> 32);
+  }
+
+ private:
+  uint64_t key_, i_ = 0, buf_ = 0;
+  bool half_ = false;
+};
+
+// Scratch of sample_sorted_distinct, one per block of lines (reused across the block's lines).
+struct SampleScratch {
+  std::vector<uint64_t> bits;  // one bit per position of the line
+  std::vector<int32_t> ints;   // drawn positions, for short lines of a wide range
+};
+
+// k distinct integers of [0, n), sorted ascending, written to out[0..k): a uniformly random
+// k-subset. n <= 2^31 (int32 indices). Three regimes, each uniform over the k-subsets:
+//  - k <= n/2 and n <= 512 k: a bitmap of the n positions, filled by uniform draws (a position
+//    drawn twice is drawn again: on average fewer than k/2 extra draws), read out in order with
+//    count trailing zeros: O(k + n/64), no sort.
+//  - k > n/2: the same bitmap, full, with n - k uniformly drawn distinct positions cleared.
+//  - k < n/512 (a short line of a wide range, where a bitmap would be mostly empty words):
+//    k uniform draws, sorted, duplicates dropped and redrawn until k remain.
+template <class Out>
+void sample_sorted_distinct(int64_t n, int64_t k, LineRng& rng, SampleScratch& s, Out* out) {
   if (k <= 0) return;
   if (k > n) throw std::logic_error("sample_sorted_distinct: k > n");
+  if (n > (int64_t{1} << 31)) throw std::logic_error("sample_sorted_distinct: n exceeds the int32 range");
   if (k == n) {
-    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<int32_t>(i);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(i);
     return;
   }
-  if (k * 4 >= n) {  // selection sampling (Knuth's algorithm S): O(n), sorted by construction
-    int64_t need = k, j = 0;
-    for (int64_t i = 0; i < n && need > 0; ++i) {
-      if (rng.uniform_int(0, n - i - 1) < need) {
-        out[j++] = static_cast<int32_t>(i);
-        --need;
-      }
+  const auto un = static_cast<uint64_t>(n);
+  if (n > 512 * k) {
+    s.ints.resize(static_cast<std::size_t>(k));
+    int64_t have = 0;
+    while (have < k) {
+      for (int64_t j = have; j < k; ++j) s.ints[static_cast<std::size_t>(j)] = static_cast<int32_t>(rng.below(un));
+      std::sort(s.ints.begin(), s.ints.end());
+      have = std::unique(s.ints.begin(), s.ints.end()) - s.ints.begin();
     }
+    for (int64_t j = 0; j < k; ++j) out[j] = static_cast<Out>(s.ints[static_cast<std::size_t>(j)]);
     return;
   }
-  std::vector<int32_t> v;
-  v.reserve(static_cast<std::size_t>(k));
-  while (static_cast<int64_t>(v.size()) < k) {
-    while (static_cast<int64_t>(v.size()) < k) v.push_back(static_cast<int32_t>(rng.uniform_int(0, n - 1)));
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
+  const int64_t words = (n + 63) / 64;
+  if (static_cast<int64_t>(s.bits.size()) < words) s.bits.resize(static_cast<std::size_t>(words));
+  uint64_t* b = s.bits.data();
+  if (2 * k <= n) {
+    std::fill(b, b + words, uint64_t{0});
+    for (int64_t got = 0; got < k;) {
+      const uint32_t x = rng.below(un);
+      const uint64_t bit = uint64_t{1} << (x & 63u), w = b[x >> 6];
+      b[x >> 6] = w | bit;
+      got += (w & bit) == 0;
+    }
+  } else {
+    std::fill(b, b + words, ~uint64_t{0});
+    if ((n & 63) != 0) b[words - 1] = (uint64_t{1} << (n & 63)) - 1;
+    for (int64_t gone = 0; gone < n - k;) {
+      const uint32_t x = rng.below(un);
+      const uint64_t bit = uint64_t{1} << (x & 63u), w = b[x >> 6];
+      b[x >> 6] = w & ~bit;
+      gone += (w & bit) != 0;
+    }
   }
-  std::copy(v.begin(), v.end(), out);
+  // Read-out: a loop per set bit would mispredict on almost every word of a 1% line (0, 1 or 2 bits
+  // each), so every word writes its 2 lowest positions unconditionally (ctz of x | 2^63 is the
+  // lowest set bit, or 63 once x is spent: a harmless value past the count, overwritten next) and
+  // advances by the bits it had; a word with more bits finishes in a loop. The slack of 2 makes
+  // this write to scratch, then out.
+  s.ints.resize(static_cast<std::size_t>(k) + 2);
+  int32_t* o = s.ints.data();
+  int64_t j = 0;
+  constexpr uint64_t kTop = uint64_t{1} << 63;
+  for (int64_t w = 0; w < words; ++w) {
+    uint64_t x = b[w];
+    const auto base = static_cast<int32_t>(w * 64);
+    o[j] = base + __builtin_ctzll(x | kTop);
+    j += x != 0;
+    x &= x - 1;
+    o[j] = base + __builtin_ctzll(x | kTop);
+    j += x != 0;
+    x &= x - 1;
+    for (; x != 0; x &= x - 1) o[j++] = base + __builtin_ctzll(x);
+  }
+  for (int64_t q = 0; q < k; ++q) out[q] = static_cast<Out>(o[q]);
 }
 
-// Random permutation of [0, n) (Fisher-Yates).
+// Shuffles v uniformly in place (Fisher-Yates; v.size() <= 2^32), its draws from one draw of `rng`
+// (inline draws: a call to Rng per swap was most of the cost on millions of lines).
+template <class T>
+void shuffle(std::vector<T>& v, Rng& rng) {
+  LineRng g(rng.next());
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[g.below(i)]);
+}
+
+// Random permutation of [0, n).
 inline std::vector<int64_t> random_permutation(int64_t n, Rng& rng) {
   std::vector<int64_t> p(static_cast<std::size_t>(n));
   std::iota(p.begin(), p.end(), int64_t{0});
-  for (int64_t i = n - 1; i > 0; --i)
-    std::swap(p[static_cast<std::size_t>(i)], p[static_cast<std::size_t>(rng.uniform_int(0, i))]);
+  shuffle(p, rng);
   return p;
 }
 
@@ -181,13 +287,15 @@ inline std::vector<int64_t> random_permutation(int64_t n, Rng& rng) {
 // and `cap` entries. Lines are ranked at random; rank r gets weight (r+1)^-alpha; lines whose
 // share exceeds the cap are filled to the cap and the excess is re-shared among the others
 // (water-filling), so the heaviest lines are completely dense. With min_len == 0 the lowest
-// `empty_fraction` of the ranks are left empty (when the rest can hold the total).
+// `empty_fraction` of the ranks are left empty (when the rest can hold the total). The lengths are
+// computed by rank, then shuffled (a uniformly random ranking of the lines); the weights in
+// parallel (a pure function of the rank), their suffix sums serially (the same bits on any thread
+// count).
 inline std::vector<int64_t> powerlaw_lengths(int64_t major, int64_t cap, int64_t total, int64_t min_len, double empty_fraction,
                                              Rng& rng, double alpha = kPowerLawAlpha) {
   if (major <= 0) return {};
   if (min_len > cap || total > major * cap || total < major * min_len)
     throw std::logic_error("powerlaw_lengths: infeasible total " + std::to_string(total));
-  const std::vector<int64_t> order = random_permutation(major, rng);
   int64_t active = major;
   if (min_len == 0 && empty_fraction > 0) {
     const auto empty = static_cast<int64_t>(empty_fraction * static_cast<double>(major));
@@ -197,7 +305,9 @@ inline std::vector<int64_t> powerlaw_lengths(int64_t major, int64_t cap, int64_t
   const int64_t room = cap - min_len;  // what a line can take above min_len
   const int64_t rest = total - active * min_len;
   std::vector<double> w(static_cast<std::size_t>(active)), suffix(static_cast<std::size_t>(active) + 1, 0.0);
-  for (int64_t r = 0; r < active; ++r) w[static_cast<std::size_t>(r)] = std::pow(static_cast<double>(r + 1), -alpha);
+  parallel_blocks(active, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) w[static_cast<std::size_t>(r)] = std::pow(static_cast<double>(r + 1), -alpha);
+  });
   for (int64_t r = active - 1; r >= 0; --r)
     suffix[static_cast<std::size_t>(r)] = suffix[static_cast<std::size_t>(r) + 1] + w[static_cast<std::size_t>(r)];
   // k = number of ranks filled to the cap.
@@ -207,28 +317,29 @@ inline std::vector<int64_t> powerlaw_lengths(int64_t major, int64_t cap, int64_t
     if (t * w[static_cast<std::size_t>(k)] / suffix[static_cast<std::size_t>(k)] <= static_cast<double>(room)) break;
     ++k;
   }
-  std::vector<int64_t> add(static_cast<std::size_t>(active), 0);
-  int64_t given = 0;
+  // add(r), what rank r holds above min_len, lives in len[r] - min_len until the shuffle.
+  std::vector<int64_t> len(static_cast<std::size_t>(major), 0);
   const double t = static_cast<double>(rest - k * room);
-  for (int64_t r = 0; r < active; ++r) {
-    int64_t a = room;
-    if (r >= k) {
-      const double share = t * w[static_cast<std::size_t>(r)] / suffix[static_cast<std::size_t>(k)];
-      a = std::min<int64_t>(room, static_cast<int64_t>(std::floor(share)));
+  parallel_blocks(active, [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t a = room;
+      if (r >= k) {
+        const double share = t * w[static_cast<std::size_t>(r)] / suffix[static_cast<std::size_t>(k)];
+        a = std::min<int64_t>(room, static_cast<int64_t>(std::floor(share)));
+      }
+      len[static_cast<std::size_t>(r)] = min_len + a;
     }
-    add[static_cast<std::size_t>(r)] = a;
-    given += a;
-  }
+  });
+  int64_t given = 0;
+  for (int64_t r = 0; r < active; ++r) given += len[static_cast<std::size_t>(r)] - min_len;
   // Rounding remainder: one more entry per line, heaviest uncapped ranks first.
   for (int64_t left = rest - given, r = k; left > 0; r = r + 1 < active ? r + 1 : 0) {
-    if (add[static_cast<std::size_t>(r)] < room) {
-      ++add[static_cast<std::size_t>(r)];
+    if (len[static_cast<std::size_t>(r)] - min_len < room) {
+      ++len[static_cast<std::size_t>(r)];
       --left;
     }
   }
-  std::vector<int64_t> len(static_cast<std::size_t>(major), 0);
-  for (int64_t r = 0; r < active; ++r)
-    len[static_cast<std::size_t>(order[static_cast<std::size_t>(r)])] = min_len + add[static_cast<std::size_t>(r)];
+  shuffle(len, rng);
   return len;
 }
 
@@ -237,8 +348,9 @@ inline std::vector<int64_t> powerlaw_lengths(int64_t major, int64_t cap, int64_t
 inline std::vector<int64_t> ell_uniform_lengths(int64_t rows, int64_t width, Rng& rng) {
   std::vector<int64_t> len(static_cast<std::size_t>(rows));
   const int64_t lo = std::max<int64_t>(1, (3 * width + 3) / 4);
-  for (auto& l : len) l = rng.uniform_int(lo, width);
-  if (rows > 0) len[static_cast<std::size_t>(rng.uniform_int(0, rows - 1))] = width;
+  LineRng g(rng.next());
+  for (auto& l : len) l = lo + g.below(static_cast<uint64_t>(width - lo + 1));
+  if (rows > 0) len[g.below(static_cast<uint64_t>(rows))] = width;
   return len;
 }
 
@@ -259,39 +371,92 @@ struct Compressed {
   }
 };
 
+// Line lengths of the task generator: uniform (per_line entries per line) or skewed (power law,
+// capped at the line capacity). min_len = 1 keeps every line non-empty (COO's row cover); 0 allows
+// empty lines.
+inline std::vector<int64_t> generated_lengths(int64_t major, int64_t minor, bool skew, int64_t min_len, Rng& rng) {
+  if (!skew) return std::vector<int64_t>(static_cast<std::size_t>(std::max<int64_t>(major, 0)), per_line(minor));
+  return powerlaw_lengths(major, minor, total_nnz(major, minor), min_len, min_len == 0 ? kEmptyFraction : 0.0, rng);
+}
+
+// Offsets (major + 1 entries, from 0) of lines with the given lengths, each checked against the
+// line capacity.
+inline std::vector<int64_t> line_offsets(int64_t minor, const std::vector<int64_t>& lengths) {
+  std::vector<int64_t> off(lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < lengths.size(); ++i) {
+    if (lengths[i] < 0 || lengths[i] > minor) throw std::logic_error("build_compressed: bad line length");
+    off[i + 1] = off[i] + lengths[i];
+  }
+  return off;
+}
+
+// Lines of minor-capacity `minor` in blocks of this many, one SampleScratch per block (blocks are
+// handed to the threads in contiguous runs; the draws depend on the line only).
+constexpr int64_t kLineBlock = 512;
+
+// Draws the indices (a uniformly random sorted subset of the minor positions per line) and the
+// values of every line, in parallel: line i's indices from LineRng(index_key, i), entry p's value
+// entry_value(value_key, p). The keys are two draws of `rng`. Idx: int32_t (Compressed) or double
+// (a task's buffer, written in place).
+template <class Idx>
+void draw_lines(int64_t minor, const std::vector<int64_t>& offsets, Rng& rng, Idx* indices, double* values) {
+  const uint64_t index_key = rng.next(), value_key = rng.next();
+  const auto major = static_cast<int64_t>(offsets.size()) - 1;
+  parallel_blocks(
+      major,
+      [&](int64_t lo, int64_t hi) {
+        SampleScratch scratch;
+        for (int64_t i = lo; i < hi; ++i) {
+          const int64_t off = offsets[static_cast<std::size_t>(i)], end = offsets[static_cast<std::size_t>(i) + 1];
+          LineRng r(index_key, i);
+          sample_sorted_distinct(minor, end - off, r, scratch, indices + off);
+          for (int64_t p = off; p < end; ++p) values[p] = entry_value(value_key, p);
+        }
+      },
+      kLineBlock);
+}
+
 // Draws the indices (uniform among the minor positions) and values of lines with the given lengths.
 inline Compressed build_compressed(int64_t major, int64_t minor, const std::vector<int64_t>& lengths, Rng& rng) {
+  if (static_cast<int64_t>(lengths.size()) != major) throw std::logic_error("build_compressed: lengths size");
   Compressed c;
   c.major = major;
   c.minor = minor;
-  c.offsets.assign(static_cast<std::size_t>(major) + 1, 0);
-  for (int64_t i = 0; i < major; ++i) {
-    const int64_t l = lengths[static_cast<std::size_t>(i)];
-    if (l < 0 || l > minor) throw std::logic_error("build_compressed: bad line length");
-    c.offsets[static_cast<std::size_t>(i) + 1] = c.offsets[static_cast<std::size_t>(i)] + l;
-  }
+  c.offsets = line_offsets(minor, lengths);
   c.indices.resize(static_cast<std::size_t>(c.nnz()));
   c.values.resize(static_cast<std::size_t>(c.nnz()));
-  const uint64_t base = rng.next();
-  parallel_for(
-      major,
-      [&](int64_t i) {
-        Rng r = sub_rng(base, i);
-        const int64_t off = c.offsets[static_cast<std::size_t>(i)], len = c.line_length(i);
-        sample_sorted_distinct(minor, len, r, c.indices.data() + off);
-        for (int64_t p = off; p < off + len; ++p) c.values[static_cast<std::size_t>(p)] = draw_value(r);
-      },
-      256);
+  draw_lines(minor, c.offsets, rng, c.indices.data(), c.values.data());
   return c;
 }
 
-// The task generator: uniform (per_line entries per line) or skewed (power law, capped at the
-// line capacity). min_len = 1 keeps every line non-empty (COO's row cover); 0 allows empty lines.
+// The same matrix as build_compressed (the same draws of `rng`, the same entries), written straight
+// into a task's buffers: values and indices (nnz each) and offsets (major + 1), indices and offsets as
+// doubles. The buffers are resized, not reallocated: the harness clears the previous instance's
+// buffers and keeps their memory, so a second instance of a shape writes into pages already there
+// (building int32 vectors and converting them allocated and faulted in gigabytes per instance).
+inline void build_compressed(int64_t major, int64_t minor, const std::vector<int64_t>& lengths, Rng& rng,
+                             std::vector<double>& values, std::vector<double>& indices, std::vector<double>& offsets) {
+  if (static_cast<int64_t>(lengths.size()) != major) throw std::logic_error("build_compressed: lengths size");
+  const std::vector<int64_t> off = line_offsets(minor, lengths);
+  const auto nnz = static_cast<std::size_t>(off.back());
+  values.resize(nnz);
+  indices.resize(nnz);
+  offsets.resize(off.size());
+  for (std::size_t i = 0; i < off.size(); ++i) offsets[i] = static_cast<double>(off[i]);
+  draw_lines(minor, off, rng, indices.data(), values.data());
+}
+
+// The task generator (lengths from generated_lengths).
 inline Compressed generate_compressed(int64_t major, int64_t minor, bool skew, int64_t min_len, Rng& rng) {
-  const int64_t total = total_nnz(major, minor);
-  std::vector<int64_t> lengths = skew ? powerlaw_lengths(major, minor, total, min_len, min_len == 0 ? kEmptyFraction : 0.0, rng)
-                                      : std::vector<int64_t>(static_cast<std::size_t>(major), per_line(minor));
+  const std::vector<int64_t> lengths = generated_lengths(major, minor, skew, min_len, rng);
   return build_compressed(major, minor, lengths, rng);
+}
+
+// The same, written into a task's buffers (see build_compressed above).
+inline void generate_compressed(int64_t major, int64_t minor, bool skew, int64_t min_len, Rng& rng, std::vector<double>& values,
+                                std::vector<double>& indices, std::vector<double>& offsets) {
+  const std::vector<int64_t> lengths = generated_lengths(major, minor, skew, min_len, rng);
+  build_compressed(major, minor, lengths, rng, values, indices, offsets);
 }
 
 // Sorts and merges (sums) duplicate (major, minor) triplets into a Compressed matrix. For
@@ -420,6 +585,114 @@ inline Coo coo_row_major(const Compressed& csr) {
   return c;
 }
 
+// The task generator for COO, written straight into a task's buffers (values, row and column
+// indices as doubles; nnz each, resized in place as build_compressed's): the matrix of
+// generate_compressed(rows, cols, skew, 1) in a random order (the row cover: entry i < rows is a
+// uniformly chosen entry of row i; the rest follow in uniformly random order). Values are drawn by
+// final position (entry_value), which gives the same distribution as drawing them with the
+// indices: they are independent of the structure. Every pass is parallel and deterministic:
+//  1. per row (LineRng(index_key, i)): its sorted column subset, then its cover entry; the other
+//     entries, packed (row << 32 | col) as 64-bit words, are parked in the column buffer's tail in
+//     row order (the buffer is free until step 4; the words are copied bit for bit, never read as
+//     doubles);
+//  2. each parked entry q gets a bucket of ~16384 entries from counter_bits(bucket_key, q), counted
+//     per fixed chunk of q (any i.i.d. bucket choice followed by a uniform shuffle of every bucket
+//     is a uniform permutation);
+//  3. the entries are scattered to their buckets' slots in the row buffer's tail (chunk by chunk,
+//     in q order within a chunk);
+//  4. per bucket (LineRng(shuffle_key, b)): a Fisher-Yates shuffle in cache, then the rows, columns
+//     and values are written out.
+inline void generate_coo(int64_t rows, int64_t cols, bool skew, Rng& rng, std::vector<double>& val, std::vector<double>& row,
+                         std::vector<double>& col) {
+  const std::vector<int64_t> off = line_offsets(cols, generated_lengths(rows, cols, skew, 1, rng));
+  const int64_t nnz = off.back(), rest = nnz - rows;
+  if (nnz > (int64_t{1} << 31) - 1) throw std::logic_error("generate_coo: nnz exceeds the int32 range");
+  const uint64_t index_key = rng.next(), value_key = rng.next(), bucket_key = rng.next(), shuffle_key = rng.next();
+  val.resize(static_cast<std::size_t>(nnz));
+  row.resize(static_cast<std::size_t>(nnz));
+  col.resize(static_cast<std::size_t>(nnz));
+  double *v = val.data(), *r = row.data(), *c = col.data();
+  double* parked = c + rows;  // step 1's packed entries, in row order
+  double* binned = r + rows;  // step 3's packed entries, by bucket
+  const auto put = [](double* p, uint64_t bits) { std::memcpy(p, &bits, sizeof bits); };
+  const auto get = [](const double* p) {
+    uint64_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return bits;
+  };
+  parallel_blocks(
+      rows,
+      [&](int64_t lo, int64_t hi) {
+        SampleScratch scratch;
+        std::vector<int32_t> line;
+        for (int64_t i = lo; i < hi; ++i) {
+          const int64_t len = off[static_cast<std::size_t>(i) + 1] - off[static_cast<std::size_t>(i)];
+          if (len <= 0) throw std::logic_error("generate_coo: empty row");
+          line.resize(static_cast<std::size_t>(len));
+          LineRng g(index_key, i);
+          sample_sorted_distinct(cols, len, g, scratch, line.data());
+          const int64_t cover = g.below(static_cast<uint64_t>(len));
+          r[i] = static_cast<double>(i);
+          c[i] = line[static_cast<std::size_t>(cover)];
+          v[i] = entry_value(value_key, i);
+          int64_t q = off[static_cast<std::size_t>(i)] - i;
+          for (int64_t j = 0; j < len; ++j)
+            if (j != cover) put(parked + q++, (static_cast<uint64_t>(i) << 32) | static_cast<uint32_t>(line[static_cast<std::size_t>(j)]));
+        }
+      },
+      kLineBlock);
+  if (rest <= 0) return;
+  const int64_t buckets = std::max<int64_t>(1, rest >> 14);
+  const int64_t chunks = std::min<int64_t>(64, (rest + 65535) / 65536), chunk = (rest + chunks - 1) / chunks;
+  const auto bucket_of = [&](int64_t q) {
+    return static_cast<int64_t>(((counter_bits(bucket_key, static_cast<uint64_t>(q)) >> 32) * static_cast<uint64_t>(buckets)) >> 32);
+  };
+  // slot[c * buckets + b]: chunk c's next slot in bucket b (counts first).
+  std::vector<int64_t> slot(static_cast<std::size_t>(chunks * buckets), 0), start(static_cast<std::size_t>(buckets) + 1, 0);
+  parallel_for(
+      chunks,
+      [&](int64_t ch) {
+        int64_t* count = slot.data() + ch * buckets;
+        for (int64_t q = ch * chunk, end = std::min(rest, q + chunk); q < end; ++q) ++count[bucket_of(q)];
+      },
+      1);
+  for (int64_t b = 0, at = 0; b < buckets; ++b) {
+    start[static_cast<std::size_t>(b)] = at;
+    for (int64_t ch = 0; ch < chunks; ++ch) {
+      const int64_t n = slot[static_cast<std::size_t>(ch * buckets + b)];
+      slot[static_cast<std::size_t>(ch * buckets + b)] = at;
+      at += n;
+    }
+    start[static_cast<std::size_t>(b) + 1] = at;
+  }
+  parallel_for(
+      chunks,
+      [&](int64_t ch) {
+        int64_t* next = slot.data() + ch * buckets;
+        for (int64_t q = ch * chunk, end = std::min(rest, q + chunk); q < end; ++q) put(binned + next[bucket_of(q)]++, get(parked + q));
+      },
+      1);
+  parallel_for(
+      buckets,
+      [&](int64_t b) {
+        const int64_t lo = start[static_cast<std::size_t>(b)], hi = start[static_cast<std::size_t>(b) + 1];
+        LineRng g(shuffle_key, b);
+        for (int64_t i = hi - 1; i > lo; --i) {
+          const int64_t z = lo + g.below(static_cast<uint64_t>(i - lo + 1));
+          const uint64_t a = get(binned + i);
+          put(binned + i, get(binned + z));
+          put(binned + z, a);
+        }
+        for (int64_t e = rows + lo; e < rows + hi; ++e) {
+          const uint64_t packed = get(r + e);
+          r[e] = static_cast<double>(packed >> 32);
+          c[e] = static_cast<double>(static_cast<uint32_t>(packed));
+          v[e] = entry_value(value_key, e);
+        }
+      },
+      1);
+}
+
 // ---- ELL ---------------------------------------------------------------------------------------
 
 struct Ell {
@@ -445,8 +718,9 @@ inline Ell ell_from_csr(const Compressed& csr, int64_t width, bool scatter_paddi
         if (len > width) throw std::logic_error("ell_from_csr: row longer than the width");
         std::vector<int32_t> slot(static_cast<std::size_t>(len));
         if (scatter_padding) {
-          Rng r = sub_rng(base, i);
-          sample_sorted_distinct(width, len, r, slot.data());
+          LineRng r(base, i);
+          SampleScratch scratch;
+          sample_sorted_distinct(width, len, r, scratch, slot.data());
         } else {
           std::iota(slot.begin(), slot.end(), 0);
         }
@@ -460,14 +734,74 @@ inline Ell ell_from_csr(const Compressed& csr, int64_t width, bool scatter_paddi
   return e;
 }
 
+// Fills rows x width ELL slots (col: Idx, -1 = padding; val: 0 in padding slots), row i holding
+// lengths[i] entries: its columns a uniformly random sorted subset of [0, cols) (LineRng(index_key,
+// i)), placed in the row's first slots (scatter = false) or in a uniformly random sorted subset of
+// its slots drawn next from the same stream (scatter = true); the entry in slot s of row i has the
+// value entry_value(value_key, i * width + s). Every slot is written, in parallel.
+template <class Idx>
+void draw_ell(int64_t rows, int64_t cols, int64_t width, const std::vector<int64_t>& lengths, bool scatter, Rng& rng, Idx* col,
+              double* val) {
+  const uint64_t index_key = rng.next(), value_key = rng.next();
+  parallel_blocks(
+      rows,
+      [&](int64_t lo, int64_t hi) {
+        SampleScratch scratch;
+        std::vector<int32_t> column, slot;
+        for (int64_t i = lo; i < hi; ++i) {
+          const int64_t len = lengths[static_cast<std::size_t>(i)];
+          if (len < 0 || len > width || len > cols) throw std::logic_error("draw_ell: bad row length");
+          column.resize(static_cast<std::size_t>(len));
+          slot.resize(static_cast<std::size_t>(len));
+          LineRng g(index_key, i);
+          sample_sorted_distinct(cols, len, g, scratch, column.data());
+          if (scatter)
+            sample_sorted_distinct(width, len, g, scratch, slot.data());
+          else
+            std::iota(slot.begin(), slot.end(), 0);
+          Idx* c = col + i * width;
+          double* v = val + i * width;
+          std::fill(c, c + width, static_cast<Idx>(-1));
+          std::fill(v, v + width, 0.0);
+          for (int64_t q = 0; q < len; ++q) {
+            const int64_t s = slot[static_cast<std::size_t>(q)];
+            c[s] = static_cast<Idx>(column[static_cast<std::size_t>(q)]);
+            v[s] = entry_value(value_key, i * width + s);
+          }
+        }
+      },
+      kLineBlock);
+}
+
+// Row lengths of the ELL task generator: uniform (3/4 width .. width) or skewed (power law capped at
+// the width, total rows * per_line(cols)).
+inline std::vector<int64_t> generated_ell_lengths(int64_t rows, int64_t cols, bool skew, Rng& rng) {
+  const int64_t width = ell_width(cols, skew);
+  return skew ? powerlaw_lengths(rows, width, total_nnz(rows, cols), 0, kEmptyFraction, rng) : ell_uniform_lengths(rows, width, rng);
+}
+
 // The task generator for ELL: uniform rows (3/4 width .. width entries, padding at the end) or
 // skewed rows (power law capped at the width, total rows * per_line(cols), padding scattered).
 inline Ell generate_ell(int64_t rows, int64_t cols, bool skew, Rng& rng) {
+  Ell e;
+  e.rows = rows;
+  e.width = ell_width(cols, skew);
+  const std::vector<int64_t> lengths = generated_ell_lengths(rows, cols, skew, rng);
+  e.col.resize(static_cast<std::size_t>(rows * e.width));
+  e.val.resize(static_cast<std::size_t>(rows * e.width));
+  draw_ell(rows, cols, e.width, lengths, skew, rng, e.col.data(), e.val.data());
+  return e;
+}
+
+// The same ELL matrix written straight into a task's buffers (rows * width each, column ids as
+// doubles, resized in place as build_compressed's); returns the width.
+inline int64_t generate_ell(int64_t rows, int64_t cols, bool skew, Rng& rng, std::vector<double>& val, std::vector<double>& col) {
   const int64_t width = ell_width(cols, skew);
-  const std::vector<int64_t> lengths =
-      skew ? powerlaw_lengths(rows, width, total_nnz(rows, cols), 0, kEmptyFraction, rng) : ell_uniform_lengths(rows, width, rng);
-  const Compressed csr = build_compressed(rows, cols, lengths, rng);
-  return ell_from_csr(csr, width, skew, rng);
+  const std::vector<int64_t> lengths = generated_ell_lengths(rows, cols, skew, rng);
+  val.resize(static_cast<std::size_t>(rows * width));
+  col.resize(static_cast<std::size_t>(rows * width));
+  draw_ell(rows, cols, width, lengths, skew, rng, col.data(), val.data());
+  return width;
 }
 
 // ---- user matrices -------------------------------------------------------------------------------

@@ -42,14 +42,10 @@ MSKB_TASK(spmm_coo) {
                 {{"rows", int64_t{1} << 16}, {"cols", int64_t{1} << 14}, {"K", 2048}, {"skew", 1}}};
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
-    const sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 1, rng);
-    sp::Coo coo = sp::coo_cover_then_shuffle(csr, rng);
+    sp::generate_coo(rows, cols, sp::is_skewed(s), rng, a[3].data, a[4].data, a[5].data);
     a[0].value = static_cast<double>(rows);
-    a[1].value = static_cast<double>(coo.val.size());
+    a[1].value = static_cast<double>(a[3].data.size());
     a[2].value = static_cast<double>(K);
-    a[3].data = std::move(coo.val);
-    a[4].data = sp::as_doubles(coo.row);
-    a[5].data = sp::as_doubles(coo.col);
     a[6].data.resize(static_cast<std::size_t>(cols * K));
     sp::fill_values(a[6].data, rng);
     a[7].data.resize(static_cast<std::size_t>(rows * K));

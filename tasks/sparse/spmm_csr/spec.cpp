@@ -46,12 +46,9 @@ MSKB_TASK(spmm_csr) {
   spec.call_timeout_s = 120.0;
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
-    sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng);
+    sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng, a[2].data, a[3].data, a[4].data);
     a[0].value = static_cast<double>(rows);
     a[1].value = static_cast<double>(K);
-    a[2].data = std::move(csr.values);
-    a[3].data = sp::as_doubles(csr.indices);
-    a[4].data = sp::as_doubles(csr.offsets);
     a[5].data.resize(static_cast<std::size_t>(cols * K));
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(rows * K));

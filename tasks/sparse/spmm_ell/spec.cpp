@@ -47,12 +47,10 @@ MSKB_TASK(spmm_ell) {
   spec.call_timeout_s = 60.0;
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"], K = s["K"];
-    sp::Ell e = sp::generate_ell(rows, cols, sp::is_skewed(s), rng);
+    const int64_t width = sp::generate_ell(rows, cols, sp::is_skewed(s), rng, a[3].data, a[4].data);
     a[0].value = static_cast<double>(rows);
-    a[1].value = static_cast<double>(e.width);
+    a[1].value = static_cast<double>(width);
     a[2].value = static_cast<double>(K);
-    a[3].data = std::move(e.val);
-    a[4].data = sp::as_doubles(e.col);
     a[5].data.resize(static_cast<std::size_t>(cols * K));
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(rows * K));

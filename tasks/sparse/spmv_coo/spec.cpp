@@ -41,13 +41,9 @@ MSKB_TASK(spmv_coo) {
                 {{"rows", int64_t{1} << 18}, {"cols", 16384}}};
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"];
-    const sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 1, rng);
-    sp::Coo coo = sp::coo_cover_then_shuffle(csr, rng);
+    sp::generate_coo(rows, cols, sp::is_skewed(s), rng, a[2].data, a[3].data, a[4].data);
     a[0].value = static_cast<double>(rows);
-    a[1].value = static_cast<double>(coo.val.size());
-    a[2].data = std::move(coo.val);
-    a[3].data = sp::as_doubles(coo.row);
-    a[4].data = sp::as_doubles(coo.col);
+    a[1].value = static_cast<double>(a[2].data.size());
     a[5].data.resize(static_cast<std::size_t>(cols));
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(rows));

@@ -7,6 +7,7 @@
 #include "../common/matrix_check.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
+#include "support/one_cpu.hpp"
 
 using namespace mskb;
 
@@ -80,3 +81,35 @@ TEST(SpmvCoo, GeneratorCoversEveryRowFirstThenRandomUniquePairs) {
 TEST(SpmvCoo, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmv_coo", 5, 6); }
 
 }  // namespace
+
+// The tail (entries rows..nnz-1) is a uniformly random order of the remaining entries: no row order
+// survives (about half the neighbours ascend, both halves of the tail hold rows of the same mean).
+TEST(SpmvCoo, TailIsShuffled) {
+  const TaskSpec& t = get_task("spmv_coo");
+  const Shape s{{"rows", 1024}, {"cols", 2048}};
+  const Args a = make_inputs(t, s, Precision::fp32, 5);
+  const auto rows = static_cast<std::size_t>(a[0].value), nnz = static_cast<std::size_t>(a[1].value);
+  const std::vector<double>& r = a[3].data;
+  std::size_t ascending = 0;
+  double first = 0, second = 0;
+  const std::size_t half = rows + (nnz - rows) / 2;
+  for (std::size_t e = rows; e < nnz; ++e) {
+    if (e + 1 < nnz) ascending += r[e] < r[e + 1];
+    (e < half ? first : second) += r[e];
+  }
+  EXPECT_NEAR(static_cast<double>(ascending) / static_cast<double>(nnz - rows - 1), 0.5, 0.03);
+  const double mean_first = first / static_cast<double>(half - rows), mean_second = second / static_cast<double>(nnz - half);
+  EXPECT_NEAR(mean_first, 511.5, 20);
+  EXPECT_NEAR(mean_second, 511.5, 20);
+}
+
+TEST(SpmvCooParallel, SameInputsAndReferenceOnOneCpu) {
+  // Rows, buckets and chunks are filled in parallel from their own streams: a child pinned to one
+  // CPU must reproduce the instance bit for bit.
+  const TaskSpec& t = get_task("spmv_coo");
+  for (const Shape& s : {Shape{{"rows", 8192}, {"cols", 3001}}, Shape{{"rows", 65537}, {"cols", 2048}, {"skew", 1}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}

@@ -38,12 +38,9 @@ MSKB_TASK(spmv_csc) {
                 {{"rows", int64_t{1} << 13}, {"cols", int64_t{1} << 19}, {"skew", 1}}};
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"];
-    sp::Compressed csc = sp::generate_compressed(cols, rows, sp::is_skewed(s), 0, rng);
+    sp::generate_compressed(cols, rows, sp::is_skewed(s), 0, rng, a[2].data, a[3].data, a[4].data);
     a[0].value = static_cast<double>(rows);
     a[1].value = static_cast<double>(cols);
-    a[2].data = std::move(csc.values);
-    a[3].data = sp::as_doubles(csc.indices);
-    a[4].data = sp::as_doubles(csc.offsets);
     a[5].data.resize(static_cast<std::size_t>(cols));
     sp::fill_values(a[5].data, rng);
     a[6].data.resize(static_cast<std::size_t>(rows));

@@ -6,6 +6,7 @@
 #include "../common/matrix_check.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
+#include "support/one_cpu.hpp"
 
 using namespace mskb;
 
@@ -79,3 +80,14 @@ TEST(SpmvCsc, GeneratorSortedColumnsAndSkew) {
 TEST(SpmvCsc, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmv_csc", 5, 6); }
 
 }  // namespace
+
+TEST(SpmvCscParallel, SameInputsAndReferenceOnOneCpu) {
+  // Lines are filled in parallel blocks from per-line streams: a child pinned to one CPU must
+  // reproduce the instance bit for bit.
+  const TaskSpec& t = get_task("spmv_csc");
+  for (const Shape& s : {Shape{{"rows", 2048}, {"cols", 65536}, {"skew", 1}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}

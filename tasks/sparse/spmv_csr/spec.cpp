@@ -37,11 +37,8 @@ MSKB_TASK(spmv_csr) {
                 {{"rows", int64_t{1} << 20}, {"cols", 16384}}};
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"];
-    sp::Compressed csr = sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng);
+    sp::generate_compressed(rows, cols, sp::is_skewed(s), 0, rng, a[1].data, a[2].data, a[3].data);
     a[0].value = static_cast<double>(rows);
-    a[1].data = std::move(csr.values);
-    a[2].data = sp::as_doubles(csr.indices);
-    a[3].data = sp::as_doubles(csr.offsets);
     a[4].data.resize(static_cast<std::size_t>(cols));
     sp::fill_values(a[4].data, rng);
     a[5].data.resize(static_cast<std::size_t>(rows));

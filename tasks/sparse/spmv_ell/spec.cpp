@@ -39,11 +39,9 @@ MSKB_TASK(spmv_ell) {
                 {{"rows", int64_t{1} << 18}, {"cols", 2048}, {"skew", 1}}};
   spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
     const int64_t rows = s["rows"], cols = s["cols"];
-    sp::Ell e = sp::generate_ell(rows, cols, sp::is_skewed(s), rng);
+    const int64_t width = sp::generate_ell(rows, cols, sp::is_skewed(s), rng, a[2].data, a[3].data);
     a[0].value = static_cast<double>(rows);
-    a[1].value = static_cast<double>(e.width);
-    a[2].data = std::move(e.val);
-    a[3].data = sp::as_doubles(e.col);
+    a[1].value = static_cast<double>(width);
     a[4].data.resize(static_cast<std::size_t>(cols));
     sp::fill_values(a[4].data, rng);
     a[5].data.resize(static_cast<std::size_t>(rows));

@@ -4,6 +4,7 @@
 #include "../common/matrix_check.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
+#include "support/one_cpu.hpp"
 
 using namespace mskb;
 
@@ -78,3 +79,14 @@ TEST(SpmvEll, GeneratorPaddingLayout) {
 TEST(SpmvEll, ShippedMatrixMarketFiles) { sparse_test::check_shipped_matrices("spmv_ell", 4, 5); }
 
 }  // namespace
+
+TEST(SpmvEllParallel, SameInputsAndReferenceOnOneCpu) {
+  // Lines are filled in parallel blocks from per-line streams: a child pinned to one CPU must
+  // reproduce the instance bit for bit.
+  const TaskSpec& t = get_task("spmv_ell");
+  for (const Shape& s : {Shape{{"rows", 20000}, {"cols", 2048}}, Shape{{"rows", 8192}, {"cols", 2048}, {"skew", 1}}}) {
+    const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+    const std::vector<double> one = on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); });
+    EXPECT_EQ(bitwise_differences(here, one), 0u) << s.str();
+  }
+}

@@ -94,7 +94,7 @@ TEST(UniformInputs, CpuTwinIsTheCounterDraw) {
           }
           ASSERT_EQ(a[i].data.size(), d.elements[i]) << name << " " << q.name;
           if (q.role != Role::in && q.role != Role::inplace) continue;
-          const UniformRange r = t.uniform_inputs->range[i];
+          const UniformRange r = d.ranges[i];
           for (std::size_t k = 0; k < a[i].data.size(); k += 1 + a[i].data.size() / 5000)
             ASSERT_EQ(a[i].data[k], round_elem(q.elem, p, counter_draw(d.keys[i], k, r)))
                 << name << " " << q.name << " " << k;

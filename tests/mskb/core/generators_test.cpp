@@ -2,6 +2,7 @@
 // chunk c of 2^16 elements from Rng(base ^ c * 0xd1b54a32d192ed03) with base = one draw of the caller's Rng.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -112,6 +113,91 @@ TEST(Generators, IntegerRangesDrawEveryIntegerOfTheRange) {
   mskb::UniformRange half = labels;
   half.hi = 1.5;
   EXPECT_THROW(mskb::set_uniform_inputs(ok, {layout, {{}, half}}), std::logic_error);
+}
+
+// The mixes (DrawMix): what each draws, and set_uniform_inputs refusing the combinations it does not know.
+TEST(Generators, MixesDrawWhatTheySay) {
+  using mskb::counter_draw;
+  // row_halves: the value half of each row of 10 (from element 6) from [-2, 2), the rest as its first part.
+  const mskb::UniformRange halves = mskb::row_halves(mskb::kActivationInput, 10, 6, -2.0, 2.0);
+  for (uint64_t i = 0; i < 10000; ++i) {
+    const mskb::UniformRange part = i % 10 >= 6 ? mskb::UniformRange{-2.0, 2.0} : mskb::kActivationInput;
+    ASSERT_EQ(counter_draw(4, i, halves), counter_draw(4, i, part)) << i;
+  }
+  // channels: per channel (i % 8) one offset and one spread, element = offset + spread * U(-1, 1).
+  const mskb::UniformRange ch = mskb::channel_draws(-1.0, 1.0, 8, -0.5, 0.5, 1.0, 2.0);
+  for (uint64_t c = 0; c < 8; ++c) {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (uint64_t r = 0; r < 4000; ++r) {
+      const double v = counter_draw(6, r * 8 + c, ch);
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    EXPECT_LE(std::fabs((lo + hi) / 2), 0.51) << c;  // the offset
+    EXPECT_GE((hi - lo) / 2, 0.99) << c;              // the spread
+    EXPECT_LE((hi - lo) / 2, 2.0) << c;
+  }
+  // ties: within [lo, hi), about half on the grid of quarters, mean ~0, standard deviation (hi - lo) / sqrt(48).
+  const mskb::UniformRange ties = mskb::tie_draws(-5.2, 5.2, 4.0);
+  const int n = 100000;
+  int on_grid = 0;
+  double sum = 0, sq = 0;
+  for (int i = 0; i < n; ++i) {
+    const double v = counter_draw(8, static_cast<uint64_t>(i), ties);
+    ASSERT_GE(v, -5.2);
+    ASSERT_LE(v, 5.2);
+    ASSERT_FALSE(v == 0.0 && std::signbit(v));
+    on_grid += v * 4 == std::round(v * 4) ? 1 : 0;
+    sum += v;
+    sq += v * v;
+  }
+  EXPECT_NEAR(on_grid, n / 2, n / 50);
+  EXPECT_NEAR(sum / n, 0.0, 0.03);
+  EXPECT_NEAR(std::sqrt(sq / n), 10.4 / std::sqrt(48.0), 0.03);
+  // keys: a quarter integers of [-8, 8], a quarter in [-1, 1), half +-2^e * m with e in [-10, 13], m in [1, 2).
+  const mskb::UniformRange keys = mskb::key_draws(-8.0, 8.0, -1.0, 1.0, -10.0, 13.0);
+  int integers = 0, small = 0, negative = 0;
+  std::vector<int> exponents(24, 0);
+  for (int i = 0; i < n; ++i) {
+    const double v = counter_draw(10, static_cast<uint64_t>(i), keys);
+    ASSERT_FALSE(v == 0.0 && std::signbit(v));
+    negative += v < 0 ? 1 : 0;
+    const uint64_t kind = mskb::counter_bits(10, static_cast<uint64_t>(i)) & 3u;
+    if (kind == 0) {
+      ASSERT_EQ(v, std::floor(v));
+      ASSERT_LE(std::fabs(v), 8.0);
+      ++integers;
+    } else if (kind == 1) {
+      ASSERT_LT(std::fabs(v), 1.0 + 1e-15);
+      ++small;
+    } else {
+      int e = 0;
+      const double m = std::frexp(std::fabs(v), &e);  // |v| = m 2^e, m in [0.5, 1): the exponent of [1, 2) is e - 1
+      ASSERT_GE(m, 0.5);
+      ASSERT_GE(e - 1, -10);
+      ASSERT_LE(e - 1, 13);
+      ++exponents[static_cast<std::size_t>(e - 1 + 10)];
+    }
+  }
+  EXPECT_NEAR(integers, n / 4, n / 50);
+  EXPECT_NEAR(small, n / 4, n / 50);
+  EXPECT_NEAR(negative, n / 2, n / 25);
+  for (int c : exponents) EXPECT_NEAR(c, n / 2 / 24, n / 2 / 24 / 5);
+  // A mix is for real buffers, and only row_halves keeps a first or wide range.
+  auto layout = [](const mskb::Shape&, mskb::Rng&, std::vector<std::size_t>& e, std::vector<double>&) { e.assign(e.size(), 4); };
+  mskb::TaskSpec t;
+  t.name = "mixes";
+  t.params = {mskb::out("y"), mskb::in("x")};
+  EXPECT_NO_THROW(mskb::set_uniform_inputs(t, {layout, {{}, halves}}));
+  mskb::UniformRange widened = ties;
+  widened.wide_lo = -100.0;
+  widened.wide_hi = 100.0;
+  EXPECT_THROW(mskb::set_uniform_inputs(t, {layout, {{}, widened}}), std::logic_error);
+  // A period of 0 is refused when drawn (a shape_range that forgot it).
+  mskb::TaskSpec z = t;
+  mskb::set_uniform_inputs(z, {layout, {{}, mskb::channel_draws(-1.0, 1.0, 0, 0.0, 0.0, 1.0, 1.0)}});
+  mskb::Rng rng(1);
+  EXPECT_THROW(mskb::draw_uniform(z, mskb::Shape{{"N", 4}}, rng), std::logic_error);
 }
 
 }  // namespace

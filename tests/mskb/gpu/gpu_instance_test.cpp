@@ -154,12 +154,12 @@ TEST(GpuInstances, MatchTheHostPath) {
         EXPECT_EQ(reference_mismatches(t, gpu_want, want, slack, first), 0u)
             << what << ": device reference vs CPU reference, slack " << slack << ", first " << first;
         // The check catches a wrong reference: the CPU reference of an off-by-one read of the first
-        // input buffer (element k read as k + 1, the last one twice: the right values in the wrong
+        // input buffer, read-only or in place (element k read as k + 1, the last one twice: the right values in the wrong
         // places, as a shifted or transposed read gives; unlike a reversal it also moves sums, whose
         // order does not matter, and symmetric weightings such as Simpson's rule).
         Args permuted = in;
         for (std::size_t i = 0; i < t.params.size(); ++i)
-          if (t.params[i].is_buffer && t.params[i].role == Role::in && in[i].data.size() > 1) {
+          if (t.params[i].is_buffer && (t.params[i].role == Role::in || t.params[i].role == Role::inplace) && in[i].data.size() > 1) {
             std::vector<double>& v = permuted[i].data;
             std::rotate(v.begin(), v.begin() + 1, v.end());
             v.back() = in[i].data.back();
