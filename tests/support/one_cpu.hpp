@@ -101,4 +101,12 @@ inline std::size_t bitwise_differences(const std::vector<double>& a, const std::
   return d;
 }
 
+// How many elements of one instance (inputs and FP64 reference, fp32, seed 7) a child pinned to
+// one CPU makes differently from this process: 0 where the generator and the reference split their
+// work over the CPUs in fixed chunks, combined in a fixed order.
+inline std::size_t differences_on_one_cpu(const TaskSpec& t, const Shape& s) {
+  const std::vector<double> here = flat_instance(t, s, Precision::fp32, 7);
+  return bitwise_differences(here, on_one_cpu([&] { return flat_instance(t, s, Precision::fp32, 7); }));
+}
+
 }  // namespace mskb

@@ -273,14 +273,6 @@ void shuffle(std::vector<T>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[g.below(i)]);
 }
 
-// Random permutation of [0, n).
-inline std::vector<int64_t> random_permutation(int64_t n, Rng& rng) {
-  std::vector<int64_t> p(static_cast<std::size_t>(n));
-  std::iota(p.begin(), p.end(), int64_t{0});
-  shuffle(p, rng);
-  return p;
-}
-
 // ---- line lengths ------------------------------------------------------------------------------
 
 // Power-law line lengths: `total` entries over `major` lines, each line holding between `min_len`
