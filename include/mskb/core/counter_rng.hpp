@@ -40,20 +40,6 @@ MSKB_HD inline double floor_(double x) {
   return std::floor(x);
 #endif
 }
-MSKB_HD inline double round_(double x) {  // halves away from zero, as std::round
-#if defined(__CUDA_ARCH__)
-  return round(x);
-#else
-  return std::round(x);
-#endif
-}
-MSKB_HD inline double ldexp_(double x, int e) {
-#if defined(__CUDA_ARCH__)
-  return ldexp(x, e);
-#else
-  return std::ldexp(x, e);
-#endif
-}
 // The 53 high bits of a counter output as a uniform in [0, 1).
 MSKB_HD inline double unit(uint64_t bits) { return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0); }
 // An integer of [lo, hi] from u in [0, 1) (the FMA's rounding may reach hi + 1 only for u within 2^-53 of 1).
@@ -173,14 +159,23 @@ MSKB_HD inline double counter_draw(uint64_t key, uint64_t index, const UniformRa
       const uint64_t m = (bits & 0x7fffu) + ((bits >> 15) & 0x7fffu) + ((bits >> 30) & 0x7fffu) + ((bits >> 45) & 0x7fffu);
       const double x = fma_(b - a, static_cast<double>(m) * (1.0 / 131072.0), a);
       if ((bits >> 63) == 0) return x;
-      return round_(x * r.grid) / r.grid + 0.0;  // the nearest grid level; + 0.0: never -0
+      // Nearest grid level (halves away from zero), + 0.0: never -0.
+#if defined(__CUDA_ARCH__)
+      return round(x * r.grid) / r.grid + 0.0;
+#else
+      return std::round(x * r.grid) / r.grid + 0.0;
+#endif
     }
     case DrawMix::keys: {
       const uint64_t kind = bits & 3u;  // low bits: not among u's 53
       if (kind == 0) return integer_of(a, b, u);
       if (kind == 1) return fma_(r.hi2 - r.lo2, u, r.lo2);
       const double e = integer_of(r.lo3, r.hi3, unit(counter_bits(derived_key(key, 3), index)));
-      const double mag = ldexp_(1.0 + u, static_cast<int>(e));
+#if defined(__CUDA_ARCH__)
+      const double mag = ldexp(1.0 + u, static_cast<int>(e));
+#else
+      const double mag = std::ldexp(1.0 + u, static_cast<int>(e));
+#endif
       return ((bits >> 2) & 1u) != 0 ? -mag : mag;
     }
   }
