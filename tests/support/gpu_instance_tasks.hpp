@@ -11,6 +11,6 @@ inline constexpr const char* kGpuInstanceTasks[] = {
     "square_matrix_mul", "conv_2d", "high_order_contraction", "RELU", "leaky_RELU", "elu", "selu", "gelu",
     "sigmoid", "row_tanh", "SwiGLU", "vector_add", "dot_product", "reverse_array", "prefix_sum", "MSE_loss",
     "layer_norm", "rms_norm", "monte_carlo_int", "simpson_int", "max_pooling_2d", "conv_1d", "stencil_3d", "hinge_loss",
-    "silu_and_mul", "batch_norm", "top_k", "sorting"};
+    "silu_and_mul", "batch_norm", "top_k", "sorting", "merge_attn_states"};
 
 }  // namespace mskb_test

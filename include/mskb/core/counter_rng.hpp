@@ -76,6 +76,11 @@ enum class DrawMix : uint8_t {
   // integers of [lo3, hi3] and the mantissa m uniform on [1, 2): a log-uniform spread over
   // [2^lo3, 2^(hi3 + 1)), no subnormals, no -0.
   keys,
+  // Pairs: element i against element i of a partner input buffer (parameter `partner`, a plain
+  // uniform draw; the draw sets partner_key and its range as [lo2, hi2)). 205 in 2048 (about one in
+  // 10) equal to the partner's value (exact ties), 205 in 2048 the partner's value plus U(lo3, hi3)
+  // (near ties), the rest independent from [lo, hi) (merge_attn_states: lse_b against lse_a).
+  paired,
 };
 
 // One input buffer's distribution: uniform in [lo, hi); with a wide range (wide_lo < wide_hi), one
@@ -93,6 +98,7 @@ struct UniformRange {
   uint64_t period = 0, split = 0;  // row_halves, channels
   double lo2 = 0.0, hi2 = 0.0, lo3 = 0.0, hi3 = 0.0;
   double grid = 0.0;  // ties
+  uint64_t partner = 0, partner_key = 0;  // paired: the partner's parameter index; its key (set by the draw)
 };
 
 // The mixes' factories (UniformRange is an aggregate: C++17 has no designated initializers).
@@ -132,7 +138,16 @@ inline constexpr UniformRange key_draws(double int_lo, double int_hi, double lo2
   r.hi3 = exp_hi;
   return r;
 }
-
+// Buffer against the input buffer of parameter `partner`: ties, near ties (the partner's value plus
+// U(near_lo, near_hi)) and independent draws from [lo, hi).
+inline constexpr UniformRange paired_draws(double lo, double hi, uint64_t partner, double near_lo, double near_hi) {
+  UniformRange r{lo, hi};
+  r.mix = DrawMix::paired;
+  r.partner = partner;
+  r.lo3 = near_lo;
+  r.hi3 = near_hi;
+  return r;
+}
 
 // Element `index` of the buffer `key` drawn from `r`: the same 53 scaled bits as counter_uniform,
 // the wide range chosen by the low 4 bits of the same counter output (which those 53 do not use).
@@ -177,6 +192,12 @@ MSKB_HD inline double counter_draw(uint64_t key, uint64_t index, const UniformRa
       const double mag = std::ldexp(1.0 + u, static_cast<int>(e));
 #endif
       return ((bits >> 2) & 1u) != 0 ? -mag : mag;
+    }
+    case DrawMix::paired: {
+      const uint64_t pick = bits & 2047u;  // low bits: not among u's 53
+      if (pick >= 410) break;
+      const double p = counter_uniform(r.partner_key, index, r.lo2, r.hi2);
+      return pick < 205 ? p : p + fma_(r.hi3 - r.lo3, u, r.lo3);
     }
   }
   if (index == 0 && r.first_lo < r.first_hi) {

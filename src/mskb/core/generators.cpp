@@ -37,6 +37,10 @@ void set_activation_inputs(TaskSpec& spec, std::vector<double> constants, Unifor
 
 namespace {
 bool is_input(const Param& q) { return q.is_buffer && (q.role == Role::in || q.role == Role::inplace); }
+// A real uniform draw without outliers, a first range or a mix: counter_uniform(key, i, lo, hi).
+bool plain(const UniformRange& r) {
+  return !r.integer && r.mix == DrawMix::none && !(r.wide_lo < r.wide_hi) && !(r.first_lo < r.first_hi) && r.lo < r.hi;
+}
 }  // namespace
 
 namespace {
@@ -53,9 +57,21 @@ UniformDraw draw(const std::vector<Param>& params, const UniformInputs& u, const
     u.shape_range(s, d.ranges);
     if (d.ranges.size() != params.size()) throw std::logic_error("shape_range changed the number of ranges");
   }
-  for (const UniformRange& r : d.ranges)
+  for (std::size_t i = 0; i < d.ranges.size(); ++i) {
+    UniformRange& r = d.ranges[i];
     if ((r.mix == DrawMix::row_halves || r.mix == DrawMix::channels) && r.period == 0)
       throw std::logic_error("a row_halves or channels range needs a period of at least 1 for " + s.str());
+    if (r.mix != DrawMix::paired) continue;
+    // The partner: another input buffer, at least as long, drawn as a plain uniform (what the mix
+    // redraws from its key).
+    const std::size_t j = r.partner;
+    if (j >= params.size() || j == i || !is_input(params[j]) || d.elements[j] < d.elements[i] || !plain(d.ranges[j]))
+      throw std::logic_error("a paired range needs another input buffer, at least as long and drawn as a plain uniform, as its partner for " +
+                             s.str());
+    r.partner_key = d.keys[j];
+    r.lo2 = d.ranges[j].lo;
+    r.hi2 = d.ranges[j].hi;
+  }
   return d;
 }
 }  // namespace
@@ -85,6 +101,9 @@ void set_uniform_inputs(TaskSpec& spec, UniformInputs u) {
         (r.integer || (r.mix != DrawMix::row_halves && (r.wide_lo < r.wide_hi || r.first_lo < r.first_hi))))
       throw std::logic_error(spec.name + ": the mixed range of '" + q.name +
                              "' is real, and only row_halves keeps a wide or first range");
+    if (r.mix == DrawMix::paired && (r.partner >= spec.params.size() || r.partner == i || !is_input(spec.params[r.partner]) ||
+                                     !plain(u.range[r.partner])))
+      throw std::logic_error(spec.name + ": the paired range of '" + q.name + "' needs another input buffer drawn as a plain uniform as its partner");
     // The verifier draws and compares these on the GPU (gpu_instance.cu): float, bf16 and int32 only.
     if (q.is_buffer && (q.elem == Elem::f16 || q.elem == Elem::i64))
       throw std::logic_error(spec.name + ": uniform inputs know float, bf16 and int32 buffers, not " + to_string(q.elem) + " '" + q.name + "'");

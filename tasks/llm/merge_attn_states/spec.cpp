@@ -5,8 +5,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "mskb/util/parallel.hpp"
+#include "mskb/core/counter_rng.hpp"
 #include "mskb/core/generators.hpp"
+#include "mskb/util/parallel.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(merge_attn_states) {
@@ -33,31 +34,21 @@ MSKB_TASK(merge_attn_states) {
   spec.large = {{{"num_tokens", 8192}, {"num_heads", 64}, {"head_size", 128}},
                 {{"num_tokens", 16384}, {"num_heads", 32}, {"head_size", 256}},
                 {{"num_tokens", 32768}, {"num_heads", 64}, {"head_size", 128}}};
-  // lse_a in (-100, 100); lse_b independent in (-100, 100) for 80% of (head, token) pairs (differences up
-  // to 200: exp of the raw difference overflows), equal to lse_a for 10% (ties), lse_a + U(-1, 1) for 10%.
-  spec.generate = [](const Shape& s, Precision, Rng& rng, Args& a) {
-    const auto t = static_cast<std::size_t>(s["num_tokens"]), h = static_cast<std::size_t>(s["num_heads"]),
-               d = static_cast<std::size_t>(s["head_size"]);
-    a[0].data.resize(t * h * d);
-    a[1].data.resize(h * t);
-    a[2].data.resize(t * h * d);
-    a[4].data.resize(t * h * d);
-    rng.fill_uniform(a[2].data, -2.0, 2.0);
-    rng.fill_uniform(a[4].data, -2.0, 2.0);
-    a[3].data.resize(h * t);
-    a[5].data.resize(h * t);
-    rng.fill_uniform(a[3].data, -100.0, 100.0);
-    const std::vector<double>& la = a[3].data;
-    fill_each(a[5].data, rng, [&la](Rng& r, std::size_t i) {
-      const double u = r.uniform(0.0, 1.0);
-      if (u < 0.1) return la[i];
-      if (u < 0.2) return la[i] + r.uniform(-1.0, 1.0);
-      return r.uniform(-100.0, 100.0);
-    });
-    a[6].value = static_cast<double>(t);
-    a[7].value = static_cast<double>(h);
-    a[8].value = static_cast<double>(d);
-  };
+  // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere):
+  // values U(-2, 2); lse_a U(-100, 100); lse_b paired with lse_a: about 80% of (head, token) pairs
+  // independent from U(-100, 100) (differences up to 200: exp of the raw difference overflows), 10%
+  // equal to lse_a (ties), 10% lse_a + U(-1, 1).
+  const UniformRange values{-2.0, 2.0}, lse{-100.0, 100.0};
+  set_uniform_inputs(spec, {[](const Shape& s, Rng&, std::vector<std::size_t>& n, std::vector<double>& v) {
+                              const auto t = static_cast<std::size_t>(s["num_tokens"]), h = static_cast<std::size_t>(s["num_heads"]),
+                                         d = static_cast<std::size_t>(s["head_size"]);
+                              n[0] = n[2] = n[4] = t * h * d;
+                              n[1] = n[3] = n[5] = h * t;
+                              v[6] = static_cast<double>(t);
+                              v[7] = static_cast<double>(h);
+                              v[8] = static_cast<double>(d);
+                            },
+                            {{}, {}, values, lse, values, paired_draws(-100.0, 100.0, 3, -1.0, 1.0), {}, {}, {}}});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t t = s["num_tokens"], h = s["num_heads"], d = s["head_size"];
     parallel_for(t, [&](int64_t ti) {

@@ -183,6 +183,31 @@ TEST(Generators, MixesDrawWhatTheySay) {
   EXPECT_NEAR(small, n / 4, n / 50);
   EXPECT_NEAR(negative, n / 2, n / 25);
   for (int c : exponents) EXPECT_NEAR(c, n / 2 / 24, n / 2 / 24 / 5);
+  // paired: against a partner drawn from [-100, 100) with key 12, 205 in 2048 equal, 205 in 2048
+  // within U(-1, 1) of it, the rest independent from [-50, 50).
+  mskb::UniformRange pair = mskb::paired_draws(-50.0, 50.0, 1, -1.0, 1.0);
+  pair.partner_key = 12;
+  pair.lo2 = -100.0;
+  pair.hi2 = 100.0;
+  int equal = 0, near = 0;
+  for (int i = 0; i < n; ++i) {
+    const double v = counter_draw(14, static_cast<uint64_t>(i), pair);
+    const double p = mskb::counter_uniform(12, static_cast<uint64_t>(i), -100.0, 100.0);
+    const uint64_t pick = mskb::counter_bits(14, static_cast<uint64_t>(i)) & 2047u;
+    if (pick < 205) {
+      ASSERT_EQ(v, p) << i;
+      ++equal;
+    } else if (pick < 410) {
+      ASSERT_NE(v, p) << i;
+      ASSERT_LE(std::fabs(v - p), 1.0) << i;
+      ++near;
+    } else {
+      ASSERT_GE(v, -50.0);
+      ASSERT_LT(v, 50.0);
+    }
+  }
+  EXPECT_NEAR(equal, n * 205 / 2048, n / 100);
+  EXPECT_NEAR(near, n * 205 / 2048, n / 100);
   // A mix is for real buffers, and only row_halves keeps a first or wide range.
   auto layout = [](const mskb::Shape&, mskb::Rng&, std::vector<std::size_t>& e, std::vector<double>&) { e.assign(e.size(), 4); };
   mskb::TaskSpec t;
@@ -198,6 +223,27 @@ TEST(Generators, MixesDrawWhatTheySay) {
   mskb::set_uniform_inputs(z, {layout, {{}, mskb::channel_draws(-1.0, 1.0, 0, 0.0, 0.0, 1.0, 1.0)}});
   mskb::Rng rng(1);
   EXPECT_THROW(mskb::draw_uniform(z, mskb::Shape{{"N", 4}}, rng), std::logic_error);
+  // A paired range takes its partner's key and range from the draw; the partner must be another
+  // input drawn as a plain uniform, at least as long.
+  mskb::TaskSpec two;
+  two.name = "pairs";
+  two.params = {mskb::out("y"), mskb::in("a"), mskb::in("b")};
+  const mskb::UniformRange b_of_a = mskb::paired_draws(-50.0, 50.0, 1, -1.0, 1.0);
+  mskb::set_uniform_inputs(two, {layout, {{}, mskb::UniformRange{-100.0, 100.0}, b_of_a}});
+  const mskb::UniformDraw d = mskb::draw_uniform(two, mskb::Shape{{"N", 4}}, rng);
+  EXPECT_EQ(d.ranges[2].partner_key, d.keys[1]);
+  EXPECT_EQ(d.ranges[2].lo2, -100.0);
+  EXPECT_EQ(d.ranges[2].hi2, 100.0);
+  mskb::TaskSpec bad = two;
+  EXPECT_THROW(mskb::set_uniform_inputs(bad, {layout, {{}, mskb::kActivationInput, b_of_a}}), std::logic_error);  // outliers
+  EXPECT_THROW(mskb::set_uniform_inputs(bad, {layout, {{}, mskb::UniformRange{-1.0, 1.0}, mskb::paired_draws(-1.0, 1.0, 0, -1.0, 1.0)}}),
+               std::logic_error);  // an output
+  EXPECT_THROW(mskb::set_uniform_inputs(bad, {layout, {{}, mskb::UniformRange{-1.0, 1.0}, mskb::paired_draws(-1.0, 1.0, 2, -1.0, 1.0)}}),
+               std::logic_error);  // itself
+  mskb::TaskSpec shorter = two;
+  mskb::set_uniform_inputs(shorter, {[](const mskb::Shape&, mskb::Rng&, std::vector<std::size_t>& e, std::vector<double>&) { e = {4, 3, 4}; },
+                                     {{}, mskb::UniformRange{-100.0, 100.0}, b_of_a}});
+  EXPECT_THROW(mskb::draw_uniform(shorter, mskb::Shape{{"N", 4}}, rng), std::logic_error);
 }
 
 }  // namespace
