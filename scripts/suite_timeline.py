@@ -41,10 +41,13 @@ def summarize(parts):
         ps = [p for p in parts if p["kind"] == kind]
         first = min(p["end"] for p in ps)
         last = max(p["end"] for p in ps)
-        start = min(max(0.0, p["end"] - p["seconds"]) for p in ps)
+        # A part's start, end - seconds, rounded to the millisecond: 2.4 - 1.1 is 1.2999999999999998,
+        # which made a part that starts as another ends (1.3) overlap it.
+        began = lambda p: max(0.0, round(p["end"] - p["seconds"], 3))
+        start = min(began(p) for p in ps)
         span = max(1e-9, last - start)
-        # The most running at one instant (start = end - seconds): a sweep over starts and ends.
-        events = sorted([(max(0.0, p["end"] - p["seconds"]), 1) for p in ps] + [(p["end"], -1) for p in ps],
+        # The most running at one instant: a sweep over starts and ends (an end before a start at the same time).
+        events = sorted([(began(p), 1) for p in ps] + [(p["end"], -1) for p in ps],
                         key=lambda e: (e[0], e[1]))
         running = most = 0
         for _, step in events:

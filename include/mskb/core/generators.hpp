@@ -15,8 +15,8 @@ namespace mskb {
 // v[i] = value(r, i) for every i, where r is the generator of i's chunk (chunked_fill: chunk c of
 // 2^16 indices draws from a stream seeded from ONE draw of `rng` and c, in index order). Draws
 // exactly what Rng::fill_uniform draws when value is r.uniform(lo, hi).
-template <class Value>
-void fill_each(std::vector<double>& v, Rng& rng, Value&& value) {
+template <class Vec, class Value>
+void fill_each(Vec& v, Rng& rng, Value&& value) {
   double* out = v.data();
   chunked_fill(static_cast<int64_t>(v.size()), rng,
                [out, &value](Rng& r, int64_t i) { out[i] = value(r, static_cast<std::size_t>(i)); });
@@ -42,7 +42,7 @@ void set_elementwise_sweeps(TaskSpec& spec);
 
 // y[k] = f(x[k]) for every k of x (y already sized), in parallel: an elementwise FP64 reference.
 template <class F>
-void map_elementwise(const std::vector<double>& x, std::vector<double>& y, F&& f) {
+void map_elementwise(const HostData& x, HostData& y, F&& f) {
   const double* in = x.data();
   double* out = y.data();
   parallel_for(static_cast<int64_t>(x.size()), [in, out, &f](int64_t k) { out[k] = f(in[k]); });

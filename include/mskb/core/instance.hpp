@@ -16,9 +16,9 @@ namespace mskb {
 uint64_t instance_seed(const TaskSpec& spec, const Shape& shape, uint64_t seed);
 
 // What make_inputs leaves in the out/accumulate buffers: zeros (what a CPU reference starts
-// from), or only their sizes, the elements unspecified (whatever `storage` held), for a
-// reference that writes every output without reading it (the GPU references). On the largest
-// SpMM shapes that is 8 GB of FP64 zeros not written again for every instance.
+// from), or only their sizes, the elements unwritten (HostData: whatever `storage` held, or fresh
+// memory not yet mapped), for a reference that writes every output without reading it (the GPU
+// references). On the paper's largest SpMM that is 8 GB of FP64 never written on the host.
 enum class Outputs { zeroed, sized };
 
 // Inputs generated (or, for a user's matrix, built from it) and rounded; outputs sized
@@ -81,7 +81,7 @@ struct CompareResult {
 
 // Compares one output buffer; `unwritten_mask[i]` marks elements still holding the poison bits.
 void compare_buffer(const std::string& param, const std::vector<double>& got,
-                    const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
+                    const std::vector<unsigned char>& unwritten_mask, const HostData& want,
                     Tolerance tol, bool exact, CompareResult& r);
 
 // The same comparison straight from the device bytes of the buffer (`elem` in precision `p`),
@@ -89,6 +89,6 @@ void compare_buffer(const std::string& param, const std::vector<double>& got,
 // `poison` >= 0: an element whose bytes all equal it was never written (overwrite outputs; 0xFF
 // bytes are a NaN in every floating type, -1 in int32 and int64).
 void compare_encoded(const std::string& param, const unsigned char* bytes, std::size_t nbytes, Elem elem, Precision p, int poison,
-                     const std::vector<double>& want, Tolerance tol, bool exact, CompareResult& r);
+                     const HostData& want, Tolerance tol, bool exact, CompareResult& r);
 
 }  // namespace mskb

@@ -3,9 +3,12 @@
 // speed-of-light cost). Host-only: no CUDA headers. One TaskSpec per tasks/<category>/<task>/.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,10 +66,49 @@ struct Shape {
   bool operator==(const Shape& o) const { return dims == o.dims; }
 };
 
+// The allocator of the instances' host buffers (HostData): memory from malloc, and a vector's
+// resize leaves new elements default-initialized, that is unwritten. Sizing a buffer then costs
+// no pass over it, and a large one is mapped lazily: its pages come from the OS where something
+// first writes them, in parallel where the writer is (a generator's parallel fill), and never
+// for an output that only a GPU reference writes, on the GPU (Outputs::sized: the 8 GB FP64
+// output of the paper's largest SpMM, whose serial value-initialization was 90% of its instance's
+// generation). Every generator writes each element it sizes (a test holds every task to it).
+template <class T>
+struct UninitializedAllocator {
+  using value_type = T;
+  UninitializedAllocator() = default;
+  template <class U>
+  constexpr UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+    void* p = std::malloc(n == 0 ? 1 : n * sizeof(T));
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t) noexcept { std::free(p); }
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;  // default-initialization: nothing written for a double
+  }
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+  friend bool operator==(const UninitializedAllocator&, const UninitializedAllocator&) { return true; }
+  friend bool operator!=(const UninitializedAllocator&, const UninitializedAllocator&) { return false; }
+};
+// An instance buffer on the host: FP64 values (ints exact). resize() does not zero what it adds.
+using HostData = std::vector<double, UninitializedAllocator<double>>;
+// Element-wise equality with a plain vector (tests, hand-made expectations).
+inline bool operator==(const HostData& a, const std::vector<double>& b) { return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin()); }
+inline bool operator==(const std::vector<double>& a, const HostData& b) { return b == a; }
+inline bool operator!=(const HostData& a, const std::vector<double>& b) { return !(a == b); }
+inline bool operator!=(const std::vector<double>& a, const HostData& b) { return !(b == a); }
+
 // Values of every parameter for one instance: buffers in `data` (FP64 on the host; ints exact),
 // scalars in `value`. Indexed like TaskSpec::params.
 struct Arg {
-  std::vector<double> data;
+  HostData data;
   double value = 0.0;
 };
 using Args = std::vector<Arg>;
@@ -92,7 +134,13 @@ class Rng {
   double uniform(double lo, double hi);  // [lo, hi)
   int64_t uniform_int(int64_t lo, int64_t hi);  // [lo, hi]
   double normal(double mean = 0.0, double stddev = 1.0);
-  void fill_uniform(std::vector<double>& v, double lo, double hi);
+  // v[i] = U(lo, hi) for the n elements of v (chunked streams: the values do not depend on the
+  // thread count); any vector of doubles.
+  void fill_uniform(double* v, std::size_t n, double lo, double hi);
+  template <class Vec>
+  void fill_uniform(Vec& v, double lo, double hi) {
+    fill_uniform(v.data(), v.size(), lo, hi);
+  }
 
  private:
   uint64_t s_[4];

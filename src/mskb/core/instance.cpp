@@ -96,13 +96,11 @@ Args make_inputs(const TaskSpec& spec, const Shape& shape, Precision p, uint64_t
   for (std::size_t i = 0; i < a.size(); ++i) {
     Arg& x = a[i];
     x.value = 0.0;
-    // An output keeps its old elements: the generator's resize to the same size (the next seed
-    // of a shape) then writes nothing, and the parallel zero-fill below is the only pass over
-    // it. From empty, resize would value-initialize it on one thread first (a second pass of
-    // gigabytes on the largest shapes). Any other buffer is cleared (the allocation kept: the
-    // generator's resize writes into pages already there).
-    const bool output = spec.params[i].is_buffer && (spec.params[i].role == Role::out || spec.params[i].role == Role::accumulate);
-    if (!output) x.data.clear();
+    // Every buffer is cleared, its allocation kept: the generator's resize (HostData: nothing
+    // written) then costs nothing within it, and one that grows past it moves no old elements.
+    // A fresh allocation is mapped lazily: an output only a GPU reference writes (Outputs::sized)
+    // never takes host memory; a zeroed one is faulted in by the parallel fill below.
+    x.data.clear();
   }
   Rng rng(instance_seed(spec, shape, seed));
   if (matrix) {
@@ -156,7 +154,7 @@ Args make_expected(const TaskSpec& spec, const Shape& shape, Precision p, const 
 namespace {
 // `got(i, g)` stores element i in g and returns whether it is still unwritten (poison).
 template <class Get>
-void compare_range(const std::string& param, const Get& got, const std::vector<double>& want, Tolerance tol, bool exact,
+void compare_range(const std::string& param, const Get& got, const HostData& want, Tolerance tol, bool exact,
                    std::size_t lo, std::size_t hi, CompareResult& r) {
   for (std::size_t i = lo; i < hi; ++i) {
     ++r.checked;
@@ -216,7 +214,7 @@ void merge(CompareResult& into, const CompareResult& c) {
 
 // Chunks of 2^20 elements compared in parallel, folded in index order.
 template <class Get>
-void compare_chunked(const std::string& param, std::size_t n, const Get& got, const std::vector<double>& want, Tolerance tol,
+void compare_chunked(const std::string& param, std::size_t n, const Get& got, const HostData& want, Tolerance tol,
                      bool exact, CompareResult& r) {
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   const std::size_t chunks = (n + kChunk - 1) / kChunk;
@@ -230,7 +228,7 @@ void compare_chunked(const std::string& param, std::size_t n, const Get& got, co
 }  // namespace
 
 void compare_buffer(const std::string& param, const std::vector<double>& got,
-                    const std::vector<unsigned char>& unwritten_mask, const std::vector<double>& want,
+                    const std::vector<unsigned char>& unwritten_mask, const HostData& want,
                     Tolerance tol, bool exact, CompareResult& r) {
   if (got.size() != want.size()) throw std::logic_error("compare_buffer: size mismatch for " + param);
   if (!unwritten_mask.empty() && unwritten_mask.size() != got.size())
@@ -243,7 +241,7 @@ void compare_buffer(const std::string& param, const std::vector<double>& got,
 }
 
 void compare_encoded(const std::string& param, const unsigned char* bytes, std::size_t nbytes, Elem elem, Precision p, int poison,
-                     const std::vector<double>& want, Tolerance tol, bool exact, CompareResult& r) {
+                     const HostData& want, Tolerance tol, bool exact, CompareResult& r) {
   const std::size_t eb = elem_bytes(elem, p);
   if (nbytes != want.size() * eb) throw std::logic_error("compare_encoded: size mismatch for " + param);
   const auto poisoned = [&](const unsigned char* src) {
@@ -300,7 +298,7 @@ void encode_inputs(const TaskSpec& spec, Precision p, const Args& a, const Insta
     const BufferPlace& b = l.params[i];
     if (!b.buffer || !b.uploaded) continue;
     const Elem e = spec.params[i].elem;
-    const std::vector<double>& v = a[i].data;
+    const HostData& v = a[i].data;
     unsigned char* base = input_region + b.in_offset;
     // One loop per storage type (the switch outside the loop: this is gigabytes on the large sweeps).
     const auto encode_all = [&](auto encode) {

@@ -155,15 +155,15 @@ double Rng::normal(double mean, double stddev) {
   return mean + stddev * std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
 }
 
-void Rng::fill_uniform(std::vector<double>& v, double lo, double hi) {
+void Rng::fill_uniform(double* v, std::size_t n, double lo, double hi) {
   // Chunks draw from streams derived from one draw of this generator: deterministic for a given
   // seed whatever the thread count, and fast for the large sweeps (hundreds of millions).
   constexpr std::size_t kChunk = std::size_t{1} << 16;
   const uint64_t base = next();
-  const std::size_t chunks = (v.size() + kChunk - 1) / kChunk;
+  const std::size_t chunks = (n + kChunk - 1) / kChunk;
   parallel_for(static_cast<int64_t>(chunks), [&](int64_t c) {
     Rng local(base ^ (static_cast<uint64_t>(c) * 0xd1b54a32d192ed03ULL));
-    const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(v.size(), b + kChunk);
+    const std::size_t b = static_cast<std::size_t>(c) * kChunk, e = std::min(n, b + kChunk);
     for (std::size_t i = b; i < e; ++i) v[i] = local.uniform(lo, hi);
   }, 16);
 }

@@ -276,7 +276,7 @@ int64_t buffer_length(const Model& m, std::size_t i, const std::vector<ExprValue
   return n;
 }
 
-void fill_buffer(const ParamModel& q, const std::vector<ExprValue>& env, const Shape& s, Rng& rng, std::vector<double>& v) {
+void fill_buffer(const ParamModel& q, const std::vector<ExprValue>& env, const Shape& s, Rng& rng, HostData& v) {
   const Init& g = q.init;
   switch (g.dist) {
     case Dist::uniform: {
@@ -298,6 +298,7 @@ void fill_buffer(const ParamModel& q, const std::vector<ExprValue>& env, const S
     case Dist::constant: std::fill(v.begin(), v.end(), eval_double(g.a, env, s)); return;
     case Dist::none: break;
   }
+  std::fill(v.begin(), v.end(), 0.0);  // no init: zeros (a resize leaves HostData unwritten)
 }
 
 double draw_scalar(const ParamModel& q, const std::vector<ExprValue>& env, const Shape& s, Rng& rng) {

@@ -127,7 +127,7 @@ std::string KernelReference::compute(const Shape& shape, uint64_t seed, const In
     if (!b.buffer || q.role == Role::in) continue;
     const std::size_t n = elements[i], eb = elem_bytes(q.elem, req_.precision);
     if (n * eb != b.bytes) fail("buffer '" + q.name + "' has " + std::to_string(b.bytes) + " bytes for " + std::to_string(n) + " elements");
-    std::vector<double>& want = expected[i].data;
+    HostData& want = expected[i].data;
     want.resize(n);
     const unsigned char* src = out + b.out_offset;
     const bool poisoned = q.role == Role::out;  // only overwrite outputs start as the poison pattern

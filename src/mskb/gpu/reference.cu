@@ -42,7 +42,7 @@ void run_device_reference(const std::string& task, DeviceReferenceFn fn, const S
       d.scalars[i] = args[i].value;
       continue;
     }
-    const std::vector<double>& v = args[i].data;
+    const HostData& v = args[i].data;
     d.elements[i] = v.size();
     if (l.params[i].uploaded) {
       mem[2 * i] = DeviceMemory(std::max<std::size_t>(l.params[i].bytes, 1));

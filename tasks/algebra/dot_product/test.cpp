@@ -19,8 +19,8 @@ Args args_for(const std::vector<double>& x, const std::vector<double>& y) {
   const TaskSpec& t = get_task("dot_product");
   Args a(t.params.size());
   a[0].data = {0.0};
-  a[1].data = x;
-  a[2].data = y;
+  a[1].data.assign(x.begin(), x.end());
+  a[2].data.assign(y.begin(), y.end());
   a[3].value = static_cast<double>(x.size());
   return a;
 }

@@ -17,8 +17,8 @@ Shape shape(int64_t a, int64_t b, int64_t c, int64_t x, int64_t y) {
 Args run(const Shape& s, const std::vector<double>& A, const std::vector<double>& B) {
   const TaskSpec& t = get_task("high_order_contraction");
   Args a(8);
-  a[0].data = A;
-  a[1].data = B;
+  a[0].data.assign(A.begin(), A.end());
+  a[1].data.assign(B.begin(), B.end());
   a[2].data.assign(static_cast<std::size_t>(s["a_dim"] * s["b_dim"] * s["c_dim"]), 0.0);
   t.reference(s, Precision::fp32, a);
   return a;

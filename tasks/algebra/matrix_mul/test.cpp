@@ -17,8 +17,8 @@ namespace {
 Args run(int64_t m, int64_t n, int64_t k, const std::vector<double>& A, const std::vector<double>& B) {
   const TaskSpec& t = get_task("matrix_mul");
   Args a(t.params.size());
-  a[0].data = A;
-  a[1].data = B;
+  a[0].data.assign(A.begin(), A.end());
+  a[1].data.assign(B.begin(), B.end());
   a[2].data.assign(static_cast<std::size_t>(m * n), 0.0);
   a[3].value = static_cast<double>(m);
   a[4].value = static_cast<double>(n);

@@ -96,7 +96,7 @@ MSKB_TASK(matrix_power) {
     const int64_t n = s["N"];
     int64_t e = s["P"];
     const auto nn = static_cast<std::size_t>(n * n);
-    std::vector<double> base = a[0].data, result, tmp(nn);
+    std::vector<double> base(a[0].data.begin(), a[0].data.end()), result, tmp(nn);
     while (e > 0) {
       if (e & 1) {
         if (result.empty()) {
@@ -112,7 +112,7 @@ MSKB_TASK(matrix_power) {
         base.swap(tmp);
       }
     }
-    a[1].data = result;
+    a[1].data.assign(result.begin(), result.end());
   };
   // Entries of A^P have rms 1/sqrt(N); absolute tolerance from fp32_power_atol. BF16: A is rounded to bf16
   // (the reference uses the rounded A), FP32 work as above (bound doubled), and one bf16 rounding of B

@@ -13,7 +13,7 @@ namespace {
 Args run(int64_t n, int64_t p, const std::vector<double>& A) {
   const TaskSpec& t = get_task("matrix_power");
   Args a(4);
-  a[0].data = A;
+  a[0].data.assign(A.begin(), A.end());
   a[1].data.assign(A.size(), 0.0);
   a[2].value = static_cast<double>(n);
   a[3].value = static_cast<double>(p);

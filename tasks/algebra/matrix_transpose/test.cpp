@@ -10,7 +10,7 @@ namespace {
 Args run(int64_t m, int64_t n, const std::vector<double>& A) {
   const TaskSpec& t = get_task("matrix_transpose");
   Args a(4);
-  a[0].data = A;
+  a[0].data.assign(A.begin(), A.end());
   a[1].data.assign(A.size(), 0.0);
   a[2].value = static_cast<double>(m);
   a[3].value = static_cast<double>(n);

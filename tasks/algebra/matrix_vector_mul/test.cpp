@@ -13,8 +13,8 @@ namespace {
 Args run(int64_t m, int64_t n, const std::vector<double>& A, const std::vector<double>& x) {
   const TaskSpec& t = get_task("matrix_vector_mul");
   Args a(5);
-  a[0].data = A;
-  a[1].data = x;
+  a[0].data.assign(A.begin(), A.end());
+  a[1].data.assign(x.begin(), x.end());
   a[2].data.assign(static_cast<std::size_t>(m), 0.0);
   a[3].value = static_cast<double>(m);
   a[4].value = static_cast<double>(n);

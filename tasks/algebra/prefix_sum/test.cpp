@@ -18,7 +18,7 @@ Args run(const std::vector<double>& in) {
   const TaskSpec& t = get_task("prefix_sum");
   Args a(3);
   a[0].data.assign(in.size(), 0.0);
-  a[1].data = in;
+  a[1].data.assign(in.begin(), in.end());
   a[2].value = static_cast<double>(in.size());
   t.reference({{"N", static_cast<int64_t>(in.size())}}, Precision::fp32, a);
   return a;

@@ -16,7 +16,7 @@ namespace {
 Args make(const std::vector<double>& in) {
   Args a(3);
   a[0].data.assign(in.size(), 0.0);
-  a[1].data = in;
+  a[1].data.assign(in.begin(), in.end());
   a[2].value = static_cast<double>(in.size());
   return a;
 }
@@ -55,7 +55,7 @@ TEST(ReverseArray, InputIsAUniformDrawOfDistinctValues) {
   EXPECT_EQ(t.uniform_inputs->range[1].lo, -1.0);
   EXPECT_EQ(t.uniform_inputs->range[1].hi, 1.0);
   const Args in = make_inputs(t, {{"N", 4096}}, Precision::fp32, 3);
-  std::vector<double> x = in[1].data;
+  std::vector<double> x(in[1].data.begin(), in[1].data.end());
   const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
   EXPECT_GE(*lo, -1.0);
   EXPECT_LT(*lo, -0.99);

@@ -33,7 +33,7 @@ MSKB_TASK(sorting) {
                             {key_draws(-8.0, 8.0, -1.0, 1.0, -10.0, 13.0), {}}});
   // Parallel merge sort: sorted chunks, then rounds of pairwise in-place merges (2^28 keys in seconds).
   spec.reference = [](const Shape&, Precision, Args& a) {
-    std::vector<double>& v = a[0].data;
+    mskb::HostData& v = a[0].data;
     const int64_t n = static_cast<int64_t>(v.size());
     const int64_t parts = n < (int64_t{1} << 16) ? 1 : 32;
     const int64_t chunk = (n + parts - 1) / parts;

@@ -17,10 +17,10 @@ namespace {
 std::vector<double> sorted_by_reference(const std::vector<double>& in) {
   const TaskSpec& t = get_task("sorting");
   Args a(2);
-  a[0].data = in;
+  a[0].data.assign(in.begin(), in.end());
   a[1].value = static_cast<double>(in.size());
   t.reference({{"N", static_cast<int64_t>(in.size())}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(Sorting, NegativesDuplicatesAndZeros) {
@@ -39,7 +39,7 @@ TEST(Sorting, ParallelMergeMatchesStdSort) {
   const Shape s{{"N", 100003}};
   const Args in = make_inputs(t, s, Precision::fp32, 3);
   const Args out = make_expected(t, s, Precision::fp32, in);
-  std::vector<double> want = in[0].data;
+  std::vector<double> want(in[0].data.begin(), in[0].data.end());
   std::sort(want.begin(), want.end());
   EXPECT_EQ(out[0].data, want);
 }

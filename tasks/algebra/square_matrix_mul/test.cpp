@@ -13,8 +13,8 @@ namespace {
 Args run(int64_t m, const std::vector<double>& A, const std::vector<double>& B) {
   const TaskSpec& t = get_task("square_matrix_mul");
   Args a(4);
-  a[0].data = A;
-  a[1].data = B;
+  a[0].data.assign(A.begin(), A.end());
+  a[1].data.assign(B.begin(), B.end());
   a[2].data.assign(static_cast<std::size_t>(m * m), 0.0);
   a[3].value = static_cast<double>(m);
   t.reference({{"M", m}}, Precision::fp32, a);

@@ -38,7 +38,7 @@ MSKB_TASK(top_k) {
                             {{}, {}, tie_draws(-5.2, 5.2, 4.0), {}, {}}});
   // Per chunk, a heap of the k best candidates (worst on top); then the chunks' candidates sorted.
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const std::vector<double>& v = a[2].data;
+    const mskb::HostData& v = a[2].data;
     const int64_t n = static_cast<int64_t>(v.size()), k = static_cast<int64_t>(a[0].data.size());
     auto better = [&v](int64_t i, int64_t j) { return v[i] > v[j] || (v[i] == v[j] && i < j); };
     const int64_t parts = n < (int64_t{1} << 16) ? 1 : 64;

@@ -18,7 +18,7 @@ Args run(const std::vector<double>& in, int64_t k) {
   Args a(5);
   a[0].data.assign(static_cast<std::size_t>(k), 0.0);
   a[1].data.assign(static_cast<std::size_t>(k), 0.0);
-  a[2].data = in;
+  a[2].data.assign(in.begin(), in.end());
   a[3].value = static_cast<double>(in.size());
   a[4].value = static_cast<double>(k);
   t.reference({{"N", static_cast<int64_t>(in.size())}, {"k", k}}, Precision::fp32, a);

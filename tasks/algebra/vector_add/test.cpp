@@ -15,8 +15,8 @@ namespace {
 
 Args make(const std::vector<double>& a, const std::vector<double>& b) {
   Args x(4);
-  x[0].data = a;
-  x[1].data = b;
+  x[0].data.assign(a.begin(), a.end());
+  x[1].data.assign(b.begin(), b.end());
   x[2].data.assign(a.size(), 0.0);
   x[3].value = static_cast<double>(a.size());
   return x;

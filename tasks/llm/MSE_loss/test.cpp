@@ -16,8 +16,8 @@ double ref(const std::vector<double>& x, const std::vector<double>& y, Precision
   const TaskSpec& t = get_task("MSE_loss");
   Args a(t.params.size());
   a[0].data = {0.0};
-  a[1].data = x;
-  a[2].data = y;
+  a[1].data.assign(x.begin(), x.end());
+  a[2].data.assign(y.begin(), y.end());
   a[3].value = static_cast<double>(x.size());
   t.reference(Shape{{"N", static_cast<int64_t>(x.size())}}, p, a);
   return a[0].data[0];

@@ -14,7 +14,7 @@ Args run_reference(const std::vector<double>& x, Precision p = Precision::fp32) 
   const TaskSpec& t = get_task("RELU");
   Args a(t.params.size());
   a[0].data.assign(x.size(), -7.0);  // stale values must be overwritten
-  a[1].data = x;
+  a[1].data.assign(x.begin(), x.end());
   a[2].value = static_cast<double>(x.size());
   t.reference(Shape{{"N", static_cast<int64_t>(x.size())}}, p, a);
   return a;

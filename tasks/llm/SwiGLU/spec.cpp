@@ -28,9 +28,9 @@ MSKB_TASK(SwiGLU) {
                             },
                             {{}, kActivationInput, {-2.0, 2.0}, {}, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const std::vector<double>& g = a[1].data;
-    const std::vector<double>& v = a[2].data;
-    std::vector<double>& y = a[0].data;
+    const mskb::HostData& g = a[1].data;
+    const mskb::HostData& v = a[2].data;
+    mskb::HostData& y = a[0].data;
     const double beta = a[3].value;
     parallel_for(static_cast<int64_t>(g.size()), [&](int64_t k) {
       const auto i = static_cast<std::size_t>(k);

@@ -16,12 +16,12 @@ std::vector<double> ref(const std::vector<double>& g, const std::vector<double>&
   const TaskSpec& t = get_task("SwiGLU");
   Args a(t.params.size());
   a[0].data.assign(g.size(), 12345.0);
-  a[1].data = g;
-  a[2].data = v;
+  a[1].data.assign(g.begin(), g.end());
+  a[2].data.assign(v.begin(), v.end());
   a[3].value = beta;
   a[4].value = static_cast<double>(g.size());
   t.reference(Shape{{"N", static_cast<int64_t>(g.size())}}, p, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(SwiGLU, HandComputed) {

@@ -47,7 +47,7 @@ MSKB_TASK(batch_norm) {
                             }});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const auto n = static_cast<std::size_t>(s["N"]), c = static_cast<std::size_t>(s["C"]);
-    const std::vector<double>& x = a[1].data;
+    const mskb::HostData& x = a[1].data;
     // Per-channel sums over the rows: blocks of kRows rows x kCols channels summed in parallel into
     // per-row-block partials, which are added in row-block order: the same whatever the thread count
     // (and, up to kRows rows, exactly the sequential sum).

@@ -20,14 +20,14 @@ std::vector<double> run(int64_t n, int64_t c, const std::vector<double>& x, cons
   const TaskSpec& t = get_task("batch_norm");
   Args a(t.params.size());
   a[0].data.assign(x.size(), 0.0);
-  a[1].data = x;
-  a[2].data = g;
-  a[3].data = b;
+  a[1].data.assign(x.begin(), x.end());
+  a[2].data.assign(g.begin(), g.end());
+  a[3].data.assign(b.begin(), b.end());
   a[4].value = eps;
   a[5].value = static_cast<double>(n);
   a[6].value = static_cast<double>(c);
   t.reference(Shape{{"N", n}, {"C", c}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(BatchNorm, StatisticsPerChannelOverRows) {
@@ -157,7 +157,7 @@ TEST(BatchNormParallel, MatchesASequentialFp64Loop) {
   const Args in = make_inputs(t, s, Precision::fp32, 5);
   const Args e = make_expected(t, s, Precision::fp32, in);
   const std::size_t n = 3000, c = 1500;
-  const std::vector<double>& x = in[1].data;
+  const mskb::HostData& x = in[1].data;
   std::vector<double> mean(c, 0.0), sq(c, 0.0);
   for (std::size_t r = 0; r < n; ++r)
     for (std::size_t k = 0; k < c; ++k) mean[k] += x[r * c + k];

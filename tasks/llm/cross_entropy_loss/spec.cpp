@@ -8,7 +8,7 @@
 
 namespace {
 // U(0, 1) draws normalised to sum to 1.
-void fill_distribution(std::vector<double>& p, mskb::Rng& rng) {
+void fill_distribution(mskb::HostData& p, mskb::Rng& rng) {
   rng.fill_uniform(p, 0.0, 1.0);
   double* q = p.data();
   const auto n = static_cast<int64_t>(p.size());

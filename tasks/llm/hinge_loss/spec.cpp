@@ -29,9 +29,9 @@ MSKB_TASK(hinge_loss) {
                             },
                             {{}, predictions, targets, {}}});
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const std::vector<double>& p = a[1].data;
-    const std::vector<double>& t = a[2].data;
-    std::vector<double>& y = a[0].data;
+    const mskb::HostData& p = a[1].data;
+    const mskb::HostData& t = a[2].data;
+    mskb::HostData& y = a[0].data;
     parallel_for(static_cast<int64_t>(p.size()), [&](int64_t k) {
       const auto i = static_cast<std::size_t>(k);
       y[i] = std::max(0.0, 1.0 - (2.0 * t[i] - 1.0) * p[i]);

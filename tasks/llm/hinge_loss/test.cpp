@@ -15,11 +15,11 @@ std::vector<double> ref(const std::vector<double>& p, const std::vector<double>&
   const TaskSpec& task = get_task("hinge_loss");
   Args a(task.params.size());
   a[0].data.assign(p.size(), 12345.0);
-  a[1].data = p;
-  a[2].data = t;
+  a[1].data.assign(p.begin(), p.end());
+  a[2].data.assign(t.begin(), t.end());
   a[3].value = static_cast<double>(p.size());
   task.reference(Shape{{"N", static_cast<int64_t>(p.size())}}, prec, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(HingeLoss, PerElementWithPlusMinusOneLabels) {

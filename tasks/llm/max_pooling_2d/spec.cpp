@@ -55,8 +55,8 @@ MSKB_TASK(max_pooling_2d) {
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t h = s["H"], w = s["W"], k = s["k"], st = s["s"], p = s["p"];
     const int64_t oh = out_dim(h, k, st, p), ow = out_dim(w, k, st, p);
-    const std::vector<double>& x = a[0].data;
-    std::vector<double>& y = a[1].data;
+    const mskb::HostData& x = a[0].data;
+    mskb::HostData& y = a[1].data;
     parallel_for(s["N"] * s["C"], [&](int64_t plane) {
       for (int64_t r = 0; r < oh; ++r)
         for (int64_t c = 0; c < ow; ++c) {

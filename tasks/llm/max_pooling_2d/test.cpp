@@ -15,10 +15,10 @@ std::vector<double> run(int64_t n, int64_t c, int64_t h, int64_t w, int64_t k, i
   const Shape sh{{"N", n}, {"C", c}, {"H", h}, {"W", w}, {"k", k}, {"s", s}, {"p", p}};
   const int64_t oh = (h + 2 * p - k) / s + 1, ow = (w + 2 * p - k) / s + 1;
   Args a(t.params.size());
-  a[0].data = x;
+  a[0].data.assign(x.begin(), x.end());
   a[1].data.assign(static_cast<std::size_t>(n * c * oh * ow), 0.0);
   t.reference(sh, Precision::fp32, a);
-  return a[1].data;
+  return {a[1].data.begin(), a[1].data.end()};
 }
 
 TEST(MaxPooling2d, TwoByTwoStrideTwo) {

@@ -12,7 +12,7 @@ using namespace mskb;
 namespace {
 
 struct Out {
-  std::vector<double> v, lse;
+  mskb::HostData v, lse;
 };
 
 // tokens x heads x hs values, heads x tokens LSEs.
@@ -22,10 +22,10 @@ Out run(int64_t t, int64_t h, int64_t d, const std::vector<double>& va, const st
   Args a(task.params.size());
   a[0].data.assign(va.size(), 0.0);
   a[1].data.assign(la.size(), 0.0);
-  a[2].data = va;
-  a[3].data = la;
-  a[4].data = vb;
-  a[5].data = lb;
+  a[2].data.assign(va.begin(), va.end());
+  a[3].data.assign(la.begin(), la.end());
+  a[4].data.assign(vb.begin(), vb.end());
+  a[5].data.assign(lb.begin(), lb.end());
   a[6].value = static_cast<double>(t);
   a[7].value = static_cast<double>(h);
   a[8].value = static_cast<double>(d);

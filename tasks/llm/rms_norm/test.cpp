@@ -19,13 +19,13 @@ std::vector<double> run(const std::vector<double>& x, const std::vector<double>&
   const TaskSpec& t = get_task("rms_norm");
   Args a(t.params.size());
   a[0].data.assign(x.size(), 0.0);
-  a[1].data = x;
-  a[2].data = w;
-  a[3].data = b;
+  a[1].data.assign(x.begin(), x.end());
+  a[2].data.assign(w.begin(), w.end());
+  a[3].data.assign(b.begin(), b.end());
   a[4].value = eps;
   a[5].value = static_cast<double>(x.size());
   t.reference(Shape{{"N", static_cast<int64_t>(x.size())}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(RmsNorm, NoMeanSubtraction) {
@@ -164,7 +164,7 @@ TEST(RmsNormParallel, MatchesASequentialFp64Loop) {
   const Shape s{{"N", (int64_t{1} << 20) + 3}};
   const Args in = make_inputs(t, s, Precision::fp32, 5);
   const Args e = make_expected(t, s, Precision::fp32, in);
-  const std::vector<double>& x = in[1].data;
+  const mskb::HostData& x = in[1].data;
   double sq = 0;
   for (double v : x) sq += v * v;
   const double rinv = 1.0 / std::sqrt(sq / static_cast<double>(x.size()) + in[4].value);

@@ -37,8 +37,8 @@ MSKB_TASK(rope) {
     std::vector<double> inv_freq(static_cast<std::size_t>(half));
     for (int64_t i = 0; i < half; ++i)
       inv_freq[static_cast<std::size_t>(i)] = std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(d));
-    const std::vector<double>& x = a[1].data;
-    std::vector<double>& y = a[0].data;
+    const mskb::HostData& x = a[1].data;
+    mskb::HostData& y = a[0].data;
     parallel_for(m_count, [&](int64_t m) {
       for (int64_t i = 0; i < half; ++i) {
         const double theta = static_cast<double>(m) * inv_freq[static_cast<std::size_t>(i)];

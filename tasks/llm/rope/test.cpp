@@ -15,12 +15,12 @@ std::vector<double> run(int64_t m, int64_t d, const std::vector<double>& x, doub
   const TaskSpec& t = get_task("rope");
   Args a(t.params.size());
   a[0].data.assign(x.size(), 0.0);
-  a[1].data = x;
+  a[1].data.assign(x.begin(), x.end());
   a[2].value = static_cast<double>(m);
   a[3].value = static_cast<double>(d);
   a[4].value = base;
   t.reference(Shape{{"M", m}, {"D", d}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(Rope, PositionZeroIsIdentity) {

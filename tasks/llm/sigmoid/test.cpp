@@ -18,11 +18,11 @@ std::vector<double> ref(const std::vector<double>& x, const std::vector<double>&
   const TaskSpec& t = get_task(TASK);
   Args a(t.params.size());
   a[0].data.assign(x.size(), 12345.0);  // stale values must be overwritten
-  a[1].data = x;
+  a[1].data.assign(x.begin(), x.end());
   a[2].value = static_cast<double>(x.size());
   for (std::size_t k = 0; k < scalars.size(); ++k) a[3 + k].value = scalars[k];
   t.reference(Shape{{"N", static_cast<int64_t>(x.size())}}, p, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 [[maybe_unused]] bool within(const Tolerance& tol, double got, double want) {

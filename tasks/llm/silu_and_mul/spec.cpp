@@ -43,8 +43,8 @@ MSKB_TASK(silu_and_mul) {
                             }});
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const auto d = static_cast<std::size_t>(s["D"]);
-    const std::vector<double>& x = a[0].data;
-    std::vector<double>& y = a[1].data;
+    const mskb::HostData& x = a[0].data;
+    mskb::HostData& y = a[1].data;
     parallel_for(static_cast<int64_t>(y.size()), [&](int64_t k) {
       const auto idx = static_cast<std::size_t>(k);
       const std::size_t b = idx / d, j = idx % d;

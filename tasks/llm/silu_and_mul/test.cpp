@@ -15,12 +15,12 @@ namespace {
 std::vector<double> ref(const std::vector<double>& in, int64_t b, int64_t d, Precision p = Precision::fp32) {
   const TaskSpec& t = get_task("silu_and_mul");
   Args a(t.params.size());
-  a[0].data = in;
+  a[0].data.assign(in.begin(), in.end());
   a[1].data.assign(static_cast<std::size_t>(b * d), 12345.0);
   a[2].value = static_cast<double>(b);
   a[3].value = static_cast<double>(d);
   t.reference(Shape{{"B", b}, {"D", d}}, p, a);
-  return a[1].data;
+  return {a[1].data.begin(), a[1].data.end()};
 }
 
 double silu(double g) { return g / (1.0 + std::exp(-g)); }

@@ -19,11 +19,11 @@ std::vector<double> run(int64_t n, int64_t c, const std::vector<double>& x) {
   const TaskSpec& t = get_task("softmax");
   Args a(t.params.size());
   a[0].data.assign(x.size(), 0.0);
-  a[1].data = x;
+  a[1].data.assign(x.begin(), x.end());
   a[2].value = static_cast<double>(n);
   a[3].value = static_cast<double>(c);
   t.reference(Shape{{"N", n}, {"C", c}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(Softmax, UniformRowIsOneOverC) {

@@ -66,10 +66,10 @@ MSKB_TASK(softmax_attention) {
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t q = s["q"], kv = s["kv"], dqk = s["dqk"], dv = s["dv"];
     const double scale = 1.0 / std::sqrt(static_cast<double>(dqk));
-    const std::vector<double>& Q = a[1].data;
-    const std::vector<double>& K = a[2].data;
-    const std::vector<double>& V = a[3].data;
-    std::vector<double>& Y = a[0].data;
+    const mskb::HostData& Q = a[1].data;
+    const mskb::HostData& K = a[2].data;
+    const mskb::HostData& V = a[3].data;
+    mskb::HostData& Y = a[0].data;
     parallel_for(q, [&](int64_t i) {
       std::vector<double> e(static_cast<std::size_t>(kv)), acc(static_cast<std::size_t>(dv), 0.0);
       const double* qi = &Q[static_cast<std::size_t>(i * dqk)];

@@ -17,15 +17,15 @@ std::vector<double> run(int64_t q, int64_t kv, int64_t dqk, int64_t dv, const st
   const TaskSpec& t = get_task("softmax_attention");
   Args a(t.params.size());
   a[0].data.assign(static_cast<std::size_t>(q * dv), 0.0);
-  a[1].data = Q;
-  a[2].data = K;
-  a[3].data = V;
+  a[1].data.assign(Q.begin(), Q.end());
+  a[2].data.assign(K.begin(), K.end());
+  a[3].data.assign(V.begin(), V.end());
   a[4].value = static_cast<double>(q);
   a[5].value = static_cast<double>(kv);
   a[6].value = static_cast<double>(dqk);
   a[7].value = static_cast<double>(dv);
   t.reference(Shape{{"q", q}, {"kv", kv}, {"dqk", dqk}, {"dv", dv}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(SoftmaxAttention, WeightsFromScores) {

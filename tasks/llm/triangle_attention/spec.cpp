@@ -69,10 +69,10 @@ MSKB_TASK(triangle_attention) {
   spec.reference = [](const Shape& sh, Precision, Args& a) {
     const int64_t bh = sh["b"] * sh["h"], s = sh["s"], d = sh["d"];
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
-    const std::vector<double>& q = a[0].data;
-    const std::vector<double>& k = a[1].data;
-    const std::vector<double>& v = a[2].data;
-    std::vector<double>& out = a[4].data;
+    const mskb::HostData& q = a[0].data;
+    const mskb::HostData& k = a[1].data;
+    const mskb::HostData& v = a[2].data;
+    mskb::HostData& out = a[4].data;
     parallel_for(bh * s, [&](int64_t row) {
       const int64_t head = row / s, i = row % s;
       const std::size_t base = static_cast<std::size_t>(head * s * d);

@@ -15,9 +15,9 @@ std::vector<double> run(int64_t b, int64_t h, int64_t s, int64_t d, const std::v
                         const std::vector<double>& v) {
   const TaskSpec& t = get_task("triangle_attention");
   Args a(t.params.size());
-  a[0].data = q;
-  a[1].data = k;
-  a[2].data = v;
+  a[0].data.assign(q.begin(), q.end());
+  a[1].data.assign(k.begin(), k.end());
+  a[2].data.assign(v.begin(), v.end());
   a[3].data.assign(static_cast<std::size_t>(b * s * s), 0.0);
   a[4].data.assign(q.size(), 0.0);
   a[5].value = static_cast<double>(b);
@@ -25,7 +25,7 @@ std::vector<double> run(int64_t b, int64_t h, int64_t s, int64_t d, const std::v
   a[7].value = static_cast<double>(s);
   a[8].value = static_cast<double>(d);
   t.reference(Shape{{"b", b}, {"h", h}, {"s", s}, {"d", d}}, Precision::fp32, a);
-  return a[4].data;
+  return {a[4].data.begin(), a[4].data.end()};
 }
 
 TEST(TriangleAttention, CausalSoftmaxOverEarlierKeys) {

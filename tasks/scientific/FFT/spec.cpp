@@ -25,7 +25,7 @@ uint64_t bit_reverse(uint64_t i, int bits) {
 
 // In-place FP64 radix-2 decimation-in-time FFT (forward, unnormalised) of a bit-reversed input.
 // The first stages run inside cache-sized blocks; the rest are parallel over butterflies.
-void fft_fp64(std::vector<double>& re, std::vector<double>& im) {
+void fft_fp64(mskb::HostData& re, mskb::HostData& im) {
   const auto n = static_cast<int64_t>(re.size());
   const int bits = log2_exact(n);
   if (n < 2) return;
@@ -92,8 +92,8 @@ MSKB_TASK(FFT) {
   spec.reference = [](const Shape&, Precision, Args& a) {
     const auto n = static_cast<int64_t>(a[0].data.size());
     const int bits = log2_exact(n);
-    std::vector<double>& re = a[2].data;
-    std::vector<double>& im = a[3].data;
+    mskb::HostData& re = a[2].data;
+    mskb::HostData& im = a[3].data;
     parallel_for(n, [&](int64_t i) {
       const auto r = static_cast<std::size_t>(bit_reverse(static_cast<uint64_t>(i), bits));
       re[static_cast<std::size_t>(i)] = a[0].data[r];

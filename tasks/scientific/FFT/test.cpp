@@ -14,8 +14,8 @@ namespace {
 Args transform(const std::vector<double>& re, const std::vector<double>& im) {
   const TaskSpec& t = get_task("FFT");
   Args a(5);
-  a[0].data = re;
-  a[1].data = im;
+  a[0].data.assign(re.begin(), re.end());
+  a[1].data.assign(im.begin(), im.end());
   a[2].data.assign(re.size(), 0.0);
   a[3].data.assign(re.size(), 0.0);
   a[4].value = static_cast<double>(re.size());

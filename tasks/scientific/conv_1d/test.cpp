@@ -15,14 +15,14 @@ namespace {
 std::vector<double> correlate(const std::vector<double>& in, const std::vector<double>& k) {
   const TaskSpec& t = get_task("conv_1d");
   Args a(5);
-  a[0].data = in;
-  a[1].data = k;
+  a[0].data.assign(in.begin(), in.end());
+  a[1].data.assign(k.begin(), k.end());
   a[2].data.assign(in.size() - k.size() + 1, 0.0);
   a[3].value = static_cast<double>(in.size());
   a[4].value = static_cast<double>(k.size());
   t.reference(Shape{{"input_size", static_cast<int64_t>(in.size())}, {"kernel_size", static_cast<int64_t>(k.size())}},
               Precision::fp32, a);
-  return a[2].data;
+  return {a[2].data.begin(), a[2].data.end()};
 }
 
 TEST(Conv1dReference, SmallHandComputedNoFlip) {

@@ -16,15 +16,15 @@ std::vector<double> correlate(const std::vector<double>& in, int64_t ir, int64_t
                               int64_t kr, int64_t kc) {
   const TaskSpec& t = get_task("conv_2d");
   Args a(7);
-  a[0].data = in;
-  a[1].data = k;
+  a[0].data.assign(in.begin(), in.end());
+  a[1].data.assign(k.begin(), k.end());
   a[2].data.assign(static_cast<std::size_t>((ir - kr + 1) * (ic - kc + 1)), 0.0);
   a[3].value = static_cast<double>(ir);
   a[4].value = static_cast<double>(ic);
   a[5].value = static_cast<double>(kr);
   a[6].value = static_cast<double>(kc);
   t.reference(Shape{{"input_rows", ir}, {"input_cols", ic}, {"kernel_rows", kr}, {"kernel_cols", kc}}, Precision::fp32, a);
-  return a[2].data;
+  return {a[2].data.begin(), a[2].data.end()};
 }
 
 TEST(Conv2dReference, ThreeByThreeWithTwoByTwoFilter) {

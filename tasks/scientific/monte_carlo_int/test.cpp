@@ -18,7 +18,7 @@ namespace {
 
 Args args_for(const std::vector<double>& y, double a, double b) {
   Args x(5);
-  x[0].data = y;
+  x[0].data.assign(y.begin(), y.end());
   x[1].data = {0.0};
   x[2].value = a;
   x[3].value = b;

@@ -32,7 +32,7 @@ MSKB_TASK(simpson_int) {
   spec.large = {{{"N", (int64_t{1} << 24) + 1}}, {{"N", int64_t{1} << 26}}, {{"N", int64_t{1} << 28}}};
   set_integration_inputs(spec);  // samples U(-10, 10), [a, b] inside [-1000, 1000) (../common/integration.hpp)
   spec.reference = [](const Shape&, Precision, Args& a) {
-    const std::vector<double>& y = a[0].data;
+    const mskb::HostData& y = a[0].data;
     const auto n = static_cast<int64_t>(y.size());
     if (n < 3) return;  // undefined below 3 samples; never generated
     // FP64 chunked sums added in a fixed order: the same whatever the thread count (the device

@@ -20,7 +20,7 @@ namespace {
 double integrate(const std::vector<double>& y, double a, double b) {
   const TaskSpec& t = get_task("simpson_int");
   Args x(5);
-  x[0].data = y;
+  x[0].data.assign(y.begin(), y.end());
   x[1].data = {0.0};
   x[2].value = a;
   x[3].value = b;
@@ -98,7 +98,7 @@ TEST(SimpsonIntTolerance, RejectsTheDroppedLastIntervalAtPaperSizes) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
     const Args in = make_inputs(t, s, Precision::fp32, seed);
     const Args ref = make_expected(t, s, Precision::fp32, in);
-    const std::vector<double>& y = in[0].data;
+    const mskb::HostData& y = in[0].data;
     const auto n = y.size();
     const double h = (in[3].value - in[2].value) / static_cast<double>(n - 1);
     double panels = 0;

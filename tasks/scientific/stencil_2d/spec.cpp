@@ -42,8 +42,8 @@ MSKB_TASK(stencil_2d) {
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t nx = s["nx"], ny = s["ny"];
     const double r = a[2].value;
-    const std::vector<double>& u = a[1].data;
-    std::vector<double>& o = a[0].data;
+    const mskb::HostData& u = a[1].data;
+    mskb::HostData& o = a[0].data;
     parallel_for(
         nx,
         [&](int64_t i) {

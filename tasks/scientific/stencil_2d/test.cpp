@@ -14,12 +14,12 @@ std::vector<double> run(int64_t nx, int64_t ny, double r, const std::vector<doub
   const TaskSpec& t = get_task("stencil_2d");
   Args a(t.params.size());
   a[0].data.assign(u.size(), -99.0);  // must be overwritten everywhere
-  a[1].data = u;
+  a[1].data.assign(u.begin(), u.end());
   a[2].value = r;
   a[3].value = static_cast<double>(nx);
   a[4].value = static_cast<double>(ny);
   t.reference(Shape{{"nx", nx}, {"ny", ny}}, Precision::fp32, a);
-  return a[0].data;
+  return {a[0].data.begin(), a[0].data.end()};
 }
 
 TEST(Stencil2d, ThreeByThreeUpdatesOnlyTheCentre) {

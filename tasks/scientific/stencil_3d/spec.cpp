@@ -46,8 +46,8 @@ MSKB_TASK(stencil_3d) {
   spec.reference = [](const Shape& s, Precision, Args& a) {
     const int64_t nx = s["nx"], ny = s["ny"], nz = s["nz"];
     const double r = a[2].value;
-    const std::vector<double>& u = a[1].data;
-    std::vector<double>& o = a[0].data;
+    const mskb::HostData& u = a[1].data;
+    mskb::HostData& o = a[0].data;
     parallel_for(nx, [&](int64_t i) {
       for (int64_t j = 0; j < ny; ++j)
         for (int64_t k = 0; k < nz; ++k) {

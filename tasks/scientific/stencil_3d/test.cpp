@@ -11,7 +11,7 @@ namespace {
 Args make(int64_t nx, int64_t ny, int64_t nz, double r, const std::vector<double>& u) {
   Args a(6);
   a[0].data.assign(u.size(), -99.0);
-  a[1].data = u;
+  a[1].data.assign(u.begin(), u.end());
   a[2].value = r;
   a[3].value = static_cast<double>(nx);
   a[4].value = static_cast<double>(ny);

@@ -34,8 +34,8 @@ inline void check_shipped_matrices(const std::string& task, std::size_t x_param,
     const int64_t K = s.has("K") ? s["K"] : 1;
     const Args in = make_inputs(t, s, Precision::fp32, 1, &m);
     const Args out = make_expected(t, s, Precision::fp32, in);
-    const std::vector<double>& X = in[x_param].data;
-    const std::vector<double>& Y = out[y_param].data;
+    const mskb::HostData& X = in[x_param].data;
+    const mskb::HostData& Y = out[y_param].data;
     ASSERT_EQ(X.size(), static_cast<std::size_t>(m.cols * K)) << entry.path();
     ASSERT_EQ(Y.size(), static_cast<std::size_t>(m.rows * K)) << entry.path();
     EXPECT_GT(t.complexity(s), 0u);

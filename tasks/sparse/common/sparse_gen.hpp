@@ -147,7 +147,8 @@ inline double entry_value(uint64_t key, int64_t index) {
 }
 
 // Fills `v` with entry_value(key, i), key one draw of `rng`, in parallel.
-inline void fill_values(std::vector<double>& v, Rng& rng) {
+template <class Vec>
+void fill_values(Vec& v, Rng& rng) {
   const uint64_t key = rng.next();
   double* d = v.data();
   parallel_blocks(static_cast<int64_t>(v.size()), [&](int64_t lo, int64_t hi) {
@@ -427,7 +428,7 @@ inline Compressed build_compressed(int64_t major, int64_t minor, const std::vect
 // buffers and keeps their memory, so a second instance of a shape writes into pages already there
 // (building int32 vectors and converting them allocated and faulted in gigabytes per instance).
 inline void build_compressed(int64_t major, int64_t minor, const std::vector<int64_t>& lengths, Rng& rng,
-                             std::vector<double>& values, std::vector<double>& indices, std::vector<double>& offsets) {
+                             HostData& values, HostData& indices, HostData& offsets) {
   if (static_cast<int64_t>(lengths.size()) != major) throw std::logic_error("build_compressed: lengths size");
   const std::vector<int64_t> off = line_offsets(minor, lengths);
   const auto nnz = static_cast<std::size_t>(off.back());
@@ -445,8 +446,8 @@ inline Compressed generate_compressed(int64_t major, int64_t minor, bool skew, i
 }
 
 // The same, written into a task's buffers (see build_compressed above).
-inline void generate_compressed(int64_t major, int64_t minor, bool skew, int64_t min_len, Rng& rng, std::vector<double>& values,
-                                std::vector<double>& indices, std::vector<double>& offsets) {
+inline void generate_compressed(int64_t major, int64_t minor, bool skew, int64_t min_len, Rng& rng, HostData& values,
+                                HostData& indices, HostData& offsets) {
   const std::vector<int64_t> lengths = generated_lengths(major, minor, skew, min_len, rng);
   build_compressed(major, minor, lengths, rng, values, indices, offsets);
 }
@@ -594,8 +595,7 @@ inline Coo coo_row_major(const Compressed& csr) {
 //     in q order within a chunk);
 //  4. per bucket (LineRng(shuffle_key, b)): a Fisher-Yates shuffle in cache, then the rows, columns
 //     and values are written out.
-inline void generate_coo(int64_t rows, int64_t cols, bool skew, Rng& rng, std::vector<double>& val, std::vector<double>& row,
-                         std::vector<double>& col) {
+inline void generate_coo(int64_t rows, int64_t cols, bool skew, Rng& rng, HostData& val, HostData& row, HostData& col) {
   const std::vector<int64_t> off = line_offsets(cols, generated_lengths(rows, cols, skew, 1, rng));
   const int64_t nnz = off.back(), rest = nnz - rows;
   if (nnz > (int64_t{1} << 31) - 1) throw std::logic_error("generate_coo: nnz exceeds the int32 range");
@@ -787,7 +787,7 @@ inline Ell generate_ell(int64_t rows, int64_t cols, bool skew, Rng& rng) {
 
 // The same ELL matrix written straight into a task's buffers (rows * width each, column ids as
 // doubles, resized in place as build_compressed's); returns the width.
-inline int64_t generate_ell(int64_t rows, int64_t cols, bool skew, Rng& rng, std::vector<double>& val, std::vector<double>& col) {
+inline int64_t generate_ell(int64_t rows, int64_t cols, bool skew, Rng& rng, HostData& val, HostData& col) {
   const int64_t width = ell_width(cols, skew);
   const std::vector<int64_t> lengths = generated_ell_lengths(rows, cols, skew, rng);
   val.resize(static_cast<std::size_t>(rows * width));
@@ -828,8 +828,8 @@ inline Coo coo_for_user(const Compressed& csr, Rng& rng) {
 // ---- Args helpers and row grouping for references ------------------------------------------------
 
 template <class Int>
-std::vector<double> as_doubles(const std::vector<Int>& v) {
-  std::vector<double> d(v.size());
+HostData as_doubles(const std::vector<Int>& v) {
+  HostData d(v.size());
   parallel_for(static_cast<int64_t>(v.size()), [&](int64_t i) { d[static_cast<std::size_t>(i)] = static_cast<double>(v[static_cast<std::size_t>(i)]); },
                1 << 16);
   return d;
@@ -901,7 +901,8 @@ inline RowGrouped group_ell(int64_t rows, int64_t width, const double* col_ids, 
 }
 
 // y[i] = sum over row i of val * x[col] (y is overwritten; accumulate tasks start from zero).
-inline void spmv_rows(const RowGrouped& g, const std::vector<double>& x, std::vector<double>& y) {
+template <class In, class Out>
+void spmv_rows(const RowGrouped& g, const In& x, Out& y) {
   const auto rows = static_cast<int64_t>(g.offsets.size()) - 1;
   parallel_for(
       rows,
@@ -916,7 +917,8 @@ inline void spmv_rows(const RowGrouped& g, const std::vector<double>& x, std::ve
 
 // Y[i][k] = sum over row i of val * X[col][k]; X is cols x K and Y rows x K, both row-major.
 // Each output is summed in row order (the GPU FP64 reference uses the same order, unfused).
-inline void spmm_rows(const RowGrouped& g, int64_t K, const std::vector<double>& X, std::vector<double>& Y) {
+template <class In, class Out>
+void spmm_rows(const RowGrouped& g, int64_t K, const In& X, Out& Y) {
   const auto rows = static_cast<int64_t>(g.offsets.size()) - 1;
   parallel_for(
       rows,

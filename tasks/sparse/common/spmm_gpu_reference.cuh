@@ -35,7 +35,8 @@ template <class T>
 class DeviceArray {
  public:
   explicit DeviceArray(std::size_t n) { MSKB_CUDA_CHECK(cudaMalloc(&p_, std::max<std::size_t>(n, 1) * sizeof(T))); }
-  explicit DeviceArray(const std::vector<T>& host) : DeviceArray(host.size()) {
+  template <class Host>  // a std::vector<T> or HostData
+  explicit DeviceArray(const Host& host) : DeviceArray(host.size()) {
     if (!host.empty()) MSKB_CUDA_CHECK(cudaMemcpy(p_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice));
   }
   ~DeviceArray() { MSKB_CUDA_CHECK_NOEXCEPT(cudaFree(p_)); }
@@ -50,7 +51,7 @@ class DeviceArray {
 // Y (rows x K, row-major, already sized) = A * X with X cols x K row-major, A row-grouped. With
 // `keep` (the caller compares on the device: mskb::gpu::GpuReferenceFn), Y stays there, in
 // keep->out[y_param], and the host Y is left as it was.
-inline void spmm_rows_gpu(const RowGrouped& g, int64_t K, const std::vector<double>& X, std::vector<double>& Y,
+inline void spmm_rows_gpu(const RowGrouped& g, int64_t K, const mskb::HostData& X, mskb::HostData& Y,
                           mskb::gpu::DeviceOutputs* keep, std::size_t y_param) {
   const auto rows = static_cast<int64_t>(g.offsets.size()) - 1;
   const int64_t total = rows * K;

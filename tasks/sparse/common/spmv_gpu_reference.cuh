@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mskb/core/task.hpp"
 #include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/check.cuh"
 
@@ -90,7 +91,7 @@ inline mskb::gpu::DeviceMemory upload(const double* host, std::size_t n) {
 
 inline double* dptr(const mskb::gpu::DeviceMemory& m) { return static_cast<double*>(m.get()); }
 
-inline void download_y(const mskb::gpu::DeviceMemory& y, std::vector<double>& host) {
+inline void download_y(const mskb::gpu::DeviceMemory& y, mskb::HostData& host) {
   MSKB_CUDA_CHECK(cudaGetLastError());
   if (!host.empty()) MSKB_CUDA_CHECK(cudaMemcpy(host.data(), y.get(), host.size() * sizeof(double), cudaMemcpyDeviceToHost));
 }
@@ -98,7 +99,7 @@ inline void download_y(const mskb::gpu::DeviceMemory& y, std::vector<double>& ho
 // Entries (row[e], col[e], val[e]), e in [0, n), grouped by row keeping their order (a stable
 // sort by row: group_coo's order), then summed per row. y: `rows` elements, written, never read.
 inline void spmv_entries_gpu(int64_t rows, int64_t n, const mskb::gpu::DeviceMemory& row, const mskb::gpu::DeviceMemory& col,
-                             const double* val, const std::vector<double>& x, std::vector<double>& y) {
+                             const double* val, const mskb::HostData& x, mskb::HostData& y) {
   if (rows <= 0) return;
   const std::size_t n4 = static_cast<std::size_t>(std::max<int64_t>(n, 1)) * sizeof(int32_t);
   mskb::gpu::DeviceMemory keys(n4), ids(n4), sorted_keys(n4), order(n4), offsets(static_cast<std::size_t>(rows + 1) * sizeof(int64_t));
@@ -126,15 +127,15 @@ inline void spmv_entries_gpu(int64_t rows, int64_t n, const mskb::gpu::DeviceMem
 }
 
 // COO: row_indices, col_indices, values of n entries.
-inline void spmv_coo_gpu(int64_t rows, int64_t n, const double* row, const double* col, const double* val, const std::vector<double>& x,
-                         std::vector<double>& y) {
+inline void spmv_coo_gpu(int64_t rows, int64_t n, const double* row, const double* col, const double* val, const mskb::HostData& x,
+                         mskb::HostData& y) {
   const mskb::gpu::DeviceMemory dr = upload(row, static_cast<std::size_t>(n)), dc = upload(col, static_cast<std::size_t>(n));
   spmv_entries_gpu(rows, n, dr, dc, val, x, y);
 }
 
 // CSC: row_indices and values of col_offsets[columns] entries, stored column by column (group_csc).
 inline void spmv_csc_gpu(int64_t rows, int64_t columns, const double* row, const double* col_offsets, const double* val,
-                         const std::vector<double>& x, std::vector<double>& y) {
+                         const mskb::HostData& x, mskb::HostData& y) {
   const auto n = static_cast<int64_t>(col_offsets[columns]);
   const mskb::gpu::DeviceMemory dr = upload(row, static_cast<std::size_t>(n)), doff = upload(col_offsets, static_cast<std::size_t>(columns) + 1);
   mskb::gpu::DeviceMemory dc(static_cast<std::size_t>(std::max<int64_t>(n, 1)) * sizeof(double));
@@ -144,8 +145,8 @@ inline void spmv_csc_gpu(int64_t rows, int64_t columns, const double* row, const
 }
 
 // CSR: row_offsets (rows + 1), col_indices and values: already grouped by row (group_csr).
-inline void spmv_csr_gpu(int64_t rows, const double* row_offsets, const double* col, const double* val, const std::vector<double>& x,
-                         std::vector<double>& y) {
+inline void spmv_csr_gpu(int64_t rows, const double* row_offsets, const double* col, const double* val, const mskb::HostData& x,
+                         mskb::HostData& y) {
   if (rows <= 0) return;
   const auto n = static_cast<std::size_t>(row_offsets[rows]);
   const mskb::gpu::DeviceMemory droff = upload(row_offsets, static_cast<std::size_t>(rows) + 1), dc = upload(col, n), v = upload(val, n),
@@ -159,8 +160,8 @@ inline void spmv_csr_gpu(int64_t rows, const double* row_offsets, const double* 
 }
 
 // ELL: rows x width slots, row-major; padding slots (col < 0) skipped (group_ell).
-inline void spmv_ell_gpu(int64_t rows, int64_t width, const double* col, const double* val, const std::vector<double>& x,
-                         std::vector<double>& y) {
+inline void spmv_ell_gpu(int64_t rows, int64_t width, const double* col, const double* val, const mskb::HostData& x,
+                         mskb::HostData& y) {
   if (rows <= 0) return;
   const auto n = static_cast<std::size_t>(rows * width);
   const mskb::gpu::DeviceMemory dc = upload(col, n), v = upload(val, n), dx = upload(x.data(), x.size());

@@ -64,7 +64,7 @@ MSKB_TASK(spmm_coo) {
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(coo.val.size());
     a[2].value = static_cast<double>(K);
-    a[3].data = std::move(coo.val);
+    a[3].data.assign(coo.val.begin(), coo.val.end());
     a[4].data = sp::as_doubles(coo.row);
     a[5].data = sp::as_doubles(coo.col);
     a[6].data.resize(static_cast<std::size_t>(m.cols * K));

@@ -16,10 +16,10 @@ Args coo_args(int rows, int K, const std::vector<double>& r, const std::vector<d
   a[0].value = rows;
   a[1].value = static_cast<double>(v.size());
   a[2].value = K;
-  a[3].data = v;
-  a[4].data = r;
-  a[5].data = c;
-  a[6].data = X;
+  a[3].data.assign(v.begin(), v.end());
+  a[4].data.assign(r.begin(), r.end());
+  a[5].data.assign(c.begin(), c.end());
+  a[6].data.assign(X.begin(), X.end());
   a[7].data.assign(static_cast<std::size_t>(rows * K), 0.0);
   return a;
 }

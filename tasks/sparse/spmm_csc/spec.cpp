@@ -66,7 +66,7 @@ MSKB_TASK(spmm_csc) {
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(m.cols);
     a[2].value = static_cast<double>(K);
-    a[3].data = std::move(csc.values);
+    a[3].data.assign(csc.values.begin(), csc.values.end());
     a[4].data = sp::as_doubles(csc.indices);
     a[5].data = sp::as_doubles(csc.offsets);
     a[6].data.resize(static_cast<std::size_t>(m.cols * K));

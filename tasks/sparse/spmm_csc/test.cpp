@@ -16,10 +16,10 @@ Args csc_args(int rows, int cols, int K, const std::vector<double>& v, const std
   a[0].value = rows;
   a[1].value = cols;
   a[2].value = K;
-  a[3].data = v;
-  a[4].data = r;
-  a[5].data = off;
-  a[6].data = X;
+  a[3].data.assign(v.begin(), v.end());
+  a[4].data.assign(r.begin(), r.end());
+  a[5].data.assign(off.begin(), off.end());
+  a[6].data.assign(X.begin(), X.end());
   a[7].data.assign(static_cast<std::size_t>(rows * K), 0.0);
   return a;
 }

@@ -64,7 +64,7 @@ MSKB_TASK(spmm_csr) {
     const int64_t K = s["K"];
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(K);
-    a[2].data = m.values;
+    a[2].data.assign(m.values.begin(), m.values.end());
     a[3].data = sp::as_doubles(m.indices);
     a[4].data = sp::as_doubles(m.offsets);
     a[5].data.resize(static_cast<std::size_t>(m.cols * K));

@@ -22,10 +22,10 @@ Args csr_args(int rows, int K, const std::vector<double>& v, const std::vector<d
   Args a(t.params.size());
   a[0].value = rows;
   a[1].value = K;
-  a[2].data = v;
-  a[3].data = c;
-  a[4].data = off;
-  a[5].data = X;
+  a[2].data.assign(v.begin(), v.end());
+  a[3].data.assign(c.begin(), c.end());
+  a[4].data.assign(off.begin(), off.end());
+  a[5].data.assign(X.begin(), X.end());
   a[6].data.assign(static_cast<std::size_t>(rows * K), -99.0);  // overwritten, whatever it held
   return a;
 }

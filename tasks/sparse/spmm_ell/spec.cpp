@@ -69,7 +69,7 @@ MSKB_TASK(spmm_ell) {
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(e.width);
     a[2].value = static_cast<double>(K);
-    a[3].data = std::move(e.val);
+    a[3].data.assign(e.val.begin(), e.val.end());
     a[4].data = sp::as_doubles(e.col);
     a[5].data.resize(static_cast<std::size_t>(m.cols * K));
     sp::fill_values(a[5].data, rng);

@@ -16,9 +16,9 @@ Args ell_args(int rows, int width, int K, const std::vector<double>& v, const st
   a[0].value = rows;
   a[1].value = width;
   a[2].value = K;
-  a[3].data = v;
-  a[4].data = c;
-  a[5].data = X;
+  a[3].data.assign(v.begin(), v.end());
+  a[4].data.assign(c.begin(), c.end());
+  a[5].data.assign(X.begin(), X.end());
   a[6].data.assign(static_cast<std::size_t>(rows * K), -99.0);  // overwritten, whatever it held
   return a;
 }

@@ -59,7 +59,7 @@ MSKB_TASK(spmv_coo) {
     sp::Coo coo = sp::coo_for_user(sp::csr_of(m), rng);
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(coo.val.size());
-    a[2].data = std::move(coo.val);
+    a[2].data.assign(coo.val.begin(), coo.val.end());
     a[3].data = sp::as_doubles(coo.row);
     a[4].data = sp::as_doubles(coo.col);
     a[5].data.resize(static_cast<std::size_t>(m.cols));

@@ -19,10 +19,10 @@ Args coo_args(int rows, const std::vector<double>& r, const std::vector<double>&
   Args a(t.params.size());
   a[0].value = rows;
   a[1].value = static_cast<double>(v.size());
-  a[2].data = v;
-  a[3].data = r;
-  a[4].data = c;
-  a[5].data = x;
+  a[2].data.assign(v.begin(), v.end());
+  a[3].data.assign(r.begin(), r.end());
+  a[4].data.assign(c.begin(), c.end());
+  a[5].data.assign(x.begin(), x.end());
   a[6].data.assign(static_cast<std::size_t>(rows), 0.0);
   return a;
 }
@@ -89,7 +89,7 @@ TEST(SpmvCoo, TailIsShuffled) {
   const Shape s{{"rows", 1024}, {"cols", 2048}};
   const Args a = make_inputs(t, s, Precision::fp32, 5);
   const auto rows = static_cast<std::size_t>(a[0].value), nnz = static_cast<std::size_t>(a[1].value);
-  const std::vector<double>& r = a[3].data;
+  const mskb::HostData& r = a[3].data;
   std::size_t ascending = 0;
   double first = 0, second = 0;
   const std::size_t half = rows + (nnz - rows) / 2;

@@ -56,7 +56,7 @@ MSKB_TASK(spmv_csc) {
     sp::Compressed csc = sp::transpose(sp::csr_of(m));
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(m.cols);
-    a[2].data = std::move(csc.values);
+    a[2].data.assign(csc.values.begin(), csc.values.end());
     a[3].data = sp::as_doubles(csc.indices);
     a[4].data = sp::as_doubles(csc.offsets);
     a[5].data.resize(static_cast<std::size_t>(m.cols));

@@ -18,10 +18,10 @@ Args csc_args(int rows, int cols, const std::vector<double>& v, const std::vecto
   Args a(t.params.size());
   a[0].value = rows;
   a[1].value = cols;
-  a[2].data = v;
-  a[3].data = r;
-  a[4].data = off;
-  a[5].data = x;
+  a[2].data.assign(v.begin(), v.end());
+  a[3].data.assign(r.begin(), r.end());
+  a[4].data.assign(off.begin(), off.end());
+  a[5].data.assign(x.begin(), x.end());
   a[6].data.assign(static_cast<std::size_t>(rows), 0.0);
   return a;
 }

@@ -52,9 +52,9 @@ MSKB_TASK(spmv_csr) {
   // A user's matrix (mskb run --matrix FILE.mtx): its CSR as read, x drawn like the generator's.
   spec.from_matrix = [](const SparseMatrix& m, const Shape&, Precision, Rng& rng, Args& a) {
     a[0].value = static_cast<double>(m.rows);
-    a[1].data = m.values;
-    a[2].data.assign(m.indices.begin(), m.indices.end());
-    a[3].data.assign(m.offsets.begin(), m.offsets.end());
+    a[1].data.assign(m.values.begin(), m.values.end());
+    a[2].data = sp::as_doubles(m.indices);
+    a[3].data = sp::as_doubles(m.offsets);
     a[4].data.resize(static_cast<std::size_t>(m.cols));
     sp::fill_values(a[4].data, rng);
     a[5].data.resize(static_cast<std::size_t>(m.rows));

@@ -22,13 +22,13 @@ std::vector<double> run(int64_t rows, const std::vector<double>& vals, const std
   const TaskSpec& t = get_task("spmv_csr");
   Args a(t.params.size());
   a[0].value = static_cast<double>(rows);
-  a[1].data = vals;
-  a[2].data = cols;
-  a[3].data = offsets;
-  a[4].data = x;
+  a[1].data.assign(vals.begin(), vals.end());
+  a[2].data.assign(cols.begin(), cols.end());
+  a[3].data.assign(offsets.begin(), offsets.end());
+  a[4].data.assign(x.begin(), x.end());
   a[5].data.assign(static_cast<std::size_t>(rows), -7.0);  // must be overwritten
   t.reference(Shape{{"rows", rows}, {"cols", static_cast<int64_t>(x.size())}}, Precision::fp32, a);
-  return a[5].data;
+  return {a[5].data.begin(), a[5].data.end()};
 }
 
 TEST(SpmvCsr, ThreeByThreeWithAnEmptyRow) {
@@ -269,7 +269,7 @@ TEST(SparseGen, BufferAndStructFormsAgree) {
   for (bool skew : {false, true}) {
     Rng a(11), b(11);
     const sp::Compressed c = sp::generate_compressed(3000, 1500, skew, 0, a);
-    std::vector<double> values(7, 1.0), indices(3, 2.0), offsets;  // stale contents are replaced
+    HostData values(7, 1.0), indices(3, 2.0), offsets;  // stale contents are replaced
     sp::generate_compressed(3000, 1500, skew, 0, b, values, indices, offsets);
     ASSERT_EQ(offsets.size(), c.offsets.size());
     for (std::size_t i = 0; i < offsets.size(); ++i) ASSERT_EQ(offsets[i], static_cast<double>(c.offsets[i]));

@@ -57,7 +57,7 @@ MSKB_TASK(spmv_ell) {
     sp::Ell e = sp::ell_from_csr(sp::csr_of(m), std::max<int64_t>(1, m.max_row_nnz()), false, rng);
     a[0].value = static_cast<double>(m.rows);
     a[1].value = static_cast<double>(e.width);
-    a[2].data = std::move(e.val);
+    a[2].data.assign(e.val.begin(), e.val.end());
     a[3].data = sp::as_doubles(e.col);
     a[4].data.resize(static_cast<std::size_t>(m.cols));
     sp::fill_values(a[4].data, rng);

@@ -15,9 +15,9 @@ Args ell_args(int rows, int width, const std::vector<double>& v, const std::vect
   Args a(t.params.size());
   a[0].value = rows;
   a[1].value = width;
-  a[2].data = v;
-  a[3].data = c;
-  a[4].data = x;
+  a[2].data.assign(v.begin(), v.end());
+  a[3].data.assign(c.begin(), c.end());
+  a[4].data.assign(x.begin(), x.end());
   a[5].data.assign(static_cast<std::size_t>(rows), 0.0);
   return a;
 }

@@ -338,7 +338,7 @@ TEST(ElemTypes, CompareEncodedHalfWithToleranceInt64Exactly) {
   Rng rng(11);
   for (Elem elem : {Elem::f16, Elem::i64}) {
     const std::size_t eb = elem_bytes(elem, Precision::fp32);
-    std::vector<double> want(n);
+    HostData want(n);
     if (elem == Elem::f16) {  // magnitudes in [0.5, 8): the relative changes below decide alone
       rng.fill_uniform(want, 0.5, 8.0);
       for (std::size_t i = 0; i < n; ++i) want[i] = round_elem(Elem::f16, Precision::fp32, i % 2 ? -want[i] : want[i]);
@@ -401,7 +401,7 @@ TEST(ElemTypes, CompareEncodedHalfWithToleranceInt64Exactly) {
     }
   }
   // A clean int64 output passes with a zero tolerance; one off by one at 2^40 fails exactly there.
-  std::vector<double> want = {4294967296.0, -4294967297.0, 1099511627776.0, -1.0, 0.0};
+  HostData want = {4294967296.0, -4294967297.0, 1099511627776.0, -1.0, 0.0};
   std::vector<unsigned char> bytes(want.size() * 8);
   for (std::size_t i = 0; i < want.size(); ++i) encode_elem(want[i], Elem::i64, Precision::fp32, bytes.data() + 8 * i);
   CompareResult ok;
@@ -419,7 +419,7 @@ TEST(ElemTypes, CompareEncodedHalfWithToleranceInt64Exactly) {
   ASSERT_EQ(off.first_bad, std::vector<std::size_t>{2});
   EXPECT_EQ(off.first_bad_got[0], 1099511627777.0);
   // fp16 within atol + rtol*|ref| passes, one half-ulp beyond fails; the poison 0xFFFF is unwritten, 0x7e00 a NaN.
-  const std::vector<double> hw = {1.0, 2.0, 0.5, 3.0};
+  const HostData hw = {1.0, 2.0, 0.5, 3.0};
   std::vector<uint16_t> hb = {fp16_bits(1.0 + 0x1p-10), fp16_bits(2.0), fp16_bits(0.5), fp16_bits(3.0)};
   CompareResult hok;
   compare_encoded("h", reinterpret_cast<const unsigned char*>(hb.data()), 8, Elem::f16, Precision::fp32, 0xFF, hw, {0, 0x1p-10}, false, hok);

@@ -473,7 +473,7 @@ TEST_F(TaskFileTest, SparseCsrFillsThreeParameters) {
     const int64_t rows = sh["rows"], cols = sh["cols"];
     const int64_t per_row = std::max<int64_t>(1, std::llround(0.05 * static_cast<double>(cols)));
     const Args in = make_inputs(tf.spec, sh, Precision::fp32, 1);
-    const std::vector<double>&vals = in[1].data, &col = in[2].data, &ptr = in[3].data;
+    const mskb::HostData&vals = in[1].data, &col = in[2].data, &ptr = in[3].data;
     ASSERT_EQ(ptr.size(), static_cast<std::size_t>(rows + 1));
     EXPECT_EQ(ptr.front(), 0.0);
     EXPECT_EQ(ptr.back(), static_cast<double>(rows * per_row));  // both generators: rows * per_row entries

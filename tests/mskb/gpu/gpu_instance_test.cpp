@@ -24,7 +24,8 @@ using namespace mskb;
 namespace {
 
 // Writes `v` (FP64) into `dst` in the element type of (e, p).
-void encode(const std::vector<double>& v, Elem e, Precision p, unsigned char* dst) {
+template <class Vec>  // std::vector<double> or HostData
+void encode(const Vec& v, Elem e, Precision p, unsigned char* dst) {
   const std::size_t eb = elem_bytes(e, p);
   for (std::size_t k = 0; k < v.size(); ++k) {
     if (e == Elem::i32) {
@@ -160,7 +161,7 @@ TEST(GpuInstances, MatchTheHostPath) {
         Args permuted = in;
         for (std::size_t i = 0; i < t.params.size(); ++i)
           if (t.params[i].is_buffer && (t.params[i].role == Role::in || t.params[i].role == Role::inplace) && in[i].data.size() > 1) {
-            std::vector<double>& v = permuted[i].data;
+            mskb::HostData& v = permuted[i].data;
             std::rotate(v.begin(), v.begin() + 1, v.end());
             v.back() = in[i].data.back();
             if (permuted[i].data != in[i].data) {
@@ -188,7 +189,7 @@ TEST(GpuInstances, MatchTheHostPath) {
         const Param& q = t.params[first_out];
         const std::size_t eb = elem_bytes(q.elem, p);
         unsigned char* o = out.data() + l.params[first_out].out_offset;
-        std::vector<double> bad = want[first_out].data;
+        std::vector<double> bad(want[first_out].data.begin(), want[first_out].data.end());
         for (std::size_t k = 0; k < out_elems; k += 3) bad[k] = bad[k] * 1.5 + 0.25;
         encode(bad, q.elem, p, o);
         if (out_elems > 2) {

@@ -84,13 +84,13 @@ TEST(Compare, NanUnwrittenAndTolerance) {
 TEST(Compare, EncodedBytesMatchDecodedComparison) {
   const std::size_t n = (std::size_t{1} << 21) + 12345;  // three chunks, the last partial
   Rng rng(7);
-  std::vector<double> want(n);
+  HostData want(n);
   rng.fill_uniform(want, -4.0, 4.0);
   for (Elem elem : {Elem::real, Elem::i32})
     for (Precision p : {Precision::fp32, Precision::bf16}) {
       if (elem == Elem::i32 && p == Precision::bf16) continue;
       const std::size_t eb = elem_bytes(elem, p);
-      std::vector<double> ref = want;
+      HostData ref = want;
       if (elem == Elem::i32)
         for (auto& x : ref) x = std::nearbyint(x * 1000);
       std::vector<unsigned char> bytes(n * eb);
