@@ -124,6 +124,20 @@ int main(int argc, char** argv) {
                                       << " large=" << large << (visible != nullptr ? std::string(" gpu=") + visible : std::string()) << "\n";
   }
   const int64_t start_ns = steady_ns();
+  // FAKE_RUNNER_SPANS: one line per evaluation that returns, written as it ends: its task, its
+  // GPU (CUDA_VISIBLE_DEVICES) and when it ran (the monotonic clock, shared by every process).
+  struct Span {
+    const char* path = std::getenv("FAKE_RUNNER_SPANS");
+    std::string task, gpu;
+    int64_t begin = 0;
+    ~Span() {
+      if (path != nullptr && *path != '\0')
+        std::ofstream(path, std::ios::app) << "task=" << task << " gpu=" << gpu << " begin=" << begin << " end=" << steady_ns() << "\n";
+    }
+  } span;
+  span.task = req.value("task", "");
+  span.gpu = std::getenv("CUDA_VISIBLE_DEVICES") != nullptr ? std::getenv("CUDA_VISIBLE_DEVICES") : "";
+  span.begin = start_ns;
   int sleep_ms = m.sleep_ms;
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
   if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));

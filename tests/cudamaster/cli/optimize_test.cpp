@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -100,6 +101,56 @@ TEST(Cli, ReplayRunThroughTheBinaryWithEvaluationsInChildProcesses) {
   const Proc none = c.run({"report", "--db", c.db(), "--run", "7", "--html", c.dir.file("x.html")});
   EXPECT_EQ(none.code, 2);
   EXPECT_NE(none.err.find("cudamaster report: no run 7 in"), std::string::npos) << none.err;
+}
+
+// Two GPUs on the fake machine (FAKE_GPUS=2): four tasks, four jobs, --gpus 0,1, the four-task
+// replay cassette. Every runner process records its task, its GPU and when it ran
+// (FAKE_RUNNER_SPANS): each job's evaluations (baseline, vendor, candidates, the acceptance
+// gate's) stay on one GPU, both GPUs are used, and no two evaluations overlap on one GPU, so none
+// is timed beside another's work.
+TEST(Cli, FourJobsOnTwoGpusKeepEachJobOnOneGpuAndOneEvaluationAtATimePerGpu) {
+  Cli c;
+  c.env["FAKE_GPUS"] = "2";
+  c.env["FAKE_RUNNER_SPANS"] = c.dir.file("spans.log");
+  c.env["FAKE_RUNNER_SLEEP_MS"] = "30";
+  const Proc p = c.run({"optimize", "--task", "spmv_csr,vector_add,softmax,dot_product", "--precision", "fp32", "--jobs", "4", "--gpus",
+                        "0,1", "--llm", std::string("replay:") + CM_SUITE4_CASSETTE, "--replay-match", "task", "--rounds", "2",
+                        "--profile", "none", "--db", c.db(), "--out", c.dir.file("out"), "--json"});
+  ASSERT_EQ(p.code, 0) << p.err;
+  EXPECT_EQ(json::parse(p.out)["status"], "finished");
+  EXPECT_NE(p.err.find("GPU lanes: 2 (CUDA_VISIBLE_DEVICES 0,1)"), std::string::npos) << p.err;
+  struct Span {
+    std::string task, gpu;
+    long long begin = 0, end = 0;
+  };
+  std::vector<Span> spans;
+  for (const std::string& line : read_lines(c.dir.file("spans.log"))) {
+    Span s;
+    char task[64] = {}, gpu[16] = {};
+    ASSERT_EQ(std::sscanf(line.c_str(), "task=%63s gpu=%15s begin=%lld end=%lld", task, gpu, &s.begin, &s.end), 4) << line;
+    s.task = task;
+    s.gpu = gpu;
+    spans.push_back(s);
+  }
+  std::map<std::string, std::set<std::string>> gpus_of;
+  std::map<std::string, std::vector<Span>> on_gpu;
+  for (const Span& s : spans) {
+    gpus_of[s.task].insert(s.gpu);
+    on_gpu[s.gpu].push_back(s);
+  }
+  ASSERT_EQ(gpus_of.size(), 4u) << "an evaluation of each task";
+  for (const auto& [task, gpus] : gpus_of) EXPECT_EQ(gpus.size(), 1u) << task << " moved between GPUs";
+  ASSERT_EQ(on_gpu.size(), 2u);
+  EXPECT_EQ(on_gpu.count("0") + on_gpu.count("1"), 2u);
+  for (auto& [gpu, list] : on_gpu) {
+    std::sort(list.begin(), list.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+    long long busy_until = 0;  // the latest end so far
+    for (const Span& s : list) {
+      EXPECT_GE(s.begin, busy_until) << "GPU " << gpu << ": " << s.task << " began while another evaluation ran";
+      busy_until = std::max(busy_until, s.end);
+    }
+  }
+  EXPECT_GE(spans.size(), 16u);  // a baseline, a vendor and candidates per task
 }
 
 TEST(Cli, UsageErrors) {
