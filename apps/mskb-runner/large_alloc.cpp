@@ -1,8 +1,10 @@
 // mskb-runner's global operator new: large allocations are faulted in from every CPU before they
-// are returned (mskb/util/prefault.hpp), so the verifier's inputs and expected outputs (gigabytes on
-// the largest shapes, value-initialized by one thread in a vector's resize) are not paged in one
-// 4 KiB page at a time by that thread. Everything else is the standard behaviour: memory from
-// malloc (which the default operator delete frees), std::bad_alloc when there is none.
+// are returned (mskb/util/prefault.hpp), so a large std::vector (a sparse reference's row grouping,
+// a user's matrix: value-initialized by one thread in its resize) is not paged in one 4 KiB page
+// at a time by that thread. The instances' own buffers (HostData, mskb/core/task.hpp) bypass it:
+// they come from malloc unwritten and are faulted in where first written, by parallel fills, or
+// never (outputs only a GPU reference writes). Everything else is the standard behaviour: memory
+// from malloc (which the default operator delete frees), std::bad_alloc when there is none.
 #include <cstdlib>
 #include <new>
 
