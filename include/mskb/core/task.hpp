@@ -170,6 +170,13 @@ struct TaskSpec {
   // Set by the task's spec.cpp.
   std::string semantics;  // what the entry point computes, for humans and prompts
   std::string vendor;     // the vendor contender ("cuBLAS cublasSaxpy"), empty if none
+  // Where `vendor` is empty: why no library route fits this ABI (shown as "none: <reason>" in
+  // `mskb list`, docs/tasks.md and every report). Empty means none was given.
+  std::string vendor_none_reason;
+  // Where the ABI itself forces work on the library route that a real application would do once
+  // or not at all (nnz or a column count not passed, a format the library does not take): said
+  // next to the vendor's numbers in `mskb list` and reports. Empty when the route pays no such cost.
+  std::string vendor_abi_cost;
   std::vector<Param> params;
   std::vector<Shape> paper, heldout, large;
   int seeds = 3;  // correctness seeds per paper/held-out shape (the large sweep uses one)
