@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --tests
+scripts/check-tree-size.sh   # no run logs in the tree: files over 1 MiB only in tests/fixtures/
 preset=${MSKB_PRESET:-cpu}
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # scripts/demo-submission.sh: `make` writes the example submission with the expectations the H200
-# run was judged against (docs/results/h200/task_files/submission_expect.tsv), and `verify` finds
+# run was judged against (tests/fixtures/h200/submission_expect.tsv), and `verify` finds
 # that run's report (its kernel paths moved to this folder) as expected, and a changed verdict not.
 set -uo pipefail
 root=$1
 script=$root/scripts/demo-submission.sh
-results=$root/docs/results/h200/task_files
+results=$root/tests/fixtures/h200
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 bash "$script" make "$work/sub" > "$work/make.log" 2>&1 || fail "make: $(cat "$work/make.log")"

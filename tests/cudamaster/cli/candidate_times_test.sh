@@ -27,7 +27,7 @@ assert d['rows'][0]['builds'] == 1 and d['rows'][0]['eval_s'] >= 0, d['rows']
 " || fail "the JSON"
 # A store the H200 wrote (the spmv_csr demo, two rounds): the gate ran for one candidate of three,
 # and its median is that candidate's gate, not a median with the ungated ones' zeros.
-cp "$root/docs/results/h200/demo/demo.db" "$work/h200.db"
+cp "$root/tests/fixtures/h200/demo.db" "$work/h200.db"
 python3 "$root/scripts/candidate_times.py" "$work/h200.db" --json "$work/h.json" > /dev/null || fail "candidate_times on the H200 store"
 python3 -c "
 import json

@@ -1,4 +1,4 @@
-// The committed store of the H200 replay demo (docs/results/h200/demo/demo.db) opens with the
+// The committed store of the H200 replay demo (tests/fixtures/h200/demo.db) opens with the
 // reading commands on any machine, as the README shows: runs, show, report and compare work on a copy
 // (never on the committed file) and the committed file's bytes stay as they were.
 #include <gtest/gtest.h>

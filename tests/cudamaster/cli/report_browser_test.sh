@@ -25,12 +25,12 @@ run() {
     fail "command failed: $* ($(tail -n 3 "$OUT/cmd.out"))"
   fi
 }
-COMMITTED=$SRC/docs/results/h200/demo/demo.db
+COMMITTED=$SRC/tests/fixtures/h200/demo.db
 before=$(sha256sum "$COMMITTED" | cut -d' ' -f1)
 cp "$COMMITTED" "$OUT/demo.db"
 run "$CM" report --run 1 --db "$OUT/demo.db" --html "$OUT/demo.html"
 run "$CM" compare 1 --db "$OUT/demo.db" --html "$OUT/demo_compare.html" --markdown "$OUT/demo_compare.md"
-cp "$SRC/docs/results/h200/demo/suite4_cut.db" "$OUT/suite4_cut.db"
+cp "$SRC/tests/fixtures/h200/suite4_cut.db" "$OUT/suite4_cut.db"
 run "$CM" report --run 1 --db "$OUT/suite4_cut.db" --html "$OUT/suite4_cut.html"
 run "$FIXTURE" "$OUT/hostile.db"
 run "$CM" report --run 1 --db "$OUT/hostile.db" --html "$OUT/hostile.html"

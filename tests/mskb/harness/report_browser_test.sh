@@ -51,9 +51,9 @@ run() {
     fail "command failed: $* ($(tail -n 3 "$OUT/cmd.out"))"
   fi
 }
-H200=$SRC/docs/results/h200
+H200=$SRC/tests/fixtures/h200
 run "$MSKB" report "$H200/run.json" --html "$OUT/run.html"
-run "$MSKB" compare "$H200/superseded/run_pointwise_first_plan.json" "$H200/reruns/run_pointwise_final.json" \
+run "$MSKB" compare "$H200/run_pointwise_first_plan.json" "$H200/run_pointwise_final.json" \
   --label A=first-plan --label B=final --html "$OUT/compare.html"
 run "$MSKB" report "$OUT/hostile.json" --html "$OUT/hostile.html"
 run "$MSKB" compare "$OUT/hostile.json" "$OUT/hostile_fixed.json" --label "A=<i>before</i>" --html "$OUT/hostile_compare.html"

@@ -443,7 +443,7 @@ TEST(SvgChart, TicksLabelsAndEscaping) {
 // The committed H200 suite run (README: 186 contenders, 100 baselines and 86 vendors, all correct;
 // matrix_mul's vendor P on the paper sweep 9.01 FP32).
 TEST(ReportData, CommittedH200SuiteRun) {
-  std::ifstream in(std::string(MSKB_TEST_SOURCE_DIR) + "/docs/results/h200/run.json");
+  std::ifstream in(std::string(MSKB_TEST_SOURCE_DIR) + "/tests/fixtures/h200/run.json");
   ASSERT_TRUE(in.good());
   const json run = json::parse(in);
   const json d = mskb::run_report_data(run);
