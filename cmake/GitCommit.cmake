@@ -1,7 +1,11 @@
 # Writes OUT (a C++ file defining mskb::kGitCommit) with the source tree's commit at build time,
-# "+modified" when the tracked files differ from it. Outside a git checkout, a tree made by
-# `git archive` (a release tarball) names its commit in .git_archival.txt (export-subst in
-# .gitattributes): "<commit> (archive)"; anything else is "unknown". The file is rewritten only
+# "+modified" when the tracked files differ from it. Outside a git checkout:
+# - a copy stamped by scripts/stamp-source.sh (.source-stamp: the commit and every tracked file's
+#   SHA-256) names its commit as "<commit> (stamp)" when every file still matches, and
+#   "<commit>+modified (stamp)" when one differs or is missing, or the tree was modified when stamped;
+# - a tree made by `git archive` (a release tarball) names its commit in .git_archival.txt
+#   (export-subst in .gitattributes): "<commit> (archive)";
+# anything else is "unknown": a commit is never claimed that the files cannot show. The file is rewritten only
 # when the text changes, so an unchanged tree rebuilds nothing.
 #   cmake -DSRC=<source dir> -DOUT=<file> -P GitCommit.cmake
 set(commit "unknown")
@@ -14,6 +18,40 @@ if(GIT_FOUND)
     execute_process(COMMAND ${GIT_EXECUTABLE} -C ${SRC} diff --quiet HEAD -- RESULT_VARIABLE dirty ERROR_QUIET)
     if(NOT dirty EQUAL 0)
       set(commit "${commit}+modified")
+    endif()
+  endif()
+endif()
+if(commit STREQUAL "unknown" AND EXISTS "${SRC}/.source-stamp")
+  file(STRINGS "${SRC}/.source-stamp" stamp_commit REGEX "^commit: [0-9a-f]+$")
+  file(STRINGS "${SRC}/.source-stamp" stamp_modified REGEX "^modified: ")
+  file(STRINGS "${SRC}/.source-stamp" stamp_files REGEX "^file: ")
+  if(stamp_commit AND stamp_files)
+    string(REGEX REPLACE "^commit: ([0-9a-f]+)$" "\\1" full "${stamp_commit}")
+    string(SUBSTRING "${full}" 0 12 short)
+    set(changed FALSE)
+    if(NOT stamp_modified STREQUAL "modified: no")
+      set(changed TRUE)
+    endif()
+    foreach(line IN LISTS stamp_files)
+      if(changed)
+        break()
+      endif()
+      string(REGEX MATCH "^file: ([0-9a-f]+)  (.*)$" m "${line}")
+      set(want "${CMAKE_MATCH_1}")
+      set(path "${CMAKE_MATCH_2}")
+      if(NOT m OR NOT EXISTS "${SRC}/${path}")
+        set(changed TRUE)
+      else()
+        file(SHA256 "${SRC}/${path}" got)
+        if(NOT got STREQUAL want)
+          set(changed TRUE)
+        endif()
+      endif()
+    endforeach()
+    if(changed)
+      set(commit "${short}+modified (stamp)")
+    else()
+      set(commit "${short} (stamp)")
     endif()
   endif()
 endif()
