@@ -22,15 +22,26 @@
 
 namespace {
 
-// Row softmax of the q x kv FP32 matrix S into P with cuDNN.
+// Row softmax of the q x kv FP32 matrix S into P with cuDNN; the descriptor is made once per process
+// and set once per shape.
 void softmax_rows(const float* S, float* P, int q, int kv) {
-  cudnnHandle_t h = mskb_vendor::cudnn();
-  cudnnTensorDescriptor_t d;
-  MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&d));
-  MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, q, kv, 1, 1));
+  struct Desc {
+    cudnnTensorDescriptor_t d{};
+    int q = -1, kv = -1;
+    Desc() { MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&d)); }
+    ~Desc() { cudnnDestroyTensorDescriptor(d); }
+    Desc(const Desc&) = delete;
+    Desc& operator=(const Desc&) = delete;
+  };
+  static Desc desc;
+  if (desc.q != q || desc.kv != kv) {
+    MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(desc.d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, q, kv, 1, 1));
+    desc.q = q;
+    desc.kv = kv;
+  }
   const float one = 1.0f, zero = 0.0f;
-  MSKB_VENDOR_CHECK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, d, S, &zero, d, P));
-  cudnnDestroyTensorDescriptor(d);
+  MSKB_VENDOR_CHECK(cudnnSoftmaxForward(mskb_vendor::cudnn(), CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc.d, S,
+                                        &zero, desc.d, P));
 }
 
 __global__ void narrow(const float* in, __nv_bfloat16* out, long long n) {
