@@ -7,7 +7,7 @@ MSKB_TASK(vector_add) {
   using namespace mskb;
   spec.semantics = "C[i] = A[i] + B[i] for i in [0, N). A, B, C are device arrays of N elements.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass C = A + B over two inputs, FP32 sum (bf16 widened, one "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass C = A + B over two inputs, FP32 sum (bf16 widened, one "
       "rounding). Rejected: cudaMemcpyAsync + cublasSaxpy / cublasAxpyEx (5N elements of traffic for a 3N "
       "operation, two launches: P 0.63 / 0.71 on the large sweep)";
   spec.params = {in("A"), in("B"), out("C"), int_arg("N")};

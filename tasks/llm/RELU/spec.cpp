@@ -14,7 +14,7 @@ MSKB_TASK(RELU) {
       "output[i] = max(input[i], 0) for i in [0, N). input and output are device arrays of N elements (bf16 in the "
       "bf16 variant). N >= 1 and need not be a multiple of anything.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass, y = max(x, 0) computed in FP32 by the call's functor "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = max(x, 0) computed in FP32 by the call's functor "
       "(bf16 widened, one rounding). Rejected: cudnnActivationForward(RELU), bf16 at ~0.4 of the bandwidth roofline "
       "on the H200";
   spec.params = {out("output"), in("input"), int_arg("N")};

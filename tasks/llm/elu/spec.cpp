@@ -15,7 +15,7 @@ MSKB_TASK(elu) {
       "output are device arrays of N elements (bf16 in the bf16 variant); alpha is a float in both precisions "
       "(the harness passes 1.0, the published default). Inputs include large magnitudes (|x| up to 100). N >= 1.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass, y = x > 0 ? x : alpha * expm1(x) computed in FP32 by "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = x > 0 ? x : alpha * expm1(x) computed in FP32 by "
       "the call's functor (bf16 widened, one rounding). Rejected: cudnnActivationForward(ELU), bf16 at ~0.4 of the "
       "bandwidth roofline on the H200";
   spec.params = {out("output"), in("input"), int_arg("N"), float_arg("alpha")};

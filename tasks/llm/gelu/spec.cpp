@@ -15,7 +15,7 @@ MSKB_TASK(gelu) {
       "GELU (the tanh approximation is not accurate enough). input and output are device arrays of N elements "
       "(bf16 in the bf16 variant). Inputs include |x| up to 100. N >= 1.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass, y = 0.5 x erfc(-x / sqrt 2) (the erf form) computed in "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = 0.5 x erfc(-x / sqrt 2) (the erf form) computed in "
       "FP32 by the call's functor (bf16 widened, one rounding). Rejected: the cuDNN graph API's GELU_FWD pointwise "
       "op, bf16 at ~0.4 of the bandwidth roofline on the H200";
   spec.params = {out("output"), in("input"), int_arg("N")};

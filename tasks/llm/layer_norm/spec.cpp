@@ -18,7 +18,7 @@ MSKB_TASK(layer_norm) {
       "elements (bf16 in the bf16 variant; epsilon stays float). N >= 1 and may be far larger than one block "
       "(up to 2^28): the statistics need a grid-wide reduction.";
   spec.vendor =
-      "CUB, no host synchronisation: cub::DeviceReduce::TransformReduce of (x, x^2) in FP64 written through a "
+      "CUB: no host synchronisation, cub::DeviceReduce::TransformReduce of (x, x^2) in FP64 written through a "
       "transform output iterator as {mean, 1/sqrt(var + eps)} into device scratch, then cub::DeviceTransform over "
       "(input, weight, bias) in FP32 (bf16 widened, one rounding); 5N elements of traffic. Rejected: cuDNN "
       "cudnnReduceTensor x2 + cudnnOpTensor + a host copy mid-call, FP32 staging for bf16 (0.09 / 0.33 of the "

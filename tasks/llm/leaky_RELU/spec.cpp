@@ -15,7 +15,7 @@ MSKB_TASK(leaky_RELU) {
       "device arrays of N elements (bf16 in the bf16 variant); alpha is a float in both precisions (the harness "
       "passes 0.01, the published default). N >= 1 and need not be a multiple of anything.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass, y = x > 0 ? x : alpha x computed in FP32 by the call's "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = x > 0 ? x : alpha x computed in FP32 by the call's "
       "functor (bf16 widened, one rounding). Rejected: the cuDNN graph API's RELU_FWD pointwise op with a "
       "lower-clip slope, bf16 at ~0.4 of the bandwidth roofline on the H200";
   spec.params = {out("output"), in("input"), int_arg("N"), float_arg("alpha")};

@@ -17,7 +17,7 @@ MSKB_TASK(rms_norm) {
       "input, weight, bias and output are device arrays of N elements (bf16 in the bf16 variant; epsilon stays "
       "float). N >= 1 and may be far larger than one block (up to 2^28): the sum needs a grid-wide reduction.";
   spec.vendor =
-      "CUB, no host synchronisation: cub::DeviceReduce::TransformReduce of x^2 (FP64 sum) written through a "
+      "CUB: no host synchronisation, cub::DeviceReduce::TransformReduce of x^2 (FP64 sum) written through a "
       "transform output iterator as inv_rms = 1/sqrt(sum/N + eps) into device scratch, then cub::DeviceTransform "
       "over (input, weight, bias) in FP32 (bf16 widened, one rounding); 5N elements of traffic. Rejected: cuDNN "
       "cudnnReduceTensor + a host copy mid-call + cudnnOpTensor/AddTensor with FP32 staging for bf16 (0.11 / 0.49 "

@@ -15,7 +15,7 @@ MSKB_TASK(row_tanh) {
       "and out are device arrays of N elements (bf16 in the bf16 variant). Inputs include large magnitudes (|x| "
       "up to 100), where exp(2x) overflows in FP32: the result must be +-1 there, not NaN. N >= 1.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass, y = tanh(x) computed in FP32 by the call's functor "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = tanh(x) computed in FP32 by the call's functor "
       "(bf16 widened, one rounding). Rejected: cudnnActivationForward(TANH), bf16 at ~0.4 of the bandwidth roofline "
       "on the H200";
   spec.params = {out("out"), in("input"), int_arg("N")};

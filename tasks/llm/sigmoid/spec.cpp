@@ -15,7 +15,7 @@ MSKB_TASK(sigmoid) {
       "in the bf16 variant). Inputs include large magnitudes (|x| up to 100), where exp overflows in FP32: the "
       "result must stay finite (0 or 1 in the limit). N >= 1.";
   spec.vendor =
-      "CUB cub::DeviceTransform::Transform (CCCL): one pass, y = 1 / (1 + exp(-x)) computed in FP32 by the call's "
+      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = 1 / (1 + exp(-x)) computed in FP32 by the call's "
       "functor (bf16 widened, one rounding). Rejected: cudnnActivationForward(SIGMOID), bf16 at ~0.4 of the "
       "bandwidth roofline on the H200";
   spec.params = {out("out"), in("input"), int_arg("N")};
