@@ -14,9 +14,9 @@ MSKB_TASK(dot_product) {
       "variant); loss is ONE float in both precisions (float* even in the bf16 variant). loss is zeroed by the "
       "caller before each call and must hold the full dot product afterwards (atomics allowed). N >= 1.";
   spec.vendor =
-      "cuBLAS: cublasSdot with device pointer mode (fp32); bf16: cublasGemmEx as a 1x1xN GEMM with CUDA_R_16BF "
-      "inputs, a CUDA_R_32F result and CUBLAS_COMPUTE_32F (cublasDotEx only returns a bf16 result for bf16 inputs, "
-      "which would round the scalar to 8 bits)";
+      "cuBLAS + CUB: cublasSdot with device pointer mode for fp32; for bf16 cub::DeviceReduce::TransformReduce of "
+      "the widened products, FP32 sum written into *loss (size query once per N, cached workspace). Rejected for "
+      "bf16: cublasDotEx (a bf16 result for bf16 inputs) and a 1x1xN cublasGemmEx (0.32 of the roofline)";
   spec.params = {accumulate("loss", Elem::f32), in("X"), in("Y"), int_arg("N")};
   for (int e = 16; e <= 20; ++e) spec.paper.push_back({{"N", int64_t{1} << e}});
   spec.heldout = {{{"N", 1}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", 333'333}}, {{"N", (1 << 20) + 3}}, {{"N", 3'000'017}}};

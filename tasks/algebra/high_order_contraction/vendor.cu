@@ -4,20 +4,20 @@
 // with stride 0), accumulated with beta = 1 after the first. In cuBLAS's column-major view C_a^T (c x b,
 // ldc = c) = B[x] (y x c stored, OP_T) times A[a,x]^T (y x b stored, OP_N), k = y.
 // fp32: cublasSgemmStridedBatched (CUBLAS_DEFAULT_MATH). bf16: cublasGemmStridedBatchedEx with CUDA_R_16BF
-// A/B, an FP32 C scratch and CUBLAS_COMPUTE_32F, then one rounding to bf16 (accumulating across x in a
+// A/B, an FP32 C scratch and CUBLAS_COMPUTE_32F, then one rounding to bf16 by cub::DeviceTransform (accumulating across x in a
 // bf16 C would round x_dim times).
 // mskb-link: cublas
 #include <cublas_v2.h>
+#include <cub/device/device_transform.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include "mskb_vendor.cuh"
 
 namespace {
-__global__ void narrow(const float* in, __nv_bfloat16* out, long long n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __float2bfloat16(in[i]);
-}
+struct ToBf16 {
+  __device__ __forceinline__ __nv_bfloat16 operator()(float v) const { return __float2bfloat16(v); }
+};
 }  // namespace
 
 extern "C" void high_order_contraction(const float* A, const float* B, float* C, int a_dim, int b_dim, int c_dim, int x_dim,
@@ -50,7 +50,6 @@ extern "C" void high_order_contraction_bf16(const __nv_bfloat16* A, const __nv_b
                                                  CUDA_R_16BF, y_dim, a_stride, x == 0 ? &zero : &one, cf, CUDA_R_32F, c_dim, c_stride,
                                                  a_dim, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
-  narrow<<<static_cast<unsigned>((nc + 255) / 256), 256>>>(cf, C, nc);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
+  MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(cf, C, nc, ToBf16{}));
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

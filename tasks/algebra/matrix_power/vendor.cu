@@ -3,10 +3,11 @@
 // cublasSgemm with CUBLAS_DEFAULT_MATH (true FP32; powers of A commute, so the row-major/column-major
 // swap of operands does not matter, but it is done right anyway: Z^T = Y^T X^T), and the result is
 // copied into B. bf16: A is widened once to FP32 and the same FP32 exponentiation runs; B is rounded
-// once to bf16 (two tiny conversion kernels). A bf16 GemmEx chain would round every intermediate power
+// once to bf16 (two cub::DeviceTransform conversions). A bf16 GemmEx chain would round every intermediate power
 // to bf16, which the bf16 tolerance (FP32 intermediates) rejects.
 // mskb-link: cublas
 #include <cublas_v2.h>
+#include <cub/device/device_transform.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
@@ -50,15 +51,12 @@ const float* power_fp32(const float* a, int n, int p, float* ws) {
   return res[ri];
 }
 
-__global__ void widen(const __nv_bfloat16* in, float* out, long long n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __bfloat162float(in[i]);
-}
-
-__global__ void narrow(const float* in, __nv_bfloat16* out, long long n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __float2bfloat16(in[i]);
-}
+struct ToBf16 {
+  __device__ __forceinline__ __nv_bfloat16 operator()(float v) const { return __float2bfloat16(v); }
+};
+struct ToFloat {
+  __device__ __forceinline__ float operator()(__nv_bfloat16 v) const { return __bfloat162float(v); }
+};
 
 }  // namespace
 
@@ -74,10 +72,8 @@ extern "C" void matrix_power_bf16(const __nv_bfloat16* A, __nv_bfloat16* B, int 
   const long long nn = static_cast<long long>(N) * N;
   float* ws = static_cast<float*>(mskb_vendor::workspace().get(5 * static_cast<size_t>(nn) * sizeof(float)));
   float* af = ws + 4 * nn;
-  const unsigned blocks = static_cast<unsigned>((nn + 255) / 256);
-  widen<<<blocks, 256>>>(A, af, nn);
+  MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(A, af, nn, ToFloat{}));
   const float* r = power_fp32(af, N, P, ws);
-  narrow<<<blocks, 256>>>(r, B, nn);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
+  MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(r, B, nn, ToBf16{}));
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

@@ -1,6 +1,7 @@
 // Vendor contender: CUB cub::DeviceScan::InclusiveSum on the legacy stream. bf16: the input is read
 // through a bf16 -> float transform iterator (so the scan accumulates in FP32) and written through a
-// float -> bf16 transform output iterator (one rounding per element).
+// float -> bf16 transform output iterator (one rounding per element). The temporary-storage size is
+// queried once per N; the storage is the process-wide vendor workspace (grown once, reused).
 #include <cub/device/device_scan.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -19,8 +20,12 @@ struct ToBf16 {
 
 template <class In, class Out>
 void inclusive_sum(In in, Out out, int n) {
-  size_t bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n));
+  static int cached_n = -1;  // the size query depends on N only (one instantiation per precision)
+  static size_t bytes = 0;
+  if (n != cached_n) {
+    MSKB_VENDOR_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, in, out, n));
+    cached_n = n;
+  }
   void* tmp = mskb_vendor::workspace().get(bytes < 16 ? 16 : bytes);  // never null: null means "size query"
   MSKB_VENDOR_CHECK(cub::DeviceScan::InclusiveSum(tmp, bytes, in, out, n));
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());

@@ -8,7 +8,10 @@ MSKB_TASK(reverse_array) {
   spec.semantics =
       "output[i] = input[N-1-i] for i in [0, N): output is input reversed. input and output are device arrays of N "
       "elements (distinct buffers); input is read only.";
-  spec.vendor = "Thrust: thrust::reverse_copy(thrust::device, ...) (fp32 and bf16; a pure data movement)";
+  spec.vendor =
+      "CUB (CCCL): cub::DeviceTransform::Transform over a thrust::reverse_iterator of the input with an identity "
+      "functor (the engine thrust::reverse_copy uses in CCCL 3, called directly: thrust::device is a synchronous "
+      "policy and added a second stream synchronisation per call); cuBLAS <t>copy with incx = -1 has no bf16 form";
   spec.params = {out("output"), in("input"), int_arg("N")};
   for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
   // Odd sizes (the middle element maps to itself), N=1, and N beyond the paper maximum.

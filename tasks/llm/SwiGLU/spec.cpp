@@ -15,7 +15,11 @@ MSKB_TASK(SwiGLU) {
       "for i in [0, N). gate_input, value_input and output are device arrays of N elements (bf16 in the bf16 variant); "
       "beta is a float in both precisions (the harness passes 1.0). Gates include outliers up to |g| = 100, where "
       "exp overflows in FP32: the result must stay finite. N >= 1.";
-  spec.vendor = "";  // none: no vendor library has it (vLLM / FlashInfer ship their own activation kernels)
+  spec.vendor = "";
+  spec.vendor_none_reason =
+      "no vendor library has a SwiGLU op (cuBLAS / cuDNN do not; vLLM and FlashInfer ship their own activation "
+      "kernels); a CUB DeviceTransform with the formula as its functor would be the same elementwise route as the "
+      "activation tasks', not a library implementation of SwiGLU";
   spec.params = {out("output"), in("gate_input"), in("value_input"), float_arg("beta"), int_arg("N")};
   set_elementwise_sweeps(spec);
   // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere):

@@ -18,10 +18,15 @@ MSKB_TASK(batch_norm) {
       "elements; no running statistics are read or written. bf16 variant: input, gamma, beta, output are bf16, "
       "epsilon stays float. N >= 1, C >= 1.";
   spec.vendor =
-      "cuDNN legacy API: cudnnBatchNormalizationForwardTraining, CUDNN_BATCHNORM_PER_ACTIVATION on an N x C x 1 x "
-      "1 NCHW tensor (per-channel statistics over the batch, as PyTorch uses it for 2-D inputs), no running or "
-      "saved statistics; bf16: bf16 tensors with float gamma/beta (cuDNN's rule for bf16 data; the bf16 gamma and "
-      "beta are widened to float by a copy kernel)";
+      "cuDNN: cudnnBatchNormalizationForwardTrainingEx (OPS_BN) in SPATIAL_PERSISTENT mode (plain SPATIAL where "
+      "cuDNN refuses PERSISTENT for a shape) on the N x C input viewed as an NHWC N x C x 1 x 1 tensor (the same "
+      "memory; per-channel statistics over N), no running or saved statistics; descriptors, mode and workspace "
+      "sizes cached per shape. bf16: FP32 scale/bias (cuDNN's rule), widened from the ABI's bf16 gamma/beta by one "
+      "glue kernel. Rejected: PER_ACTIVATION on NCHW (one accumulator per channel over N; 0.30 / 0.43 of the "
+      "roofline)";
+  spec.vendor_abi_cost =
+      "bf16: the ABI passes gamma and beta as bf16, cuDNN takes FP32 scale and bias for bf16 data: one widening "
+      "kernel (2C elements) per call";
   spec.params = {out("output"), in("input"), in("gamma"), in("beta"), float_arg("epsilon"), int_arg("N"), int_arg("C")};
   for (int64_t n : {16, 64, 256, 1024})
     for (int64_t c : {16, 64, 256, 1024}) spec.paper.push_back({{"N", n}, {"C", c}});

@@ -1,27 +1,32 @@
-// Vendor contender: cuDNN. cudnnActivationForward(CUDNN_ACTIVATION_ELU, coef = alpha) on the vector viewed as
-// a 1 x 1 x 1 x N packed NCHW tensor (alpha = 1, beta = 0: y is not read). bf16: the same call with
-// CUDNN_DATA_BFLOAT16 tensors; if the legacy API rejects bf16 (NOT_SUPPORTED / BAD_PARAM on the first call),
-// the graph API's CUDNN_POINTWISE_ELU_FWD pointwise op (FP32 math, bf16 I/O) is used instead
-// (kernels/include/mskb_cudnn_activation.cuh).
-// mskb-link: cudnn
+// Vendor contender: CUB cub::DeviceTransform::Transform (CCCL, CUDA 13) on the legacy default stream,
+// one pass over the vector: y = x > 0 ? x : alpha * expm1(x), computed in FP32 by the functor below
+// (bf16: the input is widened to float and the result rounded to bf16 once). DeviceTransform picks the
+// memory-access scheme for the architecture (on sm_90 bulk copies of tiles into shared memory), with no
+// temporary storage, descriptor or plan. Replaced cuDNN cudnnActivationForward(ELU) (bf16 at ~0.4 of the
+// bandwidth roofline on the H200, fp32 ~0.7; see docs/results/vendor_routes_algebra_llm.md).
+#include <cub/device/device_transform.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <cudnn.h>
 
-#include "mskb_cudnn_activation.cuh"
 #include "mskb_vendor.cuh"
 
 namespace {
-mskb_act::Activation& activation() {
-  static mskb_act::Activation a(CUDNN_ACTIVATION_ELU, CUDNN_POINTWISE_ELU_FWD, "elu", true);
-  return a;
+
+struct Op {
+  float alpha;
+  __device__ __forceinline__ float f(float x) const { return x > 0.0f ? x : alpha * expm1f(x); }
+  __device__ __forceinline__ float operator()(float x) const { return f(x); }
+  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(f(__bfloat162float(x))); }
+};
+
+template <class T>
+void run(T* out, const T* in, int n, Op op) {
+  if (n > 0) MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(in, out, n, op));
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
+
 }  // namespace
 
-extern "C" void elu(float* output, const float* input, const int N, float alpha) {
-  activation().fp32(input, output, N, static_cast<double>(alpha));
-}
+extern "C" void elu(float* output, const float* input, const int N, float alpha) { run(output, input, N, Op{alpha}); }
 
-extern "C" void elu_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const int N, float alpha) {
-  activation().bf16(input, output, N, static_cast<double>(alpha));
-}
+extern "C" void elu_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const int N, float alpha) { run(output, input, N, Op{alpha}); }

@@ -13,7 +13,10 @@ MSKB_TASK(hinge_loss) {
       "Per element (no reduction): loss[i] = max(0, 1 - y * predictions[i]) with y = 2 * targets[i] - 1 (targets are "
       "0 or 1, so y is -1 or +1), for i in [0, N). predictions and loss are device arrays of N elements (bf16 in the "
       "bf16 variant); targets is an int array of N elements. The output has N elements. N >= 1.";
-  spec.vendor = "Thrust: thrust::transform(thrust::device, predictions, predictions + N, targets, loss, hinge functor)";
+  spec.vendor =
+      "CUB (CCCL): cub::DeviceTransform::Transform over (prediction, target): one pass, max(0, 1 - (2t - 1) p) in "
+      "FP32 (bf16 widened, one rounding). Rejected: thrust::transform (the same operation through Thrust's older "
+      "dispatch)";
   spec.params = {out("loss"), in("predictions"), in("targets", Elem::i32), int_arg("N")};
   set_elementwise_sweeps(spec);
   // Counter generator (drawn on the GPU by the verifier for large shapes, the CPU twin elsewhere):

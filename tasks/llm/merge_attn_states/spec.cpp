@@ -19,7 +19,9 @@ MSKB_TASK(merge_attn_states) {
       "V_out[t][h][:] = (V_a[t][h][:] * wa + V_b[t][h][:] * wb) / (wa + wb), LSE_out[h][t] = m + log(wa + wb). "
       "The LSEs are finite but may differ by far more than 88 (exp of the raw difference overflows float). bf16 "
       "variant: every tensor (LSEs included) is bf16.";
-  spec.vendor = "";  // none: the merge lives in vLLM / FlashInfer (merge_state), not in a vendor library
+  spec.vendor = "";
+  spec.vendor_none_reason =
+      "the merge lives in vLLM / FlashInfer (merge_state), not in cuBLAS, cuDNN or CCCL";
   spec.params = {out("V_out"), out("LSE_out"),        in("V_a"),          in("lse_a"),       in("V_b"),
                  in("lse_b"),  int_arg("num_tokens"), int_arg("num_heads"), int_arg("head_size")};
   for (int64_t t : {512, 768, 1024})

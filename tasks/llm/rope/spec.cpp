@@ -14,7 +14,11 @@ MSKB_TASK(rope) {
       "output[m][2i] = input[m][2i] * c - input[m][2i+1] * s, output[m][2i+1] = input[m][2i] * s + input[m][2i+1] * c. "
       "base is a float (1e4); bf16 variant: input/output bf16, base stays float. Any M >= 1 and even D >= 2 "
       "(no table of a fixed size).";
-  spec.vendor = "";  // none: rotary embedding lives in FlashInfer / vLLM, not in a vendor library
+  spec.vendor = "";
+  spec.vendor_none_reason =
+      "rotary embedding lives in FlashInfer / vLLM, not in cuBLAS, cuDNN or CCCL; the rotation angle depends on the "
+      "element's row and pair index, so a library elementwise call would carry the whole operation in hand-written "
+      "index math";
   spec.params = {out("output"), in("input"), int_arg("M"), int_arg("D"), float_arg("base")};
   for (int64_t m : {16, 32, 64, 128})
     for (int64_t d : {256, 1024, 4096, 16384}) spec.paper.push_back({{"M", m}, {"D", d}});

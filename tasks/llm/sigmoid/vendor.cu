@@ -1,27 +1,31 @@
-// Vendor contender: cuDNN. cudnnActivationForward(CUDNN_ACTIVATION_SIGMOID) on the vector viewed as a 1 x 1 x
-// 1 x N packed NCHW tensor (alpha = 1, beta = 0: y is not read). bf16: the same call with CUDNN_DATA_BFLOAT16
-// tensors; if the legacy API rejects bf16 (NOT_SUPPORTED / BAD_PARAM on the first call), the graph API's
-// CUDNN_POINTWISE_SIGMOID_FWD pointwise op (FP32 math, bf16 I/O) is used instead
-// (kernels/include/mskb_cudnn_activation.cuh).
-// mskb-link: cudnn
+// Vendor contender: CUB cub::DeviceTransform::Transform (CCCL, CUDA 13) on the legacy default stream,
+// one pass over the vector: y = 1 / (1 + exp(-x)), computed in FP32 by the functor below
+// (bf16: the input is widened to float and the result rounded to bf16 once). DeviceTransform picks the
+// memory-access scheme for the architecture (on sm_90 bulk copies of tiles into shared memory), with no
+// temporary storage, descriptor or plan. Replaced cuDNN cudnnActivationForward(SIGMOID) (bf16 at ~0.4 of the
+// bandwidth roofline on the H200, fp32 ~0.7; see docs/results/vendor_routes_algebra_llm.md).
+#include <cub/device/device_transform.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <cudnn.h>
 
-#include "mskb_cudnn_activation.cuh"
 #include "mskb_vendor.cuh"
 
 namespace {
-mskb_act::Activation& activation() {
-  static mskb_act::Activation a(CUDNN_ACTIVATION_SIGMOID, CUDNN_POINTWISE_SIGMOID_FWD, "sigmoid", true);
-  return a;
+
+struct Op {
+  __device__ __forceinline__ float f(float x) const { return 1.0f / (1.0f + expf(-x)); }
+  __device__ __forceinline__ float operator()(float x) const { return f(x); }
+  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(f(__bfloat162float(x))); }
+};
+
+template <class T>
+void run(T* out, const T* in, int n, Op op) {
+  if (n > 0) MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(in, out, n, op));
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
+
 }  // namespace
 
-extern "C" void sigmoid(float* out, const float* input, const int N) {
-  activation().fp32(input, out, N);
-}
+extern "C" void sigmoid(float* out, const float* input, const int N) { run(out, input, N, Op{}); }
 
-extern "C" void sigmoid_bf16(__nv_bfloat16* out, const __nv_bfloat16* input, const int N) {
-  activation().bf16(input, out, N);
-}
+extern "C" void sigmoid_bf16(__nv_bfloat16* out, const __nv_bfloat16* input, const int N) { run(out, input, N, Op{}); }

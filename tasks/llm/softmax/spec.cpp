@@ -16,7 +16,7 @@ MSKB_TASK(softmax) {
   spec.vendor =
       "cuDNN: cudnnSoftmaxForward(CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE) on an N x C x 1 x 1 NCHW "
       "tensor; bf16 via CUDNN_DATA_BFLOAT16 descriptors, falling back to an FP32 cudnnSoftmaxForward between "
-      "bf16<->fp32 conversion kernels if the legacy API rejects bf16";
+      "cub::DeviceTransform bf16<->fp32 conversions if the legacy API rejects bf16";
   spec.params = {out("out"), in("input"), int_arg("N"), int_arg("C")};
   for (int64_t n : {16, 32, 64, 128})
     for (int e = 8; e <= 14; e += 2) spec.paper.push_back({{"N", n}, {"C", int64_t{1} << e}});

@@ -2,8 +2,9 @@
 // on the N x C input viewed as an N x C x 1 x 1 packed NCHW tensor (softmax over C per n).
 // bf16: the same call with CUDNN_DATA_BFLOAT16 descriptors. If the legacy API rejects bf16
 // (a NOT_SUPPORTED* / BAD_PARAM* status on the first call), the closest cuDNN route is used instead: the
-// FP32 softmax between two elementwise bf16<->fp32 conversion kernels (FP32 scratch).
+// FP32 softmax between two cub::DeviceTransform bf16<->fp32 conversions (FP32 scratch).
 // mskb-link: cudnn
+#include <cub/device/device_transform.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -29,15 +30,12 @@ cudnnStatus_t cudnn_softmax(cudnnDataType_t type, const void* x, void* y, int N,
                              &zero, desc.d, y);
 }
 
-__global__ void bf16_to_f32(const __nv_bfloat16* in, float* out, long long n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __bfloat162float(in[i]);
-}
-
-__global__ void f32_to_bf16(const float* in, __nv_bfloat16* out, long long n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __float2bfloat16(in[i]);
-}
+struct ToFloat {
+  __device__ __forceinline__ float operator()(__nv_bfloat16 v) const { return __bfloat162float(v); }
+};
+struct ToBf16 {
+  __device__ __forceinline__ __nv_bfloat16 operator()(float v) const { return __float2bfloat16(v); }
+};
 
 }  // namespace
 
@@ -62,10 +60,8 @@ extern "C" void softmax_bf16(__nv_bfloat16* out, const __nv_bfloat16* input, int
   }
   const long long n = static_cast<long long>(N) * C;
   float* scratch = static_cast<float*>(mskb_vendor::workspace().get(2 * static_cast<size_t>(n) * sizeof(float)));
-  const unsigned blocks = static_cast<unsigned>((n + 255) / 256);
-  bf16_to_f32<<<blocks, 256>>>(input, scratch, n);
+  MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(input, scratch, n, ToFloat{}));
   MSKB_VENDOR_CHECK(cudnn_softmax(CUDNN_DATA_FLOAT, scratch, scratch + n, N, C));
-  f32_to_bf16<<<blocks, 256>>>(scratch + n, out, n);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
+  MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(scratch + n, out, n, ToBf16{}));
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

@@ -23,10 +23,11 @@ MSKB_TASK(softmax_attention) {
       "Y[i][d] = sum_j P[i][j] * V[j][d]. Some rows have scores far above 88 (exp overflows float unless the row "
       "maximum is subtracted first). bf16 variant: Q, K, V, Y are bf16.";
   spec.vendor =
-      "cuBLAS + cuDNN: S = Q K^T / sqrt(dqk) with one GEMM (cublasSgemm; bf16: cublasGemmEx with CUDA_R_16BF inputs, "
-      "a CUDA_R_32F S and CUBLAS_COMPUTE_32F), cudnnSoftmaxForward(ACCURATE, MODE_INSTANCE) over each row of S in "
-      "FP32, Y = P V with a second GEMM (bf16: P narrowed to bf16 by a copy kernel, cublasGemmEx with FP32 compute, "
-      "reduced-precision split-K disallowed). cuDNN SDPA / FlashAttention cap the head dimension at 256";
+      "cuBLAS + cuDNN: S = Q K^T / sqrt(dqk) with one GEMM (cublasSgemm; bf16: cublasGemmEx with CUDA_R_16BF "
+      "inputs, a CUDA_R_32F S and CUBLAS_COMPUTE_32F), cudnnSoftmaxForward(ACCURATE, MODE_INSTANCE) over each row "
+      "of S in FP32 (descriptor cached per shape), Y = P V with a second GEMM (bf16: P narrowed to bf16 by "
+      "cub::DeviceTransform, cublasGemmEx with FP32 compute, reduced-precision split-K disallowed). cuDNN SDPA / "
+      "FlashAttention cap the head dimension at 256";
   spec.params = {out("Y"),  in("Q"), in("K"), in("V"), int_arg("q_seq_len"), int_arg("kv_seq_len"), int_arg("dim_qk"),
                  int_arg("dim_v")};
   spec.paper = {shape(128, 256, 512, 512),    shape(256, 512, 1024, 1024),  shape(512, 1024, 2048, 2048),

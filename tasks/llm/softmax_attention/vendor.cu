@@ -4,10 +4,11 @@
 // with the softmax between them done by cudnnSoftmaxForward(CUDNN_SOFTMAX_ACCURATE, MODE_INSTANCE) on the
 // q x kv x 1 x 1 FP32 tensor S (max-subtracted, per row). fp32: cublasSgemm (default math, no TF32).
 // bf16: cublasGemmEx with CUDA_R_16BF Q/K and a CUDA_R_32F S (CUBLAS_COMPUTE_32F), FP32 softmax, P narrowed
-// to bf16 by a copy kernel (GEMM inputs must share a type), cublasGemmEx P V with FP32 compute and
+// to bf16 by cub::DeviceTransform (GEMM inputs must share a type), cublasGemmEx P V with FP32 compute and
 // reduced-precision split-K reductions disallowed. S and P live in the vendor workspace.
 // mskb-link: cublas cudnn
 #include <cublas_v2.h>
+#include <cub/device/device_transform.cuh>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cudnn.h>
@@ -22,21 +23,31 @@
 
 namespace {
 
-// Row softmax of the q x kv FP32 matrix S into P with cuDNN.
+// Row softmax of the q x kv FP32 matrix S into P with cuDNN; the descriptor is made once per process
+// and set once per shape.
 void softmax_rows(const float* S, float* P, int q, int kv) {
-  cudnnHandle_t h = mskb_vendor::cudnn();
-  cudnnTensorDescriptor_t d;
-  MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&d));
-  MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, q, kv, 1, 1));
+  struct Desc {
+    cudnnTensorDescriptor_t d{};
+    int q = -1, kv = -1;
+    Desc() { MSKB_VENDOR_CHECK(cudnnCreateTensorDescriptor(&d)); }
+    ~Desc() { cudnnDestroyTensorDescriptor(d); }
+    Desc(const Desc&) = delete;
+    Desc& operator=(const Desc&) = delete;
+  };
+  static Desc desc;
+  if (desc.q != q || desc.kv != kv) {
+    MSKB_VENDOR_CHECK(cudnnSetTensor4dDescriptor(desc.d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, q, kv, 1, 1));
+    desc.q = q;
+    desc.kv = kv;
+  }
   const float one = 1.0f, zero = 0.0f;
-  MSKB_VENDOR_CHECK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, d, S, &zero, d, P));
-  cudnnDestroyTensorDescriptor(d);
+  MSKB_VENDOR_CHECK(cudnnSoftmaxForward(mskb_vendor::cudnn(), CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &one, desc.d, S,
+                                        &zero, desc.d, P));
 }
 
-__global__ void narrow(const float* in, __nv_bfloat16* out, long long n) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = __float2bfloat16(in[i]);
-}
+struct ToBf16 {
+  __device__ __forceinline__ __nv_bfloat16 operator()(float v) const { return __float2bfloat16(v); }
+};
 
 size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
@@ -77,8 +88,7 @@ extern "C" void softmax_attention_bf16(__nv_bfloat16* Y, const __nv_bfloat16* Q,
   MSKB_VENDOR_CHECK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, kv, q, dqk, &scale, K, CUDA_R_16BF, dqk, Q, CUDA_R_16BF, dqk, &zero,
                                  S, CUDA_R_32F, kv, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   softmax_rows(S, P, q, kv);
-  narrow<<<static_cast<unsigned>((ns + 255) / 256), 256>>>(P, Pb, ns);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
+  MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(P, Pb, ns, ToBf16{}));
   MSKB_VENDOR_CHECK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, dv, q, kv, &one, V, CUDA_R_16BF, dv, Pb, CUDA_R_16BF, kv, &zero, Y,
                                  CUDA_R_16BF, dv, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());

@@ -23,7 +23,10 @@ MSKB_TASK(triangle_attention) {
       "attention_mask is batch_size x seq_length x seq_length float (1.0 where j > i, else 0.0) in both precisions "
       "and only restates the causal rule. Some scores exceed 88 (exp overflows float unless the maximum over "
       "j <= i is subtracted). bf16 variant: query, key, value, output are bf16; the mask stays float.";
-  spec.vendor = "";  // none: not scaled dot-product attention, so no SDPA / FlashAttention route exists
+  spec.vendor = "";
+  spec.vendor_none_reason =
+      "per-dimension causal attention is not scaled dot-product attention (no sum over the head dimension), so no "
+      "cuDNN SDPA / FlashAttention or GEMM route computes it";
   spec.params = {in("query"),           in("key"),          in("value"),             in("attention_mask", Elem::f32), out("output"),
                  int_arg("batch_size"), int_arg("head_num"), int_arg("seq_length"), int_arg("head_dim")};
   spec.paper = {shape(1, 32, 512, 128), shape(1, 96, 256, 128), shape(1, 48, 1024, 128), shape(2, 16, 256, 256),
