@@ -61,7 +61,8 @@ inline unsigned grid_for(long long n) { return static_cast<unsigned>(std::min<lo
 template <class T, class R>
 __global__ void widen_kernel(long long rows, long long cols, long long ld_in, long long ld_out, const T* in, R* out) {
   for (long long r = blockIdx.y; r < rows; r += gridDim.y)
-    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < cols; c += static_cast<long long>(gridDim.x) * blockDim.x)
+    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+         c += static_cast<long long>(gridDim.x) * blockDim.x)
       out[r * ld_out + c] = static_cast<R>(to_double(in[r * ld_in + c]));
 }
 
@@ -78,7 +79,8 @@ __global__ void place_filter_kernel(long long w, long long kh, long long kw, con
 // x[i] = x[i] * conj(f[i]) * scale over the n spectrum values.
 template <class C, class R>
 __global__ void correlate_spectra_kernel(long long n, C* x, const C* f, R scale) {
-  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const C a = x[i], b = f[i];
     C r;
     r.x = (a.x * b.x + a.y * b.y) * scale;
@@ -92,7 +94,8 @@ __global__ void correlate_spectra_kernel(long long n, C* x, const C* f, R scale)
 template <class R, class T>
 __global__ void valid_window_kernel(long long oh, long long ow, long long w, const R* yr, T* out) {
   for (long long r = blockIdx.y; r < oh; r += gridDim.y)
-    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < ow; c += static_cast<long long>(gridDim.x) * blockDim.x)
+    for (long long c = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; c < ow;
+         c += static_cast<long long>(gridDim.x) * blockDim.x)
       store(out + r * ow + c, static_cast<double>(yr[r * w + c]));
 }
 
@@ -146,7 +149,8 @@ inline size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 }  // namespace
 
 inline dim3 rows_grid(long long rows, long long cols) {
-  return dim3(static_cast<unsigned>(std::min<long long>((cols + 255) / 256, 1LL << 16)), static_cast<unsigned>(std::min<long long>(rows, 65535)));
+  return dim3(static_cast<unsigned>(std::min<long long>((cols + 255) / 256, 1LL << 16)),
+              static_cast<unsigned>(std::min<long long>(rows, 65535)));
 }
 
 // output ((h - kh + 1) x (w - kw + 1), row-major) = the valid cross-correlation of input (h x w) with

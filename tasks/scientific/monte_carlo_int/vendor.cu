@@ -4,11 +4,12 @@
 // (b - a) / N * sum to result (rounding to bf16 once in the BF16 variant): the reduction's last kernel
 // writes the result, with no finishing kernel and no host synchronization but the entry point's final
 // one. CUB's temporary storage is grown on demand (in the harness's warm-up) and freed at exit.
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <thrust/iterator/transform_output_iterator.h>
+
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
 
 #include "mskb_vendor.cuh"
 
@@ -40,7 +41,8 @@ template <class T>
 void integrate(const T* y, T* result, float scale, int N) {
   auto out = thrust::make_transform_output_iterator(result, AddScaled<T>{result, scale});
   size_t temp_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, y, out, N, ::cuda::std::plus<float>{}, Widen{}, 0.0f));
+  MSKB_VENDOR_CHECK(
+      cub::DeviceReduce::TransformReduce(nullptr, temp_bytes, y, out, N, ::cuda::std::plus<float>{}, Widen{}, 0.0f));
   void* temp = mskb_vendor::workspace().get(temp_bytes > 0 ? temp_bytes : 1);
   MSKB_VENDOR_CHECK(cub::DeviceReduce::TransformReduce(temp, temp_bytes, y, out, N, ::cuda::std::plus<float>{}, Widen{}, 0.0f));
 }

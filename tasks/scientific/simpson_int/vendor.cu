@@ -1,11 +1,12 @@
-// Vendor contender: CUB. One cub::DeviceReduce::Sum over a thrust::transform_iterator on a
-// counting_iterator that yields w[i] * y[i] in FP32 (w = the composite Simpson weights in units of h/12,
-// with the even-N last-interval correction; bf16 samples widened to float), whose single output goes
-// through a thrust::transform_output_iterator that adds h/12 * sum to result (rounded to bf16 once in the
-// BF16 variant): the reduction's last kernel writes the result, with no finishing kernel and no host
-// synchronization but the entry point's final one. CUB's temporary storage is grown on demand (in the
-// harness's warm-up) and freed at exit.
+// Vendor contender: CUB. One cub::DeviceReduce::Reduce (a float sum, init 0) over a
+// thrust::transform_iterator on a counting_iterator that yields w[i] * y[i] in FP32 (w = the composite
+// Simpson weights in units of h/12, with the even-N last-interval correction; bf16 samples widened to
+// float), whose single output goes through a thrust::transform_output_iterator that adds h/12 * sum to
+// result (rounded to bf16 once in the BF16 variant): the reduction's last kernel writes the result,
+// with no finishing kernel and no host synchronization but the entry point's final one. CUB's temporary
+// storage is grown on demand (in the harness's warm-up) and freed at exit.
 #include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -59,9 +60,9 @@ void integrate(const T* y, T* result, float scale, int N) {
   auto in = thrust::make_transform_iterator(thrust::counting_iterator<int>(0), WeightedSample<T>{y, N});
   auto out = thrust::make_transform_output_iterator(result, AddScaled<T>{result, scale});
   size_t temp_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in, out, N));
+  MSKB_VENDOR_CHECK(cub::DeviceReduce::Reduce(nullptr, temp_bytes, in, out, N, ::cuda::std::plus<float>{}, 0.0f));
   void* temp = mskb_vendor::workspace().get(temp_bytes > 0 ? temp_bytes : 1);
-  MSKB_VENDOR_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, N));
+  MSKB_VENDOR_CHECK(cub::DeviceReduce::Reduce(temp, temp_bytes, in, out, N, ::cuda::std::plus<float>{}, 0.0f));
 }
 
 }  // namespace
