@@ -235,7 +235,14 @@ def render(tasks):
             lines.append("- **Paper** (%d, timed): %s" % (sw["paper"], ranges(t.get("paper_shapes", []), t.get("dims", ()))))
             lines.append("- **Held-out** (%d, checked only): %s" % (sw["heldout"], ranges(held, t.get("dims", ())) if held and len(held) == sw["heldout"] else "see `spec.heldout`"))
             lines.append("- **Large** (%d, timed with `--sweep large`): %s" % (sw["large"], ranges(large, t.get("dims", ())) if large and len(large) == sw["large"] else "see `spec.large`"))
-            lines.append("- **Vendor**: %s" % (t["vendor"] or "none (the baseline is the only shipped contender)"))
+            if t["vendor"]:
+                lines.append("- **Vendor**: %s" % t["vendor"])
+            elif t.get("vendor_none_reason"):
+                lines.append("- **Vendor**: none: %s" % t["vendor_none_reason"])
+            else:
+                lines.append("- **Vendor**: none (the baseline is the only shipped contender)")
+            if t.get("vendor_abi_cost"):
+                lines.append("- **Vendor ABI cost** (work the ABI forces on the library route): %s" % t["vendor_abi_cost"])
             lines.append("- **Tolerance**: %s" % TOLERANCE[t["name"]])
             lines.append("")
     lines.append(END)

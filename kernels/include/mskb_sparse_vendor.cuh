@@ -64,6 +64,39 @@ inline int column_count(const int* col_indices, long long nnz) {
   return std::max(h + 1, 1);
 }
 
+// The column count and nnz of a CSR matrix in one probe: one small kernel reduces max(col_indices) + 1
+// over the entries (at most 4096 blocks, grid-stride; nnz read from row_offsets[rows] on the device) and
+// one 8-byte copy brings back both: the two values the entry point is not given, for one host round trip.
+__global__ void csr_probe_kernel(const int* row_offsets, int rows, const int* col_indices, int* out) {
+  const int nnz = row_offsets[rows];
+  if (blockIdx.x == 0 && threadIdx.x == 0) out[1] = nnz;
+  int m = -1;
+  for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < nnz;
+       i += static_cast<long long>(gridDim.x) * blockDim.x)
+    m = max(m, col_indices[i]);
+  m = __reduce_max_sync(0xffffffffu, m);
+  if ((threadIdx.x & 31) == 0 && m >= 0) atomicMax(out, m);
+}
+
+struct CsrSize {
+  int nnz;
+  int cols;  // max(col_indices) + 1, at least 1
+};
+
+// The CSR matrix's nnz and column count; `nnz_hint` (an upper bound of nnz, e.g. rows * cols of the
+// sweep, or any positive number) only sizes the probe's grid.
+inline CsrSize csr_size(const int* row_offsets, int rows, const int* col_indices, long long nnz_hint) {
+  static DeviceScratch probe;
+  int* d = static_cast<int*>(probe.get(2 * sizeof(int)));
+  MSKB_VENDOR_CHECK(cudaMemsetAsync(d, 0xFF, sizeof(int), 0));  // max column id = -1
+  const long long blocks = std::max<long long>(1, std::min<long long>((nnz_hint + 255) / 256, 4096));
+  csr_probe_kernel<<<static_cast<unsigned>(blocks), 256>>>(row_offsets, rows, col_indices, d);
+  MSKB_VENDOR_CHECK(cudaGetLastError());
+  int h[2] = {-1, 0};
+  MSKB_VENDOR_CHECK(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost));
+  return {h[1], std::max(h[0] + 1, 1)};
+}
+
 // ---- the FP32 stage for a BF16 output (rounded into the output once at the end)
 
 inline float* fp32_stage(size_t n) {

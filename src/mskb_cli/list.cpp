@@ -40,7 +40,13 @@ void print_task(const TaskSpec& t) {
   std::cout << fmt::format("{} ({}, tasks/{}/{})\n\n{}\n\n", t.name, t.category, t.category, t.name, t.semantics);
   std::cout << "Entry points:\n";
   for (Precision p : {Precision::fp32, Precision::bf16}) std::cout << "  " << t.signature(p) << ";\n";
-  std::cout << "Vendor contender: " << (t.vendor.empty() ? "none (the baseline is the only shipped contender)" : t.vendor) << "\n";
+  if (!t.vendor.empty())
+    std::cout << "Vendor contender: " << t.vendor << "\n";
+  else if (!t.vendor_none_reason.empty())
+    std::cout << "Vendor contender: none: " << t.vendor_none_reason << "\n";
+  else
+    std::cout << "Vendor contender: none (the baseline is the only shipped contender)\n";
+  if (!t.vendor_abi_cost.empty()) std::cout << "Vendor ABI cost (work the ABI forces on the library route): " << t.vendor_abi_cost << "\n";
   auto sweep = [&](const char* title, const std::vector<Shape>& shapes, bool timed) {
     std::cout << fmt::format("\n{} ({} shapes{}):\n", title, shapes.size(), timed ? ", timed" : ", checked only");
     if (timed) std::cout << fmt::format("  {:<40} {:>14} {:>12} {:>12}  {}\n", "shape", "complexity", "MB (fp32)", "GFLOP", "tolerance fp32 / bf16 (atol, rtol)");
@@ -75,6 +81,8 @@ json task_entries(const std::string& category) {
                    {"category", t.category},
                    {"precisions", {"fp32", "bf16"}},
                    {"vendor", t.vendor.empty() ? json(nullptr) : json(t.vendor)},
+                   {"vendor_none_reason", t.vendor_none_reason.empty() ? json(nullptr) : json(t.vendor_none_reason)},
+                   {"vendor_abi_cost", t.vendor_abi_cost.empty() ? json(nullptr) : json(t.vendor_abi_cost)},
                    {"sweeps", {{"paper", t.paper.size()}, {"heldout", t.heldout.size()}, {"large", t.large.size()}}},
                    {"signature", {{"fp32", t.signature(Precision::fp32)}, {"bf16", t.signature(Precision::bf16)}}},
                    {"dims", dim_names(t)},

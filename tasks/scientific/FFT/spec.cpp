@@ -77,6 +77,9 @@ MSKB_TASK(FFT) {
   spec.vendor = "cuFFT: cufftExecC2C (FP32) on a complex scratch buffer that a kernel interleaves from the split "
                 "arrays and another de-interleaves back (plans cached per N); BF16: cufftXtMakePlanMany/cufftXtExec "
                 "with CUDA_C_16BF (falls back to widening to FP32 + cufftExecC2C if cuFFT refuses the bf16 plan)";
+  spec.vendor_abi_cost =
+      "the ABI's split real / imaginary arrays are a layout cuFFT does not take: each call interleaves the input into a "
+      "complex scratch buffer and de-interleaves the result (two small kernels, about two extra passes over the data)";
   spec.params = {in("input_real"), in("input_img"), out("output_real"), out("output_img"), int_arg("N")};
   for (int e = 10; e <= 14; ++e) spec.paper.push_back({{"N", int64_t{1} << e}});
   spec.heldout = {{{"N", 1}}, {{"N", 2}}, {{"N", 8}}, {{"N", int64_t{1} << 15}}, {{"N", int64_t{1} << 16}},

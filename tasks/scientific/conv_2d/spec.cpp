@@ -27,10 +27,18 @@ MSKB_TASK(conv_2d) {
       "(input_rows - kernel_rows + 1) rows and (input_cols - kernel_cols + 1) columns. The filter may be "
       "non-square and larger than 32x32; 1 <= kernel dims <= input dims. BF16: load bf16, accumulate in FP32, "
       "store bf16 once.";
-  spec.vendor = "cuDNN: cudnnConvolutionForward (NCHW 1x1xHxW input, 1x1xKHxKW filter, CUDNN_CROSS_CORRELATION, "
-                "FP32 compute); algorithm from cudnnGetConvolutionForwardAlgorithm_v7 restricted to the GEMM-type ones "
-                "(FFT/Winograd excluded: their error grows with the image norm), FMA math (no TF32) in FP32; BF16 "
-                "tensors with FP32 compute (widened to FP32 if cuDNN has no bf16 engine); bands of <= 2^25 outputs";
+  spec.vendor =
+      "cuFFT: FFT-based correlation in FP64 (the image widened, the filter zero-padded to the image's size, one batched "
+      "D2Z plan for both, X * conj(F) / (rows * cols), one Z2D plan, the valid window rounded into the output once); "
+      "plans made once per image size, one shared work area. FP64 because an FFT's error grows with the whole image's "
+      "norm and the FP32 tolerance is per element. bf16: bf16 loads widened, the output rounded once. Rejected: cuDNN "
+      "cudnnConvolutionForward (one channel: an implicit GEMM whose N is 1, P 0.09 on the H200), FP32 transforms "
+      "(measured alternative tests/vendor_alternatives/conv_2d_cufft_fp32.cu). The smallest paper shapes are "
+      "launch-bound for this route (eight launches)";
+  spec.vendor_abi_cost =
+      "the filter arrives with every call, so it is zero-padded to the image's size and transformed on every call (an "
+      "application with a fixed filter transforms it once); glue around cuFFT: the image widened to FP64, the spectra's "
+      "product and the valid window narrowed into the output (four small kernels and a memset in all)";
   spec.params = {in("input"),         in("kernel"),        out("output"),         int_arg("input_rows"),
                  int_arg("input_cols"), int_arg("kernel_rows"), int_arg("kernel_cols")};
   for (int64_t n : {256, 1024, 4096})

@@ -1,56 +1,43 @@
-// Vendor contender: cuDNN. cudnnConvolutionForward with CUDNN_CROSS_CORRELATION on an NCHW 1x1xHxW input
-// and a 1x1xKHxKW filter (no padding, stride 1, one channel), FP32 compute. The algorithm comes from
-// cudnnGetConvolutionForwardAlgorithm_v7, restricted to the GEMM-type algorithms (FFT and Winograd are
-// skipped: their rounding error grows with the whole image's norm and fails the per-element FP32
-// tolerance), with FMA math in FP32 (no TF32). BF16: CUDNN_DATA_BFLOAT16 tensors with FP32 compute; if
-// cuDNN has no bf16 engine for the shape, the input and filter are widened to FP32 and the FP32 path is
-// used, rounding the output to bf16 once. Large images are processed in bands of output rows (<= 2^25
-// outputs, a multiple of 8 rows so every band pointer stays 16-byte aligned).
-// (The cuDNN plumbing is kernels/include/mskb_cudnn_conv.cuh, shared with conv_1d.)
-// mskb-link: cudnn
+// Vendor contender: cuFFT, FFT-based correlation in FP64 (kernels/include/mskb_fft_conv.cuh): the image
+// widened to FP64 and the filter zero-padded to the image's size, both through one batched D2Z plan; the
+// spectra multiplied (X * conj(F) / (rows * cols)); one Z2D plan back; the valid window rounded into the
+// output once. The transforms have the image's own size: the valid outputs of the circular correlation
+// are the valid outputs of the linear one. FP64 because the error of an FFT grows with the whole image's
+// norm, and the task's FP32 tolerance is per element (2^-24 * (16 sqrt(K) + K) plus 1e-5 relative, K the
+// filter's taps): an FP32 transform of a 2^26-point image would sit within a small factor of it, FP64's
+// is ~1e-16 of it. Glue: four small kernels (widen, place the filter, the spectra's product, the valid
+// window) and a memset; cuFFT has no correlation. Plans are made once per image size (in the harness's
+// warm-up), without their own workspace; one shared work area and shared buffers, grown on demand and
+// freed at exit. BF16: the same, loads widened from bf16 and the output rounded to bf16 once.
+// Why FFT: the large sweep's filters have 256..1024 taps on 2^26..2^28-pixel images, so a direct
+// correlation does 256..1024 multiply-adds per output where the FFT route does O(log(rows * cols)) work
+// per pixel (on the memory roofline). Rejected: cuDNN's convolution (the route before): with one input
+// and one output channel it is an implicit GEMM whose N is 1, at P 0.09 on the H200; cuDNN's own FFT
+// algorithms were excluded by that route (their error grows with the image norm). The smallest paper shapes
+// (256^2 images, 8x8 filters) are launch-bound for this route (eight launches against the naive one).
+// (FP32 transforms: tests/vendor_alternatives/conv_2d_cufft_fp32.cu, for measurement.)
+// mskb-link: cufft
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
-#include <cudnn.h>
+#include <cufft.h>
 
-#include <algorithm>
-
-#include "mskb_cudnn_conv.cuh"
 #include "mskb_vendor.cuh"
+#include "mskb_fft_conv.cuh"
 
-namespace {
-
-constexpr long long kBand = 1LL << 25;  // outputs per cudnnConvolutionForward call
-
-// output[i][j] = sum_{m,n} input[i+m][j+n] * kernel[m][n], in bands of output rows (each band reads its
-// rows + kernel_rows - 1 input rows). Returns false, before writing anything, if cuDNN cannot run it.
-template <class T>
-bool correlate(const T* input, const T* kernel, T* output, int rows, int cols, int kr, int kc) {
-  const long long out_rows = static_cast<long long>(rows) - kr + 1, out_cols = static_cast<long long>(cols) - kc + 1;
-  long long band = out_rows;
-  if (out_rows * out_cols > kBand) band = std::max(8LL, kBand / out_cols / 8 * 8);
-  band = std::min(band, out_rows);
-  const long long rest = out_rows % band;
-  mskb_conv::Plan* full = mskb_conv::plan_for<T>(band + kr - 1, cols, kr, kc);
-  mskb_conv::Plan* tail = rest ? mskb_conv::plan_for<T>(rest + kr - 1, cols, kr, kc) : nullptr;
-  return mskb_conv::run_bands(full, tail, out_rows, band, cols, out_cols, input, kernel, output);
-}
-
-}  // namespace
+#ifndef MSKB_FFT_CONV_REAL
+#define MSKB_FFT_CONV_REAL double
+#endif
 
 extern "C" void conv_2d(const float* input, const float* kernel, float* output, int input_rows, int input_cols,
                         int kernel_rows, int kernel_cols) {
-  if (kernel_rows <= 0 || kernel_cols <= 0 || input_rows < kernel_rows || input_cols < kernel_cols) return;
-  mskb_conv::forward_fp32(input, kernel, output, [&](const float* x, const float* w, float* y) {
-    return correlate(x, w, y, input_rows, input_cols, kernel_rows, kernel_cols);
-  });
+  if (kernel_rows > 0 && kernel_cols > 0 && input_rows >= kernel_rows && input_cols >= kernel_cols)
+    mskb_fftconv::correlate<MSKB_FFT_CONV_REAL>(input, input_rows, input_cols, kernel, kernel_rows, kernel_cols, output);
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
 
 extern "C" void conv_2d_bf16(const __nv_bfloat16* input, const __nv_bfloat16* kernel, __nv_bfloat16* output,
                              int input_rows, int input_cols, int kernel_rows, int kernel_cols) {
-  if (kernel_rows <= 0 || kernel_cols <= 0 || input_rows < kernel_rows || input_cols < kernel_cols) return;
-  const long long n = static_cast<long long>(input_rows) * input_cols, k = static_cast<long long>(kernel_rows) * kernel_cols;
-  const long long m = (static_cast<long long>(input_rows) - kernel_rows + 1) * (input_cols - kernel_cols + 1);
-  mskb_conv::forward_bf16(input, n, kernel, k, output, m, [&](const auto* x, const auto* w, auto* y) {
-    return correlate(x, w, y, input_rows, input_cols, kernel_rows, kernel_cols);
-  });
+  if (kernel_rows > 0 && kernel_cols > 0 && input_rows >= kernel_rows && input_cols >= kernel_cols)
+    mskb_fftconv::correlate<MSKB_FFT_CONV_REAL>(input, input_rows, input_cols, kernel, kernel_rows, kernel_cols, output);
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }

@@ -14,8 +14,10 @@ MSKB_TASK(monte_carlo_int) {
       "caller zeroes before the call (accumulate); the kernel must add the full value (atomics allowed). "
       "a and b stay float in BF16; in BF16 y_samples and result are __nv_bfloat16 (accumulate in FP32, e.g. in an "
       "internal float temporary, and round to bf16 once). N >= 1.";
-  spec.vendor = "CUB: cub::DeviceReduce::Sum into an FP32 temporary (BF16 through a thrust::transform_iterator "
-                "that widens each sample to float), then one tiny kernel adds (b-a)/N * sum to result";
+  spec.vendor = "CUB: one cub::DeviceReduce::TransformReduce over the raw samples (widened to float as loaded: FP32 "
+                "accumulation, vectorized loads in both precisions) whose output goes through a "
+                "thrust::transform_output_iterator adding (b-a)/N * sum to result (bf16: rounded once); no finishing "
+                "kernel, no host synchronization but the final one";
   spec.params = {in("y_samples"), accumulate("result"), float_arg("a"), float_arg("b"), int_arg("N")};
   for (int e : {14, 16, 18, 20, 22}) spec.paper.push_back({{"N", int64_t{1} << e}});
   spec.heldout = {{{"N", 1}}, {{"N", 3}}, {{"N", 1000}}, {{"N", 65537}}, {{"N", (int64_t{1} << 22) + 5}}, {{"N", 5'000'001}}};

@@ -23,8 +23,9 @@ MSKB_TASK(simpson_int) {
       "that pattern over 0..N-2 with w[N-3] = 15, w[N-2] = 12, w[N-1] = 5 (N = 4: 4,15,12,5). result is a single "
       "element the caller zeroes before the call (accumulate; atomics allowed). a and b stay float in BF16; in BF16 "
       "y_samples and result are __nv_bfloat16 (accumulate in FP32, round to bf16 once).";
-  spec.vendor = "CUB: cub::DeviceReduce::Sum over a thrust::transform_iterator on a counting_iterator that yields "
-                "w[i]*y[i] in FP32 (bf16 widened), into an FP32 temporary; then one tiny kernel adds h/12 * sum";
+  spec.vendor = "CUB: one cub::DeviceReduce::Reduce (float sum) over a thrust::transform_iterator on a counting_iterator "
+                "that yields w[i]*y[i] in FP32 (bf16 widened), whose output goes through a thrust::transform_output_iterator adding "
+                "h/12 * sum to result (bf16: rounded once); no finishing kernel, no host synchronization but the final one";
   spec.params = {in("y_samples"), accumulate("result"), float_arg("a"), float_arg("b"), int_arg("N")};
   for (int e : {14, 16, 18, 20, 22}) spec.paper.push_back({{"N", int64_t{1} << e}});
   spec.heldout = {{{"N", 3}},     {{"N", 5}},     {{"N", 1001}},    {{"N", 65537}},

@@ -16,7 +16,13 @@ MSKB_TASK(stencil_2d) {
       "u_new = u_old. u_new is written everywhere; u_old is read only. r stays float in BF16 (0.25 on the paper "
       "sizes; other inputs use other r in [0.05, 0.25], so r must be read, not assumed). nx or ny may be 1 or 2 "
       "(then every point is boundary). BF16: load bf16, compute in FP32, store bf16 once.";
-  spec.vendor = "";  // no library stencil (no vendor contender: docs/tasks.md)
+  spec.vendor = "";
+  spec.vendor_none_reason =
+      "no library computes this update at a library's speed: cuDNN's convolution on one channel is an implicit GEMM "
+      "whose N is 1 (conv_2d's cuDNN route measured P 0.09 on the H200) and leaves the boundary copy to another pass; "
+      "NPP's nppiFilter could apply the 3x3 weights to the interior, but NPP is not among the libraries a kernel may "
+      "link (src/mskb/harness/compiler.cpp) and was not measured; cuFFT does O(log n) passes where the stencil needs "
+      "one";
   spec.params = {out("u_new"), in("u_old"), float_arg("r"), int_arg("nx"), int_arg("ny")};
   for (int64_t x : {1024, 4096, 16384})
     for (int64_t y : {1024, 4096, 16384}) spec.paper.push_back({{"nx", x}, {"ny", y}});

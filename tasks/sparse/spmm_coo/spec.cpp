@@ -27,8 +27,12 @@ MSKB_TASK(spmm_coo) {
       "COO_ALG1, COO_ALG3; if none accepts the configuration (mixed precision), row offsets are found on the device from "
       "the sorted rows and cusparseSpMM runs on CSR. bf16: values and X as CUDA_R_16BF with CUDA_R_32F compute and Y "
       "staged in FP32 (cuSPARSE's BF16-in / FP32-out mode; a row's partial sums may be added to Y in several updates, "
-      "each of which would round a bf16 Y), rounded to bf16 once at the end. The column count is not passed: each call "
-      "reduces max(col_indices) + 1 on the device (one 4-byte copy). The probe, sort and gather are counted in the time";
+      "each of which would round a bf16 Y), rounded to bf16 once at the end. The probe, sort and gather are counted in the time";
+  spec.vendor_abi_cost =
+      "the entries come unsorted, which cuSPARSE's COO format does not take: each call sorts them (CUB radix sort of "
+      "(row, col) keys with the entry index, then a gather), which a real application does once; the column count is "
+      "not passed (it sizes the sort keys and the X descriptor): a max-reduction over col_indices and a 4-byte "
+      "device-to-host copy";
   spec.params = {
       int_arg("rows"), int_arg("nnz"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_indices", Elem::i32),
       in("X"),         accumulate("Y")};

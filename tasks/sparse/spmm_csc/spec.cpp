@@ -18,14 +18,16 @@ MSKB_TASK(spmm_csc) {
       "the paper but can be anything. Y ACCUMULATES: the caller zeroes it before the call; different columns update "
       "the same Y rows, so a column-parallel kernel needs atomics. Skewed inputs have a few completely dense columns.";
   spec.vendor =
-      "cuSPARSE: cusparseSpMM on a CSC descriptor (cusparseCreateConstCsc) with row-major dense X and Y "
-      "(CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 (Y accumulates); the first algorithm cuSPARSE accepts of "
-      "CUSPARSE_SPMM_CSR_ALG2, ALG_DEFAULT, CSR_ALG1 (the CSR/CSC algorithms); if none accepts the configuration (mixed "
-      "precision is restricted), the entries are sorted by row on the device (CUB radix sort) and cusparseSpMM runs on "
-      "CSR. bf16: values and X as CUDA_R_16BF with CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode; "
-      "unsorted scatter updates would otherwise round a bf16 Y once per entry), rounded to bf16 once at the end. nnz is read "
-      "from col_offsets[columns] (one 4-byte copy, "
-      "counted in the time)";
+      "cuSPARSE: cusparseCsr2cscEx2 turns the CSC arrays (the CSR arrays of A^T) into the CSR arrays of A, then "
+      "cusparseSpMM on that CSR descriptor with row-major dense X and Y (CUSPARSE_ORDER_ROW, ld = K), alpha = 1, beta = 1 "
+      "(Y accumulates); CUSPARSE_SPMM_CSR_ALG2, else the first accepted of ALG_DEFAULT, CSR_ALG3, CSR_ALG1. bf16: values "
+      "and X as CUDA_R_16BF with CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode), rounded to "
+      "bf16 once at the end. Rejected: cusparseSpMM on the CSC descriptor itself (the transposed scatter kernel, one "
+      "atomic add per entry and output column: P 0.83..1.1 on the H200)";
+  spec.vendor_abi_cost =
+      "nnz is not passed (one 4-byte device-to-host copy of col_offsets[columns]) and the matrix comes in CSC, which "
+      "the row-parallel SpMM does not take: each call converts it to CSR (cusparseCsr2cscEx2, O(nnz)), which a real "
+      "application does once";
   spec.params = {
       int_arg("rows"), int_arg("columns"), int_arg("K"), in("values"), in("row_indices", Elem::i32), in("col_offsets", Elem::i32),
       in("X"),         accumulate("Y")};

@@ -1,19 +1,30 @@
-// Vendor contender: cuSPARSE generic SpMM on a CSC descriptor (cusparseCreateConstCsc) with row-major
-// dense X (columns x K) and Y (rows x K), ld = K; alpha = 1, beta = 1 so Y accumulates. Algorithm: the
-// first one cuSPARSE accepts of CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG1 (the CSR/CSC
-// algorithms); cuSPARSE restricts mixed precision to some algorithms (CSR_ALG3 is CSR-only), and if it
-// accepts none the entries are sorted by row on the device (column ids expanded, CUB radix sort, a
-// gather and a row-offset search) and cusparseSpMM runs on CSR. BF16: values and X as CUDA_R_16BF with
-// CUDA_R_32F compute, and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode): a CSC product scatters
-// every column into Y, so a bf16 Y would be rounded once per entry; the stage is rounded to bf16 once at
-// the end (a BF16 Y directly only if cuSPARSE refuses the FP32 output). nnz is col_offsets[columns]: one
-// 4-byte copy. All of it is counted in the time.
+// Vendor contender: cuSPARSE, CSC transposed into CSR by the library, then a CSR SpMM. The CSC arrays of
+// A (rows x columns) are the CSR arrays of A^T (columns x rows), and cusparseCsr2cscEx2 (CSR2CSC_ALG1,
+// CUSPARSE_ACTION_NUMERIC) turns them into the CSC arrays of A^T, which are the CSR arrays of A: row
+// offsets, column indices sorted within each row, values. Then cusparseSpMM on that CSR descriptor with
+// row-major dense X (columns x K) and Y (rows x K), ld = K, alpha = 1, beta = 1 so Y accumulates;
+// CUSPARSE_SPMM_CSR_ALG2 (row-major), else the first accepted of ALG_DEFAULT, CSR_ALG3, CSR_ALG1. A
+// row-parallel CSR product writes each output once with no atomics, where cusparseSpMM on the CSC
+// descriptor itself runs the transposed (scatter) kernel: one atomic add per entry and output column
+// (about 2.7e9 on the large sweep's first shape; measured at P 0.83..1.1 against the naive atomic baseline
+// on the H200). The conversion is O(nnz), once per call, against an SpMM of nnz * K multiply-adds.
+// BF16: values and X as CUDA_R_16BF with CUDA_R_32F compute, and Y staged in FP32 (cuSPARSE's BF16-in /
+// FP32-out mode; a bf16 output failed spmm_csr's check on an H200, as from partial sums rounded to bf16
+// more than once), rounded to bf16 once at the end (a BF16 Y directly only if cuSPARSE refuses the FP32
+// output). csr2cscEx2 moves BF16 values as CUDA_R_16BF (as CUDA_R_16F, the same two bytes moved, if this
+// cuSPARSE does not list 16BF for the conversion: a permutation does no arithmetic).
+// What the ABI forces: nnz (the conversion and the descriptor need it) is col_offsets[columns], one
+// 4-byte device-to-host copy, and the matrix comes in CSC, which the row-parallel SpMM does not take: the
+// conversion runs on every call (a real application converts once). All of it is counted in the time;
+// the CSR copy, the conversion's buffer and cuSPARSE's workspace are grown on demand and freed at exit.
+// (The route before this one: tests/vendor_alternatives/spmm_csc_csc_descriptor.cu.)
 // mskb-link: cusparse
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
-#include <cub/cub.cuh>
+#include <algorithm>
+#include <cstddef>
 
 #include "mskb_vendor.cuh"
 #include "mskb_sparse_vendor.cuh"
@@ -22,78 +33,41 @@ namespace {
 
 using mskb_sparse::align256;
 
-// ---- fallback: the entries sorted by row (CSR; scratch grown on demand, freed at exit)
-
-mskb_sparse::DeviceScratch g_csr, g_cols;
-
-__global__ void iota_kernel(int n, int* p) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) p[i] = static_cast<int>(i);
-}
-
 template <class T>
-__global__ void gather_kernel(int n, const int* perm, const int* cols, const T* vals, int* out_cols, T* out_vals) {
-  const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) {
-    out_cols[i] = cols[perm[i]];
-    out_vals[i] = vals[perm[i]];
-  }
-}
-
-// offsets[r] = first position of a key >= r in the sorted keys, r in [0, rows].
-__global__ void row_offsets_kernel(int rows, int nnz, const int* sorted_rows, int* offsets) {
-  const long long r = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (r > rows) return;
-  int lo = 0, hi = nnz;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (sorted_rows[mid] < r)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  offsets[r] = lo;
-}
-
-template <class T>
-struct CsrCopy {
-  int* offsets;
-  int* cols;
-  T* vals;
+struct CsrOfA {
+  int* offsets;  // rows + 1
+  int* cols;     // nnz
+  T* vals;       // nnz
 };
 
+// The CSR arrays of A from its CSC arrays, by cusparseCsr2cscEx2 on A^T.
 template <class T>
-CsrCopy<T> sort_by_row(int rows, int nnz, const T* values, const int* row_indices, const int* col_indices) {
-  size_t sort_bytes = 0;
-  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, sort_bytes, static_cast<const int*>(nullptr),
-                                                    static_cast<int*>(nullptr), static_cast<const int*>(nullptr),
-                                                    static_cast<int*>(nullptr), nnz));
-  const size_t ib = align256(static_cast<size_t>(nnz) * sizeof(int)), vb = align256(static_cast<size_t>(nnz) * sizeof(T));
+CsrOfA<T> csc_to_csr(int rows, int columns, int nnz, const T* values, const int* row_indices, const int* col_offsets,
+                     cudaDataType type) {
+  static mskb_sparse::DeviceScratch arrays, conversion;
   const size_t ob = align256((static_cast<size_t>(rows) + 1) * sizeof(int));
-  char* base = static_cast<char*>(g_csr.get(4 * ib + vb + ob + align256(sort_bytes)));
-  int* keys = reinterpret_cast<int*>(base);
-  int* perm_in = reinterpret_cast<int*>(base + ib);
-  int* perm = reinterpret_cast<int*>(base + 2 * ib);
-  int* cols = reinterpret_cast<int*>(base + 3 * ib);
-  T* vals = reinterpret_cast<T*>(base + 4 * ib);
-  int* offsets = reinterpret_cast<int*>(base + 4 * ib + vb);
-  void* tmp = base + 4 * ib + vb + ob;
-  const int threads = 256;
-  const unsigned blocks = static_cast<unsigned>((static_cast<long long>(nnz) + threads - 1) / threads);
-  iota_kernel<<<blocks, threads>>>(nnz, perm_in);
-  MSKB_VENDOR_CHECK(cub::DeviceRadixSort::SortPairs(tmp, sort_bytes, row_indices, keys, perm_in, perm, nnz));
-  gather_kernel<T><<<blocks, threads>>>(nnz, perm, col_indices, values, cols, vals);
-  row_offsets_kernel<<<static_cast<unsigned>((static_cast<long long>(rows) + threads) / threads), threads>>>(rows, nnz, keys,
-                                                                                                             offsets);
-  MSKB_VENDOR_CHECK(cudaGetLastError());
-  return {offsets, cols, vals};
-}
-
-// Column id of every stored entry (for the row sort).
-__global__ void expand_columns_kernel(int columns, const int* col_offsets, int* col_of) {
-  const long long j = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= columns) return;
-  for (int p = col_offsets[j]; p < col_offsets[j + 1]; ++p) col_of[p] = static_cast<int>(j);
+  const size_t cb = align256(static_cast<size_t>(nnz) * sizeof(int));
+  const size_t vb = align256(static_cast<size_t>(nnz) * sizeof(T));
+  char* base = static_cast<char*>(arrays.get(ob + cb + vb));
+  CsrOfA<T> out{reinterpret_cast<int*>(base), reinterpret_cast<int*>(base + ob), reinterpret_cast<T*>(base + ob + cb)};
+  cusparseHandle_t h = mskb_vendor::cusparse();
+  auto convert = [&](cudaDataType value_type) {
+    size_t bytes = 0;
+    cusparseStatus_t s = cusparseCsr2cscEx2_bufferSize(h, columns, rows, nnz, values, col_offsets, row_indices, out.vals,
+                                                       out.offsets, out.cols, value_type, CUSPARSE_ACTION_NUMERIC,
+                                                       CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &bytes);
+    if (mskb_sparse::unsupported(s)) return false;
+    MSKB_VENDOR_CHECK(s);
+    void* buffer = conversion.get(std::max<size_t>(bytes, 1));
+    s = cusparseCsr2cscEx2(h, columns, rows, nnz, values, col_offsets, row_indices, out.vals, out.offsets, out.cols, value_type,
+                           CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, buffer);
+    if (mskb_sparse::unsupported(s)) return false;
+    MSKB_VENDOR_CHECK(s);
+    return true;
+  };
+  if (!convert(type) && !(type == CUDA_R_16BF && convert(CUDA_R_16F)))
+    mskb_sparse::no_algorithm("spmm_csc vendor: cusparseCsr2cscEx2 does not support this value type");
+  return out;
 }
 
 template <class T>
@@ -102,37 +76,27 @@ void spmm_csc_any(int rows, int columns, int K, const T* values, const int* row_
   const long long out = static_cast<long long>(rows) * K;
   int nnz = 0;
   if (out > 0 && columns > 0) MSKB_VENDOR_CHECK(cudaMemcpy(&nnz, col_offsets + columns, sizeof(int), cudaMemcpyDeviceToHost));
-  if (nnz <= 0) {
+  if (nnz <= 0) {  // no entries: Y += 0
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
+  const CsrOfA<T> csr = csc_to_csr(rows, columns, nnz, values, row_indices, col_offsets, type);
+  mskb_sparse::SpMat A;
   mskb_sparse::ConstMat B;
-  MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, columns, K, K, X, type, CUSPARSE_ORDER_ROW));
-  mskb_sparse::SpMat csc, csr;
-  MSKB_VENDOR_CHECK(cusparseCreateConstCsc(&csc.d, rows, columns, nnz, col_offsets, row_indices, values, CUSPARSE_INDEX_32I,
+  MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&A.d, rows, columns, nnz, csr.offsets, csr.cols, csr.vals, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
-  static const cusparseSpMMAlg_t csc_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1};
-  static const cusparseSpMMAlg_t csr_algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG3,
-                                               CUSPARSE_SPMM_CSR_ALG1};
-  // Y += A * X into the output (c, c_type): CSC first, else the row-sorted (CSR) copy.
+  MSKB_VENDOR_CHECK(cusparseCreateConstDnMat(&B.d, columns, K, K, X, type, CUSPARSE_ORDER_ROW));
+  static const cusparseSpMMAlg_t algs[] = {CUSPARSE_SPMM_CSR_ALG2, CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG3,
+                                           CUSPARSE_SPMM_CSR_ALG1};
+  // Y += A * X into the output (c, c_type), beta = 1.
   auto attempt = [&](void* c, cudaDataType c_type) {
     mskb_sparse::Mat C;
     MSKB_VENDOR_CHECK(cusparseCreateDnMat(&C.d, rows, K, K, c, c_type, CUSPARSE_ORDER_ROW));
-    if (mskb_sparse::spmm_first_supported(csc.d, B.d, C.d, 1.0f, csc_algs, 3)) return true;  // beta = 1: Y accumulates
-    if (!csr.d) {
-      int* col_of = static_cast<int*>(g_cols.get(static_cast<size_t>(nnz) * sizeof(int)));
-      expand_columns_kernel<<<static_cast<unsigned>((static_cast<long long>(columns) + 255) / 256), 256>>>(columns, col_offsets,
-                                                                                                           col_of);
-      MSKB_VENDOR_CHECK(cudaGetLastError());
-      const CsrCopy<T> sorted = sort_by_row(rows, nnz, values, row_indices, col_of);
-      MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&csr.d, rows, columns, nnz, sorted.offsets, sorted.cols, sorted.vals,
-                                               CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
-    }
-    return mskb_sparse::spmm_first_supported(csr.d, B.d, C.d, 1.0f, csr_algs, 4);
+    return mskb_sparse::spmm_first_supported(A.d, B.d, C.d, 1.0f, algs, 4);
   };
   // A BF16 Y through the FP32 stage.
   if (!mskb_sparse::accumulate_staged(out, Y, type, attempt))
-    mskb_sparse::no_algorithm("spmm_csc vendor: cusparseSpMM supports neither CSC nor CSR for this configuration");
+    mskb_sparse::no_algorithm("spmm_csc vendor: cusparseSpMM: no CSR algorithm supports this configuration");
   MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
 }
 

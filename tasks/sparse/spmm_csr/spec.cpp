@@ -24,9 +24,10 @@ MSKB_TASK(spmm_csr) {
       "of CUSPARSE_SPMM_CSR_ALG2 (row-major), ALG_DEFAULT, CSR_ALG3, CSR_ALG1. bf16: values and X as CUDA_R_16BF with "
       "CUDA_R_32F compute and Y staged in FP32 (cuSPARSE's BF16-in / FP32-out mode; a bf16 output failed the check on an "
       "H200, as from partial sums rounded to bf16 more than once), rounded to bf16 once at the end (a bf16 Y directly "
-      "only if cuSPARSE refuses the FP32 output). The entry point is not given nnz or the column count: each call reads "
-      "row_offsets[rows] and reduces max(col_indices) + 1 on the device (two 4-byte copies); all of it is counted in the "
-      "time";
+      "only if cuSPARSE refuses the FP32 output). All of it is counted in the time";
+  spec.vendor_abi_cost =
+      "nnz and the column count are not passed: each call runs one small kernel that reads row_offsets[rows] and "
+      "reduces max(col_indices) + 1, and one 8-byte device-to-host copy (one host round trip)";
   spec.params = {int_arg("rows"), int_arg("K"), in("values"), in("col_indices", Elem::i32), in("row_offsets", Elem::i32),
                  in("X"),         out("Y")};
   for (int e = 10; e <= 18; e += 2) spec.paper.push_back({{"rows", int64_t{1} << e}, {"cols", 2048}, {"K", 4096}});

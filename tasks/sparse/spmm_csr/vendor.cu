@@ -7,9 +7,12 @@
 // output, cuSPARSE failed the check on an H200 (errors of tens of % on small results, as from a row's
 // partial sums rounded to bf16 more than once); the zeroed FP32 stage is rounded into Y once at the end
 // (a BF16 Y directly only if cuSPARSE refuses the FP32 output for every algorithm). The entry point is
-// not given nnz or the column count: the call reads row_offsets[rows] and reduces
-// max(col_indices) + 1 on the device (two 4-byte copies). All of it (probe, staging) is counted in the
-// time; the stage is grown on demand and freed at exit.
+// not given nnz or the column count: one small kernel reads row_offsets[rows] and reduces
+// max(col_indices) + 1 on the device, and one 8-byte copy brings both back (one host round trip; a
+// column bound such as spmv_csr's INT_MAX would spare the reduction, but the dense X descriptor's row
+// count then claims INT_MAX * K elements, which the SpMM algorithms may size work by; against an SpMM of
+// K = 2048..4096 columns the probe is a fraction of a percent). All of it (probe, staging) is counted in
+// the time; the stage is grown on demand and freed at exit.
 // mskb-link: cusparse
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -28,14 +31,14 @@ void spmm_csr_any(int rows, int K, const T* values, const int* col_indices, cons
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
-  int nnz = 0;
-  MSKB_VENDOR_CHECK(cudaMemcpy(&nnz, row_offsets + rows, sizeof(int), cudaMemcpyDeviceToHost));
+  // nnz and the column count in one probe (one kernel, one 8-byte copy: one host round trip).
+  const mskb_sparse::CsrSize size = mskb_sparse::csr_size(row_offsets, rows, col_indices, 64LL * rows);
+  const int nnz = size.nnz, cols = size.cols;
   if (nnz <= 0) {  // an empty matrix: Y = 0
     MSKB_VENDOR_CHECK(cudaMemsetAsync(Y, 0, static_cast<size_t>(total) * sizeof(T), 0));
     MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
     return;
   }
-  const int cols = mskb_sparse::column_count(col_indices, nnz);
   mskb_sparse::SpMat A;
   mskb_sparse::ConstMat B;
   MSKB_VENDOR_CHECK(cusparseCreateConstCsr(&A.d, rows, cols, nnz, row_offsets, col_indices, values, CUSPARSE_INDEX_32I,

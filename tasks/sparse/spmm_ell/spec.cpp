@@ -30,6 +30,11 @@ MSKB_TASK(spmm_ell) {
       "(cuSPARSE's BF16-in / FP32-out mode; a bf16 output failed the check on an H200, as from partial sums rounded to "
       "bf16 more than once), rounded to bf16 once at the end (a bf16 Y directly only if cuSPARSE refuses the FP32 "
       "output). The conversion and the staging are counted in the time";
+  spec.vendor_abi_cost =
+      "ELL with padding anywhere in a row is a format cuSPARSE's SpMM does not take (it takes COO, CSR, CSC, BSR and "
+      "Blocked-ELL): each call compacts the slots into CSR (a count kernel that also finds the largest column id, a CUB "
+      "exclusive scan, a pack kernel, and an 8-byte device-to-host copy for nnz and the column count), which a real "
+      "application does once";
   spec.params = {int_arg("rows"), int_arg("max_nnz_per_row"), int_arg("K"), in("values"), in("col_ids", Elem::i32), in("X"),
                  out("Y")};
   for (int e = 10; e <= 14; ++e) spec.paper.push_back({{"rows", 2048}, {"cols", int64_t{1} << e}, {"K", 4096}});

@@ -24,6 +24,8 @@ MSKB_TASK(spmv_csc) {
       "BF16-in / FP32-out mode; scattered updates would otherwise round a bf16 y once per entry), rounded to bf16 once at the "
       "end. nnz is read from "
       "col_offsets[columns] with a 4-byte device-to-host copy (counted in the time)";
+  spec.vendor_abi_cost =
+      "nnz is not passed: each call reads col_offsets[columns] with a 4-byte device-to-host copy (one host round trip)";
   spec.params = {int_arg("rows"), int_arg("columns"), in("values"), in("row_indices", Elem::i32), in("col_offsets", Elem::i32),
                  in("x"),         accumulate("y")};
   for (int e = 10; e <= 15; ++e) spec.paper.push_back({{"rows", 2048}, {"cols", int64_t{1} << e}});

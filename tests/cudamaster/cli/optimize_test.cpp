@@ -803,6 +803,22 @@ TEST(CliContract, ListShowsOneTaskInFullAndTheTableFits) {
   const json j = json::parse(js.out);
   EXPECT_EQ(j.value("name", ""), "spmv_csr");
   EXPECT_EQ(j["heldout_shapes"].size(), t.heldout.size());
+  // The work the ABI forces on the vendor route, next to it; a task without a vendor says why.
+  ASSERT_FALSE(t.vendor_abi_cost.empty());
+  EXPECT_NE(one.out.find(t.vendor_abi_cost), std::string::npos) << one.out;
+  EXPECT_EQ(j.value("vendor_abi_cost", ""), t.vendor_abi_cost);
+  EXPECT_TRUE(j["vendor_none_reason"].is_null());
+  const mskb::TaskSpec& none = mskb::get_task("spmv_coo");
+  ASSERT_TRUE(none.vendor.empty());
+  ASSERT_FALSE(none.vendor_none_reason.empty());
+  const Proc no_vendor = c.run({"list", "spmv_coo"}, CM_MSKB_BIN);
+  ASSERT_EQ(no_vendor.code, 0) << no_vendor.err;
+  EXPECT_NE(no_vendor.out.find("Vendor contender: none: " + none.vendor_none_reason), std::string::npos) << no_vendor.out;
+  const Proc no_vendor_js = c.run({"list", "spmv_coo", "--json"}, CM_MSKB_BIN);
+  ASSERT_EQ(no_vendor_js.code, 0) << no_vendor_js.err;
+  const json nj = json::parse(no_vendor_js.out);
+  EXPECT_TRUE(nj["vendor"].is_null());
+  EXPECT_EQ(nj.value("vendor_none_reason", ""), none.vendor_none_reason);
   const Proc unknown = c.run({"list", "nope"}, CM_MSKB_BIN);
   EXPECT_EQ(unknown.code, 2);
   EXPECT_NE(unknown.err.find("unknown task 'nope'"), std::string::npos) << unknown.err;

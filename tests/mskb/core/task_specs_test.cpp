@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <set>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/util/files.hpp"
 
 using namespace mskb;
 
@@ -342,6 +344,24 @@ TEST(Registry, UnknownTaskSuggestsTheClosestName) {
     FAIL();
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("did you mean 'vector_add'"), std::string::npos) << e.what();
+  }
+}
+
+// The vendor row is what the task folder ships: a vendor.cu exactly where spec.vendor names a route; a
+// 'none' reason only where there is none, and (in the categories that state theirs, issue 39) always
+// there; an ABI cost only next to a route.
+TEST(Registry, VendorContenderMatchesItsFileAndSaysWhyNone) {
+  const std::set<std::string> reasons_required = {"sparse", "scientific"};
+  for (const auto& t : all_tasks()) {
+    if (t.folder.rfind("tasks/", 0) != 0) continue;  // a user's task file: no vendor
+    const std::filesystem::path file = std::filesystem::path(source_root()) / t.folder / "vendor.cu";
+    EXPECT_EQ(std::filesystem::exists(file), !t.vendor.empty()) << t.name << ": vendor.cu and spec.vendor disagree";
+    if (!t.vendor.empty()) {
+      EXPECT_TRUE(t.vendor_none_reason.empty()) << t.name << ": a vendor route and a 'none' reason";
+    } else {
+      EXPECT_TRUE(t.vendor_abi_cost.empty()) << t.name << ": an ABI cost without a vendor route";
+      if (reasons_required.count(t.category)) EXPECT_FALSE(t.vendor_none_reason.empty()) << t.name << ": no vendor and no reason";
+    }
   }
 }
 
