@@ -1,6 +1,6 @@
 # Writes OUT (a C++ file defining mskb::kGitCommit) with the source tree's commit at build time,
 # "+modified" when the tracked files differ from it. Outside a git checkout:
-# - a copy stamped by scripts/stamp-source.sh (.source-stamp: the commit and every tracked file's
+# - a copy stamped by scripts/stamp-source.sh (checked first: a copy may carry stale git metadata) (.source-stamp: the commit and every tracked file's
 #   SHA-256) names its commit as "<commit> (stamp)" when every file still matches, and
 #   "<commit>+modified (stamp)" when one differs or is missing, or the tree was modified when stamped;
 # - a tree made by `git archive` (a release tarball) names its commit in .git_archival.txt
@@ -21,7 +21,8 @@ if(GIT_FOUND)
     endif()
   endif()
 endif()
-if(commit STREQUAL "unknown" AND EXISTS "${SRC}/.source-stamp")
+if(EXISTS "${SRC}/.source-stamp")
+  set(git_commit "${commit}")
   file(STRINGS "${SRC}/.source-stamp" stamp_commit REGEX "^commit: [0-9a-f]+$")
   file(STRINGS "${SRC}/.source-stamp" stamp_modified REGEX "^modified: ")
   file(STRINGS "${SRC}/.source-stamp" stamp_files REGEX "^file: ")
@@ -48,8 +49,12 @@ if(commit STREQUAL "unknown" AND EXISTS "${SRC}/.source-stamp")
         endif()
       endif()
     endforeach()
+    # A checkout whose git metadata names the stamp's commit, unmodified, says so plainly; a copy
+    # whose .git is stale (or absent) trusts the verified stamp instead.
     if(changed)
-      set(commit "${short}+modified (stamp)")
+      if(git_commit STREQUAL "unknown")
+        set(commit "${short}+modified (stamp)")
+      endif()
     else()
       set(commit "${short} (stamp)")
     endif()
