@@ -360,7 +360,9 @@ TEST(Registry, VendorContenderMatchesItsFileAndSaysWhyNone) {
       EXPECT_TRUE(t.vendor_none_reason.empty()) << t.name << ": a vendor route and a 'none' reason";
     } else {
       EXPECT_TRUE(t.vendor_abi_cost.empty()) << t.name << ": an ABI cost without a vendor route";
-      if (reasons_required.count(t.category)) EXPECT_FALSE(t.vendor_none_reason.empty()) << t.name << ": no vendor and no reason";
+      if (reasons_required.count(t.category)) {
+        EXPECT_FALSE(t.vendor_none_reason.empty()) << t.name << ": no vendor and no reason";
+      }
     }
   }
 }
