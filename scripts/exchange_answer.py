@@ -5,11 +5,11 @@ The exchange provider (docs/agents.md, "The exchange provider") writes DIR/<name
 for every LLM call and reads DIR/<name>.reply.json. This script writes those replies.
 
 From a cassette (as `--record` writes it, or data/demo/*.jsonl): every request in DIR without a
-reply is answered with the recorded answer at the same place of the same conversation. A
-conversation is one job (run, task, precision); its requests are ordered by journal step, and the
-k-th one gets the k-th recorded exchange whose first user line (the prompts' "# Task: NAME
-(precision, ...)" heading) is the request's; its agent (the system prompt's "You are the ...")
-must match too. So a run can be carried to its end through stops and resumes without a person:
+reply is answered as `--llm replay:FILE --replay-match task` would answer it. A conversation is
+one job (run, task, precision); its requests, in journal-step order, each get the first recorded
+exchange not given to an earlier one whose first user line (the prompts' "# Task: NAME
+(precision, ...)" heading) and agent (the system prompt's "You are the ...") are the request's.
+So a run can be carried to its end through stops and resumes without a person:
 
   while ! cudamaster optimize --resume 1 ...; do   # exit 4: jobs wait for replies
     scripts/exchange_answer.py --cassette data/demo/spmv_csr_fp32.jsonl DIR; done
@@ -108,19 +108,18 @@ def answer_pending(folder, cassette, quiet):
     written = 0
     for key, items in groups.items():
         items.sort(key=lambda t: t[0])
-        for k, (_, path, req) in enumerate(items):
+        given = set()  # the cassette lines earlier requests of this conversation got
+        for _, path, req in items:
+            messages = req.get("request", {}).get("messages")
+            heading, agent = heading_of(messages), agent_of(messages)
+            pick = next((r for r in cassette.get(heading, []) if r[0] not in given and r[1] == agent), None)
+            if pick is None:
+                sys.exit(f"exchange_answer: {path}: the cassette has no unused answer of the {agent} for '{heading}'")
+            line, _, entry = pick
+            given.add(line)
             reply_path = os.path.join(folder, os.path.basename(req["reply_file"]))
             if os.path.exists(reply_path):
                 continue
-            messages = req.get("request", {}).get("messages")
-            heading, agent = heading_of(messages), agent_of(messages)
-            recorded = cassette.get(heading, [])
-            if k >= len(recorded):
-                sys.exit(f"exchange_answer: {path}: the cassette has {len(recorded)} exchanges for '{heading}', "
-                         f"this is request {k + 1}")
-            line, rec_agent, entry = recorded[k]
-            if rec_agent != agent:
-                sys.exit(f"exchange_answer: {path}: asks the {agent} but cassette line {line} answers the {rec_agent}")
             if "response" not in entry:
                 sys.exit(f"exchange_answer: {path}: cassette line {line} recorded an error, not an answer")
             resp = entry["response"]

@@ -26,7 +26,7 @@ const std::string kAnswerer = std::string(CM_SOURCE_DIR) + "/scripts/exchange_an
 struct Cli : FakeCliDir {
   Proc run(const std::vector<std::string>& args, const std::string& program = CM_CUDAMASTER_BIN) { return run_program(args, program); }
   // The answerer: every pending request of `folder` from the cassette.
-  Proc answer(const std::string& folder, const std::string& cassette = CM_SUITE4_CASSETTE) {
+  Proc answer(const std::string& folder, const std::string& cassette) {
     return run({kAnswerer, "--cassette", cassette, folder}, "/usr/bin/env");
   }
 };
@@ -43,6 +43,34 @@ std::string request_of(const std::string& folder, const std::string& job, const 
     }
   }
   return found;
+}
+
+// The four-task cassette with the fakes' markers in its kernels (tests/support/fake_markers.hpp), so
+// that the fake nvcc and runner tell its story: spmv_csr's round 1 fails to build, is wrong after
+// the first Debug attempt and slower after the second (rejected), its round 2 is accepted;
+// softmax's round 1 fails to build and is accepted after a Debug attempt, its round 2 is accepted.
+std::string marked_cassette(const std::string& path) {
+  const std::map<std::size_t, std::string> markers = {
+      {1, "// fake-build: error identifier \"__shfl_down\" is undefined"}, {2, "// fake-eval: wrong_result"},
+      {3, "// fake-eval: speed=0.3"}, {5, "// fake-eval: speed=2.5"},
+      {11, "// fake-build: error a reinterpret_cast cannot cast away const or other type qualifiers"},
+      {12, "// fake-eval: speed=1.6"}, {14, "// fake-eval: speed=2.2"}};
+  std::string out;
+  std::size_t i = 0;
+  for (const std::string& line : read_lines(CM_SUITE4_CASSETTE)) {
+    json e = json::parse(line);
+    if (const auto m = markers.find(i); m != markers.end()) {
+      std::string text = e["response"]["text"];
+      const std::size_t at = text.find("```cuda\n");
+      EXPECT_NE(at, std::string::npos) << "cassette line " << i + 1;
+      text.insert(at + 8, m->second + "\n");
+      e["response"]["text"] = text;
+    }
+    out += e.dump() + "\n";
+    ++i;
+  }
+  write_file(path, out);
+  return path;
 }
 
 std::vector<std::string> run_args(const std::vector<std::string>& tasks_llm, const std::string& db, const std::string& out) {
@@ -93,8 +121,9 @@ int carry_to_the_end(Cli& c, const std::string& folder, const std::string& casse
 TEST(Exchange, TwoTasksThroughStopsAndResumesEqualTheReplayProvider) {
   const std::vector<std::string> tasks = {"--task", "spmv_csr,softmax"};
   Cli ref;
+  const std::string cassette = marked_cassette(ref.dir.file("suite4-marked.jsonl"));
   std::vector<std::string> ra = tasks;
-  for (const char* s : {"--llm", "replay:" CM_SUITE4_CASSETTE, "--replay-match", "task"}) ra.push_back(s);
+  for (const std::string& a : {std::string("--llm"), "replay:" + cassette, std::string("--replay-match"), std::string("task")}) ra.push_back(a);
   const Proc rp = ref.run(run_args(ra, ref.db(), ref.dir.file("out")));
   ASSERT_EQ(rp.code, 0) << rp.err;
 
@@ -137,8 +166,8 @@ TEST(Exchange, TwoTasksThroughStopsAndResumesEqualTheReplayProvider) {
   EXPECT_NE(again.err.find("run 1 waits for 2 replies"), std::string::npos) << again.err;
   EXPECT_EQ(read_lines(c.dir.file("runner.log")).size(), evaluated);
 
-  const int stops = carry_to_the_end(c, folder, CM_SUITE4_CASSETTE);
-  EXPECT_GE(stops, 5);  // planner, coder, debug ..., one per resume and job
+  const int stops = carry_to_the_end(c, folder, cassette);
+  EXPECT_EQ(stops, 5);  // spmv_csr's six calls: one per session
 
   auto rs = store::RunStore::open(ref.db());
   auto es = store::RunStore::open(c.db());
@@ -146,6 +175,8 @@ TEST(Exchange, TwoTasksThroughStopsAndResumesEqualTheReplayProvider) {
   EXPECT_EQ(call_trace(*es, 1), call_trace(*rs, 1));
   const std::vector<std::string> trace = call_trace(*es, 1);
   EXPECT_NE(std::find(trace.begin(), trace.end(), "softmax/debug/r1/a1"), trace.end()) << "a debug attempt";
+  EXPECT_NE(std::find(trace.begin(), trace.end(), "spmv_csr/debug/r1/a2"), trace.end()) << "two debug attempts";
+  EXPECT_EQ(trace.size(), 11u);
   EXPECT_EQ(store_view(*es, 1), store_view(*rs, 1));
   for (const char* f : {"spmv_csr_fp32.cu", "softmax_fp32.cu"})
     EXPECT_EQ(read_file(c.dir.file("out") + "/" + f), read_file(ref.dir.file("out") + "/" + f)) << f;
@@ -215,7 +246,7 @@ TEST(Exchange, MalformedStaleEmptyAndOversizedRepliesAreRecordedErrorsAndLoseNot
   }
   // A good answer then carries the run on; the request is the same as before the bad replies.
   EXPECT_EQ(json::parse(read_file(req_path))["id"], id);
-  ASSERT_GE(carry_to_the_end(c, folder, CM_SUITE4_CASSETTE), 1);
+  ASSERT_GE(carry_to_the_end(c, folder, marked_cassette(c.dir.file("suite4-marked.jsonl"))), 1);
   auto s = store::RunStore::open(c.db());
   EXPECT_EQ(s->run(1)->status, store::Status::finished);
   EXPECT_EQ(s->rows("rounds", s->jobs(1)[0].id).size(), 2u);
@@ -223,7 +254,8 @@ TEST(Exchange, MalformedStaleEmptyAndOversizedRepliesAreRecordedErrorsAndLoseNot
 
 TEST(Exchange, KilledWithSigkillWhileWaitingForAReplyResumesToTheReplayResult) {
   Cli ref;
-  ASSERT_EQ(ref.run(run_args({"--task", "spmv_csr", "--llm", "replay:" CM_SUITE4_CASSETTE, "--replay-match", "task"}, ref.db(),
+  const std::string cassette = marked_cassette(ref.dir.file("suite4-marked.jsonl"));
+  ASSERT_EQ(ref.run(run_args({"--task", "spmv_csr", "--llm", "replay:" + cassette, "--replay-match", "task"}, ref.db(),
                              ref.dir.file("out")))
                 .code,
             0);
@@ -233,7 +265,7 @@ TEST(Exchange, KilledWithSigkillWhileWaitingForAReplyResumesToTheReplayResult) {
   // Answer the Planner, so that the kill lands between the Coder's request and its reply.
   const Proc first = c.run(run_args({"--task", "spmv_csr", "--llm", "exchange:" + folder}, c.db(), c.dir.file("out")));
   ASSERT_EQ(first.code, 4) << first.err;
-  ASSERT_EQ(c.answer(folder).code, 0);
+  ASSERT_EQ(c.answer(folder, cassette).code, 0);
   const pid_t pid = spawn({"optimize", "--resume", "1", "--db", c.db(), "--exchange-wait", "120"}, c.env, c.dir.file(""), "waiting",
                           CM_CUDAMASTER_BIN);
   std::string coder_req;
@@ -261,7 +293,7 @@ TEST(Exchange, KilledWithSigkillWhileWaitingForAReplyResumesToTheReplayResult) {
   // Answered afterwards, live: the resumed run waits and takes the reply as it arrives.
   const pid_t resumed = spawn({"optimize", "--resume", "1", "--db", c.db(), "--exchange-wait", "120"}, c.env, c.dir.file(""), "resumed",
                               CM_CUDAMASTER_BIN);
-  const pid_t follower = spawn({kAnswerer, "--cassette", CM_SUITE4_CASSETTE, "--follow", "--quiet", folder}, c.env, c.dir.file(""),
+  const pid_t follower = spawn({kAnswerer, "--cassette", cassette, "--follow", "--quiet", folder}, c.env, c.dir.file(""),
                                "follow", "/usr/bin/env");
   const Proc done = finish(resumed, c.dir.file(""), "resumed");
   ::kill(follower, SIGINT);
