@@ -169,6 +169,7 @@ class ExchangeProvider final : public Provider {
     const std::string where = path.filename().string();
     auto bad = [&](const std::string& why) { return make_error(LlmErrorKind::MalformedResponse, kName, where + ": " + why); };
     std::error_code ec;
+    if (!fs::is_regular_file(fs::symlink_status(path, ec))) return bad("not a regular file (a link or a folder is not read)");
     const auto size = fs::file_size(path, ec);
     if (ec) return make_error(LlmErrorKind::Io, kName, fmt::format("cannot read {}: {}", where, ec.message()));
     if (size > max_bytes_) {

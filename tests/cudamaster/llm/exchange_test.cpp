@@ -139,6 +139,20 @@ TEST(LlmExchange, BadRepliesAreTypedErrorsAndAreMovedAside) {
   }
 }
 
+TEST(LlmExchange, AReplyThatIsALinkIsNotFollowed) {
+  TempDir dir;
+  auto client = exchange_client("exchange:" + dir.file("ex"));
+  ASSERT_TRUE(client);
+  ASSERT_FALSE(client->complete(named("q")).ok());
+  write_file(dir.file("secret"), "not for the store");
+  fs::create_symlink(dir.file("secret"), dir.file("ex/run1-t-fp32-step0003-coder.reply.json"));
+  const auto r = client->complete(named("q"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, llm::LlmErrorKind::MalformedResponse);
+  EXPECT_NE(r.error().describe().find("not a regular file"), std::string::npos) << r.error().describe();
+  EXPECT_EQ(r.error().describe().find("not for the store"), std::string::npos);
+}
+
 TEST(LlmExchange, WaitPollsUntilTheReplyArrivesOrTheWaitIsCancelled) {
   TempDir dir;
   std::atomic<bool> cancel{false};
