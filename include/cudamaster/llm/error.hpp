@@ -32,7 +32,10 @@ enum class LlmErrorKind {
   Io,                  // cassette or pricing file could not be read or written
   Unsupported,         // feature compiled out (e.g. built without libcurl)
   ReplyTooLarge,       // the reply body exceeded HttpOptions::max_reply_bytes; reading stopped (not retried)
+  AwaitingReply,       // exchange: the request file is written and has no reply yet (LlmError::pending names it)
+  StaleReply,          // exchange: the reply file answers another request (its id differs)
 };
+inline constexpr LlmErrorKind kLastLlmErrorKind = LlmErrorKind::StaleReply;
 
 // snake_case name used in messages and JSON ("rate_limited").
 const char* to_string(LlmErrorKind kind);
@@ -48,6 +51,7 @@ struct LlmError {
   std::string server_message;  // the server's own error text, when it sent one
   int attempts = 1;            // HTTP attempts made before giving up
   std::optional<std::chrono::milliseconds> retry_after;  // parsed Retry-After, if any
+  std::string pending;         // AwaitingReply: the request file that waits for its reply
 
   // One line: "openai: rate_limited (HTTP 429, 3 attempts): Rate limit reached ...".
   std::string describe() const;

@@ -3,6 +3,8 @@
 // cassettes. Providers do wire formats, HTTP and retries; cost and budget live in LlmClient.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,7 +29,7 @@ inline constexpr const char* kAnthropicVersion = "2023-06-01";
 class Provider {
  public:
   virtual ~Provider() = default;
-  virtual std::string name() const = 0;      // "openai", "anthropic", "openai-compatible", "replay"
+  virtual std::string name() const = 0;      // "openai", "anthropic", "openai-compatible", "replay", "exchange"
   virtual std::string model() const = 0;     // "" for replay
   virtual std::string endpoint() const = 0;  // URL, or the cassette path for replay
   // Thread-safe. Fills everything in ChatResponse except cost_usd.
@@ -51,8 +53,16 @@ struct ProviderOptions {
   // task and precision), and the first unused matching exchange is served: each conversation keeps
   // its recorded order while concurrent ones interleave freely (a multi-task run with --jobs N).
   ReplayMatch replay_match = ReplayMatch::Full;
+  // Exchange: how long a call polls for its reply file before it fails with AwaitingReply (0: it
+  // looks once); a set flag ends the wait early (Ctrl-C). The largest reply read is
+  // http.max_reply_bytes.
+  std::chrono::milliseconds exchange_wait{0};
+  const std::atomic<bool>* exchange_cancel = nullptr;
 };
 
+// exchange:DIR[:LABEL] (exchange.cpp, docs/agents.md "The exchange provider"): each call writes
+// DIR/<name>.request.json and answers with DIR/<name>.reply.json once someone wrote it.
+//
 // Environment: OPENAI_API_KEY (required), OPENAI_BASE_URL, OPENAI_ORGANIZATION, OPENAI_PROJECT;
 // ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL; OPENAI_COMPATIBLE_API_KEY (optional).
 Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec,

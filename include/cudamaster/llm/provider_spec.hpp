@@ -1,8 +1,9 @@
 // Owns the `--llm PROVIDER:MODEL` grammar:
-//   openai:MODEL | anthropic:MODEL | openai-compatible:URL:MODEL | replay:FILE
+//   openai:MODEL | anthropic:MODEL | openai-compatible:URL:MODEL | replay:FILE | exchange:DIR[:LABEL]
 // URL contains ':' itself (scheme, port) and local model tags may too ("llama3.1:8b"), so the
 // URL is read as a URL (scheme://host[:port][/path]) and everything after the next ':' is the
-// model. For models without ':' this equals splitting on the last ':'.
+// model. For models without ':' this equals splitting on the last ':'. exchange: DIR ends at the
+// first ':' (a folder name with ':' cannot be used); the label, recorded as the model, may hold ':'.
 #pragma once
 
 #include <string>
@@ -11,14 +12,15 @@
 
 namespace cudamaster::llm {
 
-enum class ProviderKind { OpenAI, Anthropic, OpenAICompatible, Replay };
-const char* to_string(ProviderKind kind);  // "openai", "anthropic", "openai-compatible", "replay"
+enum class ProviderKind { OpenAI, Anthropic, OpenAICompatible, Replay, Exchange };
+// "openai", "anthropic", "openai-compatible", "replay", "exchange"
+const char* to_string(ProviderKind kind);
 
 struct ProviderSpec {
   ProviderKind kind = ProviderKind::OpenAI;
-  std::string model;     // empty for replay
+  std::string model;     // empty for replay; exchange: the label ("" when none was given)
   std::string base_url;  // openai-compatible only (as given, trailing '/' removed)
-  std::string path;      // replay only: the cassette file
+  std::string path;      // replay: the cassette file; exchange: the folder of request and reply files
   std::string text;      // the original string, for messages
 };
 

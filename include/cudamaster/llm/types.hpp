@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cudamaster::llm {
@@ -33,9 +34,17 @@ struct ChatParams {
   std::optional<std::int64_t> seed;   // OpenAI-style servers only
 };
 
+// What a call belongs to. Only the exchange provider reads it (its files' names and the request
+// file's "context"); it is not part of the request's JSON form, so replay never compares it.
+struct CallContext {
+  std::string name;  // stable within the caller's run ("run1-spmv_csr-fp32-step0007-coder"); "" = from the request
+  std::vector<std::pair<std::string, std::string>> fields;  // run, task, precision, round, agent, attempt, step
+};
+
 struct ChatRequest {
   std::vector<Message> messages;  // system messages anywhere; Anthropic gets them joined
   ChatParams params;
+  CallContext context = {};
 };
 
 enum class FinishReason { Stop, Length, ContentFilter, ToolUse, Other };

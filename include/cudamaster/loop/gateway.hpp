@@ -30,6 +30,8 @@ class LlmGateway {
   std::string provider_name() const { return client_->provider().name(); }
   std::string endpoint() const { return client_->provider().endpoint(); }
   bool replay() const { return replay_ != nullptr; }
+  // exchange:DIR: calls are files in endpoint() (a call without its reply stops the job).
+  bool exchange() const { return provider_name() == "exchange"; }
 
  private:
   LlmGateway() = default;

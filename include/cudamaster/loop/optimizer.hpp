@@ -123,7 +123,15 @@ struct OptimizeResult {
   std::int64_t run_id = 0;
   store::Status status = store::Status::finished;  // finished | stopped | failed
   nlohmann::json summary;
+  // exchange: the jobs that stopped to wait for a reply, each {task, precision, request, agent,
+  // round, attempt, step}; all_waiting when every job not done waits (stopped for nothing else).
+  std::vector<nlohmann::json> waiting;
+  bool all_waiting = false;
 };
+
+// The jobs of a run that wait for an exchange reply (as OptimizeResult::waiting), and whether every
+// job not finished or failed is one of them.
+std::vector<nlohmann::json> waiting_jobs(const std::vector<store::JobInfo>& jobs, bool* all_waiting = nullptr);
 
 // Backends a run uses; null members get the real implementations (MskbBuilder, MskbEvaluator,
 // cm_profile). `gateway` lets tests inject an LLM client (else built from request.llm).

@@ -1,8 +1,9 @@
 // `cudamaster optimize`: the agent loop over one task, a list, or the whole suite (docs/agents.md).
 // Progress and per-round tables go to stderr; --json writes the suite summary (- : on stdout).
 // Exit codes: 0 finished, 3 stopped early and resumable (budget, wall clock, interrupt, LLM
-// error), 1 failed (or no GPU on this machine: then before anything is written to the store),
-// 2 usage errors.
+// error), 4 every job not done waits for an exchange reply (--llm exchange:DIR; resumable once
+// the replies exist), 1 failed (or no GPU on this machine: then before anything is written to the
+// store), 2 usage errors.
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
@@ -75,6 +76,7 @@ struct OptimizeOptions {
   double timeout_s = 600;
   int attempts = 6;
   std::size_t max_reply_bytes = llm::HttpOptions::kDefaultMaxReplyBytes;
+  double exchange_wait_s = 0;
   ExecutorOptions executor;
 };
 
@@ -133,6 +135,8 @@ loop::OptimizeRequest base_request(const OptimizeOptions& o, const std::optional
                               : o.replay_match == "task" ? llm::ReplayMatch::Task
                                                          : llm::ReplayMatch::Full;
   req.provider.replay_allow_reorder = o.replay_reorder;
+  req.provider.exchange_wait = std::chrono::milliseconds{static_cast<std::int64_t>(o.exchange_wait_s * 1000.0)};
+  req.provider.exchange_cancel = &g_interrupted;
   if (o.budget_usd >= 0) req.config.budget_usd = o.budget_usd;
   if (o.max_minutes > 0) req.config.max_minutes = o.max_minutes;
   return req;
@@ -246,6 +250,16 @@ void report_result(const OptimizeOptions& o, const loop::OptimizeResult& res) {
                res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
   }
   if (!o.json.empty()) write_json_output(res.summary.dump(2, ' ', false, json::error_handler_t::replace), o.json);
+  if (res.status == store::Status::stopped && res.all_waiting) {
+    // One line, also with --quiet: what to answer before the resume.
+    std::string files;
+    for (const json& w : res.waiting)
+      files += fmt::format("{}{} ({} {} {}, round {})", files.empty() ? "" : ", ", w.value("request", std::string("?")),
+                           w.value("task", ""), w.value("precision", ""), w.value("agent", ""), w.value("round", 0));
+    fmt::print(stderr, "run {} waits for {} repl{}: {}; answer them, then: cudamaster optimize --resume {} --db {}\n", res.run_id,
+               res.waiting.size(), res.waiting.size() == 1 ? "y" : "ies", files, res.run_id, o.db);
+    throw CommandExit(4);
+  }
   if (res.status == store::Status::stopped) {
     if (!o.quiet)
       fmt::print(stderr, "run {} stopped early; continue it with: cudamaster optimize --resume {} --db {}\n", res.run_id, res.run_id, o.db);
@@ -328,7 +342,7 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--task-file", o->task_files, "A task of your own (TOML, docs/task-files.md) to optimize (repeatable)");
   cmd->add_flag("--all", o->all, "Every task of the suite");
   cmd->add_option("--precision", o->precision, "fp32 | bf16 | all (default fp32)");
-  cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE")
+  cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE, exchange:DIR[:LABEL]")
       ->envname("CUDAMASTER_LLM");
   cmd->add_option("--rounds", o->rounds, "R: optimization rounds per task (0: only measure the baseline and vendor)")->check(CLI::Range(0, 1000));
   cmd->add_option("--debug-loops", o->debug_loops, "D: fix attempts (Debug or Compiler agent) per round")->check(CLI::Range(0, 100));
@@ -366,6 +380,9 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--max-reply-bytes", o->max_reply_bytes, "Largest LLM reply read, in bytes (default 8 MiB; larger ones are refused)")
       ->envname("CUDAMASTER_MAX_REPLY_BYTES")
       ->check(mskb::positive());
+  cmd->add_option("--exchange-wait", o->exchange_wait_s,
+                  "exchange:DIR: seconds each call waits for its reply file before the job stops to wait (default 0: look once)")
+      ->check(mskb::non_negative());
   add_executor_options(*cmd, o->executor, true);
   cmd->callback([o, cmd] { run_optimize_command(*o, *cmd); });
 }

@@ -1,4 +1,6 @@
 // `cudamaster runs`: the runs in a run store, newest last (id, when, status, LLM, tasks, cost).
+// A stopped run whose unfinished jobs all wait for exchange replies is "waiting", with the request
+// files to answer listed under it.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -15,6 +17,7 @@
 
 #include <unistd.h>
 
+#include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/store/store.hpp"
 #endif
 
@@ -50,14 +53,20 @@ void run_runs(const RunsOptions& o) {
   json out = json::array();
   for (const store::RunInfo& r : store->runs()) {
     int done = 0, total = 0;
-    for (const store::JobInfo& j : store->jobs(r.id)) {
+    const std::vector<store::JobInfo> jobs = store->jobs(r.id);
+    for (const store::JobInfo& j : jobs) {
       ++total;
       done += j.status == store::Status::finished || j.status == store::Status::failed;
     }
+    bool all_waiting = false;
+    const std::vector<json> waiting = loop::waiting_jobs(jobs, &all_waiting);
+    std::string status = live_status(r);
+    if (status == to_string(store::Status::stopped) && all_waiting) status = "waiting";
     out.push_back({{"id", r.id},
                    {"created_at", r.created_at},
                    {"updated_at", r.updated_at},
-                   {"status", live_status(r)},
+                   {"status", status},
+                   {"waiting", waiting},
                    {"llm", r.llm},
                    {"tasks", r.config.value("tasks", json::array())},
                    {"precisions", r.config.value("precisions", json::array())},
@@ -78,6 +87,9 @@ void run_runs(const RunsOptions& o) {
                r["status"].get<std::string>(), fmt::format("{}/{}", r["jobs_done"].get<int>(), r["jobs"].get<int>()),
                fmt::format("${:.4f}", r["cost_usd"].get<double>()), r["active_seconds"].get<double>() / 60.0,
                r["llm"].get<std::string>(), tasks);
+    for (const json& w : r["waiting"])
+      fmt::print("      waiting: {} ({} {} {}, round {})\n", w.value("request", std::string("?")), w.value("task", ""),
+                 w.value("precision", ""), w.value("agent", ""), w.value("round", 0));
   }
 }
 

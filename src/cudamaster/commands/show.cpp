@@ -143,6 +143,11 @@ void print_job(const ShowOptions& o, const json& j) {
              j["status"].get<std::string>(), j["stop_reason"].get<std::string>(),
              best.is_object() ? best.value("origin", "") : "-", best.is_object() ? num(best.value("p", json())) : "-",
              best.is_object() ? num(best.value("vs_vendor", json())) : "-");
+  if (j["stop_reason"] == "awaiting_reply" && j["status"] == "stopped" && j["result"].is_object()) {
+    const json w = j["result"].value("awaiting", json::object());
+    fmt::print("  waiting for a reply: {} ({}{}, round {}); answer it, then resume the run\n", w.value("request", std::string("?")),
+               w.value("agent", ""), w.value("attempt", 0) > 0 ? " " + std::to_string(w.value("attempt", 0)) : "", w.value("round", 0));
+  }
   for (const json& r : j["rounds"]) {
     fmt::print("  round {}: {}\n", r.value("round", 0), r.value("outcome", ""));
     if (!r.value("plan", "").empty()) fmt::print("    plan: {}\n", r.value("plan", ""));

@@ -18,7 +18,8 @@ Result<std::unique_ptr<LlmClient>> LlmClient::create(const ClientOptions& option
   }
 
   const std::string provider_name = to_string(spec->kind);
-  if (options.budget && options.budget->limit_usd() && spec->kind != ProviderKind::Replay &&
+  // Replay prices as recorded; an exchange reply may carry its own cost (else its label's price).
+  if (options.budget && options.budget->limit_usd() && spec->kind != ProviderKind::Replay && spec->kind != ProviderKind::Exchange &&
       !pricing.find(provider_name, spec->model))
     return make_error(LlmErrorKind::UnknownPrice, provider_name,
                       fmt::format("a budget is set but '{}:{}' has no price; add it to a pricing file "
@@ -49,7 +50,7 @@ Result<ChatResponse> LlmClient::complete(const ChatRequest& request) {
   if (!result) return result;
   ChatResponse& r = result.value();
   if (auto price = pricing_.find(r.provider, r.model)) r.cost_usd = compute_cost(r.usage, *price);
-  else r.cost_usd.reset();
+  else if (r.provider != to_string(ProviderKind::Exchange)) r.cost_usd.reset();  // an exchange reply's own cost stays
   if (budget_) budget_->charge(r.cost_usd);
   return result;
 }

@@ -28,6 +28,8 @@ const char* to_string(LlmErrorKind kind) {
     case LlmErrorKind::Io: return "io";
     case LlmErrorKind::Unsupported: return "unsupported";
     case LlmErrorKind::ReplyTooLarge: return "reply_too_large";
+    case LlmErrorKind::AwaitingReply: return "awaiting_reply";
+    case LlmErrorKind::StaleReply: return "stale_reply";
   }
   return "unknown";
 }

@@ -87,6 +87,8 @@ Result<std::unique_ptr<Provider>> make_provider(const ProviderSpec& spec, const 
     }
     case ProviderKind::Replay:
       return detail::make_replay_provider(spec.path, options.replay_allow_reorder, options.replay_match);
+    case ProviderKind::Exchange:
+      return detail::make_exchange_provider(spec.path, spec.model, options);
   }
   return detail::make_http_provider(std::move(c));
 }

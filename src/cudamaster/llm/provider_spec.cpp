@@ -14,6 +14,7 @@ const char* to_string(ProviderKind kind) {
     case ProviderKind::Anthropic: return "anthropic";
     case ProviderKind::OpenAICompatible: return "openai-compatible";
     case ProviderKind::Replay: return "replay";
+    case ProviderKind::Exchange: return "exchange";
   }
   return "openai";
 }
@@ -23,7 +24,7 @@ namespace {
 LlmError bad(const std::string& text, const std::string& why) {
   return make_error(LlmErrorKind::InvalidArgument, "llm",
                     fmt::format("bad --llm '{}': {} (expected openai:MODEL, anthropic:MODEL, "
-                                "openai-compatible:URL:MODEL or replay:FILE)",
+                                "openai-compatible:URL:MODEL, replay:FILE or exchange:DIR[:LABEL])",
                                 text, why));
 }
 
@@ -88,6 +89,14 @@ Result<ProviderSpec> parse_provider_spec(const std::string& text) {
     spec.kind = ProviderKind::Replay;
     spec.path = rest;
     if (spec.path.empty()) return bad(text, "empty cassette path");
+    return spec;
+  }
+  if (provider == "exchange") {
+    spec.kind = ProviderKind::Exchange;
+    const std::size_t sep = rest.find(':');
+    spec.path = rest.substr(0, sep);
+    if (sep != std::string::npos) spec.model = detail::trim(rest.substr(sep + 1));
+    if (spec.path.empty()) return bad(text, "empty exchange folder");
     return spec;
   }
   return bad(text, fmt::format("unknown provider '{}'", provider));

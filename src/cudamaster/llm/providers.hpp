@@ -45,6 +45,10 @@ std::unique_ptr<Provider> make_http_provider(HttpProviderConfig config);
 Result<std::unique_ptr<Provider>> make_replay_provider(const std::string& path, bool allow_reorder,
                                                       ReplayMatch match = ReplayMatch::Full);
 
+// exchange:DIR[:LABEL]: requests and replies as files in DIR (exchange.cpp). Creates DIR.
+Result<std::unique_ptr<Provider>> make_exchange_provider(const std::string& dir, const std::string& label,
+                                                         const ProviderOptions& options);
+
 // One cassette line for an exchange (exactly one of response / error is non-null).
 nlohmann::json cassette_line(std::int64_t seq, const std::string& provider, const std::string& model,
                              const std::string& endpoint, const ChatRequest& request,

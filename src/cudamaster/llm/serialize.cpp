@@ -62,7 +62,7 @@ json to_json(const ChatResponse& r, bool include_raw) {
 }
 
 json to_json(const LlmError& e) {
-  return {{"kind", to_string(e.kind)},
+  json j = {{"kind", to_string(e.kind)},
           {"provider", e.provider},
           {"http_status", e.http_status},
           {"message", e.message},
@@ -70,6 +70,8 @@ json to_json(const LlmError& e) {
           {"attempts", e.attempts},
           {"retry_after_ms", e.retry_after ? json(e.retry_after->count()) : json(nullptr)},
           {"description", e.describe()}};
+  if (!e.pending.empty()) j["pending"] = e.pending;
+  return j;
 }
 
 Result<Role> role_from_string(const std::string& s) {
@@ -86,7 +88,7 @@ FinishReason finish_reason_from_string(const std::string& s) {
 }
 
 Result<LlmErrorKind> error_kind_from_string(const std::string& s) {
-  for (int k = 0; k <= static_cast<int>(LlmErrorKind::ReplyTooLarge); ++k)
+  for (int k = 0; k <= static_cast<int>(kLastLlmErrorKind); ++k)
     if (s == to_string(static_cast<LlmErrorKind>(k))) return static_cast<LlmErrorKind>(k);
   return bad(fmt::format("unknown error kind '{}'", s));
 }
@@ -174,6 +176,7 @@ std::optional<LlmError> llm_error_from_json(const json& j) {
   e.server_message = detail::get_string(j, "server_message").value_or("");
   e.attempts = static_cast<int>(detail::get_int(j, "attempts").value_or(1));
   if (auto ms = detail::get_int(j, "retry_after_ms")) e.retry_after = std::chrono::milliseconds{*ms};
+  e.pending = detail::get_string(j, "pending").value_or("");
   return e;
 }
 

@@ -180,6 +180,7 @@ JobResult Job::finish(store::Status status, const std::string& reason, const std
                {"best_correct_p", best_correct_p_ ? json(*best_correct_p_) : json()},
                {"vendor_p", vendor_p_ ? json(*vendor_p_) : json()},
                {"baseline", have_baseline_ ? json(baseline_.disposition) : json()}};
+  if (!awaiting_.is_null()) jr.result["awaiting"] = awaiting_;
   if (!env_.out_dir.empty() && have_baseline_) {
     try {
       write_text((fs::path(env_.out_dir) / (info_.task + "_" + info_.precision + ".json")).string(), jr.result.dump(2) + "\n");

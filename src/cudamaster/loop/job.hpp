@@ -169,6 +169,7 @@ class Job {
   int candidates_ = 0;
   bool any_correct_ = false;
   std::optional<double> best_correct_p_;
+  nlohmann::json awaiting_;  // exchange: the request the job stopped to wait for (null: none)
 };
 
 }  // namespace cudamaster::loop::detail

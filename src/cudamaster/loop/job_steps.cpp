@@ -24,7 +24,18 @@ LlmOut Job::llm_step(Agent agent, int round, int attempt, const llm::ChatRequest
     return {r->text, r->finish_reason == llm::FinishReason::Length, r->usage.input_tokens, r->usage.output_tokens};
   }
   check_interrupt();
-  auto res = sv_.llm->complete(request);
+  // What the call belongs to: the exchange provider names its files after it (stable on resume:
+  // the same run, task, precision and journal step ask the same question again).
+  llm::ChatRequest req = request;
+  const std::string agent_name = agents::to_string(agent);
+  req.context.name = fmt::format("run{}-{}-{}-step{:04}-{}", env_.run_id, info_.task, info_.precision, seq_, agent_name);
+  req.context.fields = {{"run", std::to_string(env_.run_id)}, {"job", std::to_string(info_.id)}, {"task", info_.task},
+                        {"precision", info_.precision},       {"round", std::to_string(round)},  {"agent", agent_name},
+                        {"attempt", std::to_string(attempt)}, {"step", std::to_string(seq_)}};
+  if (sv_.llm->exchange())
+    say(fmt::format("round {}: {}{}: request {}", round, agent_name, attempt > 0 ? " " + std::to_string(attempt) : "",
+                    (fs::path(sv_.llm->endpoint()) / (req.context.name + ".request.json")).string()));
+  auto res = sv_.llm->complete(req);
   store::LlmCallRow row;
   row.job_id = info_.id;
   row.round = round;
@@ -33,6 +44,10 @@ LlmOut Job::llm_step(Agent agent, int round, int attempt, const llm::ChatRequest
   row.request = llm::to_json(request);
   if (!res) {
     const llm::LlmError& e = res.error();
+    if (e.kind == llm::LlmErrorKind::AwaitingReply) {  // not a failure: the job waits for its answer
+      awaiting_ = {{"request", e.pending}, {"agent", agent_name}, {"round", round}, {"attempt", attempt}, {"step", seq_}};
+      throw JobStop{store::Status::stopped, "awaiting_reply", e.message};
+    }
     row.provider = e.provider;
     row.endpoint = sv_.llm->endpoint();
     row.error = e.describe();

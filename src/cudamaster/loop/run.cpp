@@ -288,6 +288,7 @@ OptimizeResult finish_run(store::RunStore& store, std::int64_t run_id, const std
     all_failed &= j.status == store::Status::failed;
   }
   res.status = stopped ? store::Status::stopped : all_failed ? store::Status::failed : store::Status::finished;
+  res.waiting = waiting_jobs(store.jobs(run_id), &res.all_waiting);
   store.set_run_status(run_id, res.status, nullptr);
   res.summary = build_summary(store, run_id);
   store.set_run_status(run_id, res.status, res.summary);
@@ -296,6 +297,26 @@ OptimizeResult finish_run(store::RunStore& store, std::int64_t run_id, const std
 }
 
 }  // namespace
+
+std::vector<json> waiting_jobs(const std::vector<store::JobInfo>& jobs, bool* all_waiting) {
+  std::vector<json> out;
+  bool others = false;
+  for (const store::JobInfo& j : jobs) {
+    if (j.status == store::Status::finished || j.status == store::Status::failed) continue;
+    const bool waits = j.status == store::Status::stopped && j.stop_reason == "awaiting_reply" && j.result.is_object() &&
+                       j.result.contains("awaiting") && j.result["awaiting"].is_object();
+    if (!waits) {
+      others = true;
+      continue;
+    }
+    json w = j.result["awaiting"];
+    w["task"] = j.task;
+    w["precision"] = j.precision;
+    out.push_back(std::move(w));
+  }
+  if (all_waiting != nullptr) *all_waiting = !out.empty() && !others;
+  return out;
+}
 
 json LoopConfig::to_json() const {
   json j = {{"rounds", rounds},
