@@ -20,7 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "mskb/core/task_file.hpp"
+#include "mskb/core/registry.hpp"
 #include "mskb/harness/html_report.hpp"
 #include "mskb/harness/report_data.hpp"
 #include "mskb/harness/reproduce.hpp"

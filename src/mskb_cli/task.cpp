@@ -14,10 +14,12 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
+#include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
 #include "mskb/harness/reference_kernel.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"
+#include "task_templates.hpp"
 
 namespace fs = std::filesystem;
 

@@ -161,6 +161,8 @@ struct UniformInputs {
   std::function<void(const Shape&, std::vector<UniformRange>&)> shape_range = {};
 };
 
+struct TaskFile;  // mskb/core/task_file.hpp
+
 struct TaskSpec {
   // Set from the folder by the registry.
   std::string name;
@@ -210,12 +212,19 @@ struct TaskSpec {
   // declared shapes), or, as a last resort, random_shapes_ok = false with the reason in a comment.
   std::function<Shape(Rng&)> random_shape;
   bool random_shapes_ok = true;
+  // A user's task: the task file it was read from, set when the file is registered
+  // (mskb/core/registry.hpp; the registry owns it for the life of the process, and copies of the
+  // spec point at it too). Null for a built-in task and for a file read but not registered.
+  const TaskFile* file = nullptr;
 
   std::string symbol(Precision p) const { return p == Precision::fp32 ? name : name + "_bf16"; }
   // The C signature of the entry point for `p`, e.g. "void vector_add(const float* A, ...)".
   std::string signature(Precision p) const;
   const std::vector<Shape>& sweep(const std::string& which) const;  // paper|heldout|large
 };
+
+// Problems with a spec (empty when valid): missing functions, empty sweeps, bad params.
+std::vector<std::string> validate(const TaskSpec& spec);
 
 // Helpers for spec authors.
 double round_to(Precision p, double x);       // round to float or bfloat16 (nearest even)

@@ -3,7 +3,10 @@
 // scoring). The file names parameters, shape variables and sweeps, input generators from a small
 // vocabulary, tolerances, cost and complexity as expressions (mskb/core/expr.hpp), a baseline
 // kernel, and an FP64 reference in C/C++ that is compiled with the host compiler into a shared
-// object and called through the C ABI of kernels/include/mskb_reference.h. Host-only.
+// object and called through the C ABI of mskb/core/abi/mskb_reference.h. Host-only.
+// The parts: task_file_parse.cpp reads the file (task_file_reader.hpp: the TOML), task_file_model.hpp
+// is what it makes of it and evaluates, task_file_reference.hpp the host reference. Registering a
+// file (one registry with the built-in tasks) is mskb/core/registry.hpp's.
 //
 // Every error is one line naming the file, the line and the key:
 //   "task.toml:14: params[1].length: unknown variable 'K' at column 3 in 'M*K' (variables: M, N)"
@@ -13,7 +16,6 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "mskb/core/task.hpp"
@@ -27,7 +29,7 @@ struct TaskFileError : std::invalid_argument {
 // Whether this build reads task files (toml++ was found when it was configured).
 bool task_files_supported();
 
-struct TaskFileReference;  // the compiled reference (task_file.cpp)
+struct TaskFileReference;  // the compiled reference (src/mskb/core/task_file_reference.hpp)
 
 struct TaskFile {
   std::string path;                          // as given
@@ -56,20 +58,5 @@ TaskFile load_task_file(const std::string& path);
 // TaskFileError("FILE:LINE: reference: ref.cpp does not compile: <first error>"). A file with a
 // reference kernel has no host reference: "" (build_reference_kernel builds the kernel).
 std::string compile_reference(const TaskFile& file);
-
-// The process-wide user tasks: registering a file makes find_task/get_task (mskb/core/registry.hpp)
-// find its task by name (all_tasks() stays the built-in ones). The same file (absolute path) is read
-// once; a name that is a built-in task or another file's task is an error.
-const TaskFile& register_task_file(const std::string& path);
-// The registered task file of a task name, or nullptr.
-const TaskFile* registered_task_file(const std::string& task_name);
-// get_task(name) when `task_file` is empty, else the task of that file (registered on first use);
-// throws when the file's task is not named `name`. The runner processes resolve a request with it.
-const TaskSpec& resolve_task(const std::string& name, const std::string& task_file);
-
-// What `mskb task new NAME` writes into its folder: a commented task.toml (an elementwise task,
-// y = scale * x + bias), its ref.cpp and baseline.cu; `mskb check --task-file NAME/task.toml`
-// passes on them as written. Throws std::invalid_argument when NAME is not a C identifier.
-std::vector<std::pair<std::string, std::string>> new_task_files(const std::string& name);
 
 }  // namespace mskb

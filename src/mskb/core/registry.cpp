@@ -1,37 +1,17 @@
 #include "mskb/core/registry.hpp"
 
 #include <algorithm>
+#include <filesystem>
+#include <list>
+#include <mutex>
 #include <stdexcept>
 
 #include "mskb/core/task_file.hpp"
 #include "mskb/util/text.hpp"
 
-namespace mskb {
+namespace fs = std::filesystem;
 
-std::vector<std::string> validate(const TaskSpec& s) {
-  std::vector<std::string> problems;
-  auto need = [&](bool ok, const std::string& what) {
-    if (!ok) problems.push_back(s.name + ": " + what);
-  };
-  need(!s.semantics.empty(), "semantics is empty");
-  need(!s.params.empty(), "no parameters");
-  need(!s.paper.empty(), "paper sweep is empty");
-  need(!s.heldout.empty(), "held-out shapes are empty");
-  need(!s.large.empty(), "large sweep is empty");
-  need(static_cast<bool>(s.generate), "no generator");
-  need(static_cast<bool>(s.reference), "no reference");
-  need(static_cast<bool>(s.tolerance), "no tolerance");
-  need(static_cast<bool>(s.complexity), "no complexity");
-  need(static_cast<bool>(s.cost), "no cost model");
-  need(s.seeds >= 3, "fewer than 3 correctness seeds");
-  bool has_output = false;
-  for (const auto& p : s.params)
-    if (p.is_buffer && p.role != Role::in) has_output = true;
-  need(has_output, "no output parameter");
-  for (const auto& h : s.heldout)
-    for (const auto& q : s.paper) need(!(h == q), "held-out shape " + h.str() + " is also in the paper sweep");
-  return problems;
-}
+namespace mskb {
 
 const std::vector<TaskSpec>& all_tasks() {
   static const std::vector<TaskSpec> tasks = [] {
@@ -67,7 +47,6 @@ const TaskSpec* find_task(const std::string& name) {
   return nullptr;
 }
 
-
 const TaskSpec& get_task(const std::string& name) {
   if (const TaskSpec* t = find_task(name)) return *t;
   std::string best;
@@ -78,6 +57,59 @@ const TaskSpec& get_task(const std::string& name) {
   }
   throw std::invalid_argument("unknown task '" + name + "'" +
                               (best.empty() ? std::string(" (mskb list shows the tasks)") : " (did you mean '" + best + "'?)"));
+}
+
+namespace {
+
+// The tasks of registered task files: read once each, never removed (a TaskSpec's `file` points
+// into this list for the life of the process).
+struct UserTasks {
+  std::mutex mu;
+  std::list<TaskFile> files;
+};
+UserTasks& user_tasks() {
+  static UserTasks u;
+  return u;
+}
+
+}  // namespace
+
+const TaskFile& register_task_file(const std::string& path) {
+  std::error_code ec;
+  const std::string abs = fs::weakly_canonical(fs::absolute(path), ec).string();
+  {
+    std::lock_guard<std::mutex> lock(user_tasks().mu);
+    for (const TaskFile& f : user_tasks().files)
+      if (f.absolute_path == abs) return f;
+  }
+  TaskFile tf = load_task_file(path);
+  for (const TaskSpec& t : all_tasks())
+    if (t.name == tf.spec.name)
+      throw TaskFileError(path + ": name '" + tf.spec.name + "' is a built-in task (choose another name)");
+  std::lock_guard<std::mutex> lock(user_tasks().mu);
+  for (const TaskFile& f : user_tasks().files) {
+    if (f.absolute_path == tf.absolute_path) return f;
+    if (f.spec.name == tf.spec.name)
+      throw TaskFileError(path + ": name '" + tf.spec.name + "' is already the task of " + f.path);
+  }
+  user_tasks().files.push_back(std::move(tf));
+  TaskFile& stored = user_tasks().files.back();
+  stored.spec.file = &stored;
+  return stored;
+}
+
+const TaskFile* registered_task_file(const std::string& task_name) {
+  std::lock_guard<std::mutex> lock(user_tasks().mu);
+  for (const TaskFile& f : user_tasks().files)
+    if (f.spec.name == task_name) return &f;
+  return nullptr;
+}
+
+const TaskSpec& resolve_task(const std::string& name, const std::string& task_file) {
+  if (task_file.empty()) return get_task(name);
+  const TaskFile& f = register_task_file(task_file);
+  if (f.spec.name != name) throw TaskFileError(task_file + " defines task '" + f.spec.name + "', not '" + name + "'");
+  return f.spec;
 }
 
 }  // namespace mskb

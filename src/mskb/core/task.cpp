@@ -76,6 +76,31 @@ std::string Shape::str() const {
   return s;
 }
 
+std::vector<std::string> validate(const TaskSpec& s) {
+  std::vector<std::string> problems;
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) problems.push_back(s.name + ": " + what);
+  };
+  need(!s.semantics.empty(), "semantics is empty");
+  need(!s.params.empty(), "no parameters");
+  need(!s.paper.empty(), "paper sweep is empty");
+  need(!s.heldout.empty(), "held-out shapes are empty");
+  need(!s.large.empty(), "large sweep is empty");
+  need(static_cast<bool>(s.generate), "no generator");
+  need(static_cast<bool>(s.reference), "no reference");
+  need(static_cast<bool>(s.tolerance), "no tolerance");
+  need(static_cast<bool>(s.complexity), "no complexity");
+  need(static_cast<bool>(s.cost), "no cost model");
+  need(s.seeds >= 3, "fewer than 3 correctness seeds");
+  bool has_output = false;
+  for (const auto& p : s.params)
+    if (p.is_buffer && p.role != Role::in) has_output = true;
+  need(has_output, "no output parameter");
+  for (const auto& h : s.heldout)
+    for (const auto& q : s.paper) need(!(h == q), "held-out shape " + h.str() + " is also in the paper sweep");
+  return problems;
+}
+
 const std::vector<Shape>& TaskSpec::sweep(const std::string& which) const {
   if (which == "paper") return paper;
   if (which == "heldout") return heldout;

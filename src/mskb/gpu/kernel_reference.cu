@@ -60,7 +60,7 @@ class KernelReference::Process {
 KernelReference::KernelReference(const RunRequest& req, const TaskSpec& spec, int report_fd)
     : req_(req), spec_(spec), report_fd_(report_fd), library_(req.reference_library) {
   if (library_.empty()) return;
-  const TaskFile* tf = registered_task_file(spec.name);
+  const TaskFile* tf = spec.file;
   if (!tf || tf->reference_kernel.empty())
     throw std::runtime_error("the request names a reference kernel (" + library_ + ") but task " + spec.name + " has none");
   kind_ = "kernel_" + tf->reference_precision;

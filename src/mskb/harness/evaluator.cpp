@@ -95,7 +95,7 @@ std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<
 namespace {
 // A user's task (mskb/core/task_file.hpp): the runner reads it from its file.
 std::string task_file_of(const TaskSpec& spec) {
-  const TaskFile* f = registered_task_file(spec.name);
+  const TaskFile* f = spec.file;
   return f ? f->absolute_path : std::string();
 }
 }  // namespace

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "mskb/core/task_file.hpp"
+#include "mskb/core/registry.hpp"
 
 namespace mskb {
 

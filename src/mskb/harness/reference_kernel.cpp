@@ -46,7 +46,7 @@ std::string build_reference_kernel(const TaskFile& file, CompileOptions opt) {
 }
 
 std::string reference_kernel_library(const TaskSpec& spec) {
-  const TaskFile* f = registered_task_file(spec.name);
+  const TaskFile* f = spec.file;
   if (!f || f->reference_kernel.empty()) return "";
   {
     std::lock_guard<std::mutex> lock(built().mu);

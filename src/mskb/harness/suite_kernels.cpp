@@ -175,7 +175,7 @@ std::vector<std::string> exported_symbols(const std::string& so_path) {
 
 std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<ContenderKind>& which) {
   std::vector<KernelFile> out;
-  if (const TaskFile* tf = registered_task_file(spec.name)) {  // a user's task: its baseline (no vendor)
+  if (const TaskFile* tf = spec.file) {  // a user's task: its baseline (no vendor)
     const auto b = tf->baseline.find(p);
     if (b != tf->baseline.end() && std::find(which.begin(), which.end(), ContenderKind::baseline) != which.end())
       out.push_back({b->second, "baseline", true});

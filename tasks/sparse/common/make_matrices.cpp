@@ -1,13 +1,14 @@
-// Writes the small Matrix Market files in matrices/ with the task generators (sparse_gen.hpp), for
+// Writes the small Matrix Market files in matrices/ with the task generators (mskb/core/sparse_gen.hpp), for
 // the Matrix Market loader's tests. Not part of the build (CMake only compiles task folders with a
 // spec.cpp). Regenerate from the repository root with:
-//   g++ -std=c++17 -O2 -Iinclude tasks/sparse/common/make_matrices.cpp src/mskb/task.cpp -lpthread -o /tmp/make_matrices
+//   g++ -std=c++17 -O2 -Iinclude tasks/sparse/common/make_matrices.cpp build/cpu/src/libmskb_core.a \
+//       build/cpu/src/libmskb_util.a -lfmt -lpthread -o /tmp/make_matrices
 //   /tmp/make_matrices tasks/sparse/common/matrices
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include "sparse_gen.hpp"
+#include "mskb/core/sparse_gen.hpp"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // FP64 GPU reference shared by the SpMM tasks' reference.cu files (tasks/sparse/spmm_*/): the
 // CPU reference costs nnz * K multiply-adds (up to ~1e11), so shapes at or above the harness's
-// threshold are computed here instead. The matrix arrives row-grouped (sparse_gen.hpp), each output
+// threshold are computed here instead. The matrix arrives row-grouped (mskb/core/sparse_gen.hpp), each output
 // Y[i][k] is one thread summing its row's products in the same order as the CPU reference, with
 // unfused multiply and add, so both references agree bit for bit.
 // Everything sits in an anonymous namespace: each reference.cu gets its own copy of the kernel.
@@ -14,7 +14,7 @@
 
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/reference.cuh"
-#include "sparse_gen.hpp"
+#include "mskb/core/sparse_gen.hpp"
 
 namespace mskb::sparse {
 namespace {

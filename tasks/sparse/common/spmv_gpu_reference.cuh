@@ -29,7 +29,7 @@ constexpr int kSpmvThreads = 256;
 inline unsigned spmv_blocks(int64_t n) { return static_cast<unsigned>((n + kSpmvThreads - 1) / kSpmvThreads); }
 
 // Row r's entries are positions [offsets[r], offsets[r+1]) of `order` (entry ids; identity where
-// null): y[r] = sum of val[e] * x[col[e]] in that order, unfused, from 0.0 (sparse_gen.hpp spmv_rows).
+// null): y[r] = sum of val[e] * x[col[e]] in that order, unfused, from 0.0 (mskb/core/sparse_gen.hpp spmv_rows).
 __global__ void spmv_rows_fp64_kernel(int64_t rows, const int64_t* offsets, const int32_t* order, const double* col, const double* val,
                                       const double* x, double* y) {
   const int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "../common/matrix_check.hpp"
-#include "../common/sparse_gen.hpp"
+#include "mskb/core/sparse_gen.hpp"
 #include "support/fp32_error_model.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"

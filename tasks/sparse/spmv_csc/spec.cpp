@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/sparse_gen.hpp"
+#include "mskb/core/sparse_gen.hpp"
 #include "mskb/core/task.hpp"
 
 MSKB_TASK(spmv_csc) {

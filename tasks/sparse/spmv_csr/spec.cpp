@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "../common/sparse_gen.hpp"
+#include "mskb/core/sparse_gen.hpp"
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/core/task.hpp"
 

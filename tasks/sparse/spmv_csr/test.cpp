@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common/sparse_gen.hpp"
+#include "mskb/core/sparse_gen.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/registry.hpp"
 #include "support/one_cpu.hpp"

@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "cudamaster/loop/backends.hpp"
-#include "mskb/core/task_file.hpp"
+#include "mskb/core/registry.hpp"
 #include "mskb/util/sha256.hpp"
 #include "support/agent_doubles.hpp"
 

@@ -593,25 +593,6 @@ TEST_F(TaskFileTest, RegisteredTasksAreFoundByName) {
   }
 }
 
-TEST_F(TaskFileTest, NewTaskFilesLoadAndTheirReferenceComputesTheSemantics) {
-  const fs::path dir = root_ / "new_task";
-  fs::create_directories(dir);
-  for (const auto& [name, text] : new_task_files("my_task")) write(dir / name, text);
-  const TaskFile tf = load_task_file((dir / "task.toml").string());
-  EXPECT_EQ(tf.spec.name, "my_task");
-  EXPECT_EQ(tf.spec.signature(Precision::fp32), "extern \"C\" void my_task(const float* x, const float* bias, float* y, float scale, int N, int C)");
-  EXPECT_EQ(tf.baseline.at(Precision::bf16), (dir / "baseline.cu").string());
-  const std::string baseline = read_text((dir / "baseline.cu").string());
-  EXPECT_NE(baseline.find(tf.spec.signature(Precision::fp32).substr(11)), std::string::npos);  // without `extern "C" `
-  EXPECT_NE(baseline.find(tf.spec.signature(Precision::bf16).substr(11)), std::string::npos);
-  const Shape sh = tf.spec.heldout[1];
-  const Args in = make_inputs(tf.spec, sh, Precision::bf16, 3);
-  const Args want = make_expected(tf.spec, sh, Precision::bf16, in);
-  const auto c = static_cast<std::size_t>(sh["C"]);
-  for (std::size_t i = 0; i < want[2].data.size(); ++i) EXPECT_DOUBLE_EQ(want[2].data[i], in[3].value * in[0].data[i] + in[1].data[i % c]);
-  EXPECT_THROW(new_task_files("my-task"), std::invalid_argument);
-}
-
 // reference_kernel (a CUDA kernel as the reference) and reference_precision: what the file says is
 // kept, every misuse is one golden line, and the host reference refuses to run.
 TEST_F(TaskFileTest, ReferenceKernelKeysAreReadAndValidated) {
@@ -686,7 +667,7 @@ TEST_F(TaskFileTest, ReferenceKernelKeysAreReadAndValidated) {
   const std::string none = replaced(kGood, "reference = \"ref.cpp\"\n", "");
   const std::string none_error = error_of(none, &none_path);
   EXPECT_EQ(none_error, none_path + ":1: reference: missing (the FP64 reference source, e.g. \"ref.cpp\" "
-                                                    "(kernels/include/mskb_reference.h), or reference_kernel = \"orig.cu\" (a CUDA kernel))");
+                                                    "(include/mskb/core/abi/mskb_reference.h), or reference_kernel = \"orig.cu\" (a CUDA kernel))");
 }
 
 // examples/histogram: int32 counts (role accumulate) of a real input; its FP64 reference counts
