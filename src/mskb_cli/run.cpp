@@ -24,7 +24,7 @@
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/suite.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/util/progress.hpp"

@@ -11,8 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/launcher.hpp"
-#include "mskb/harness/protocol.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/events.hpp"
+#include "mskb/protocol/request.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/core/task.hpp"
 

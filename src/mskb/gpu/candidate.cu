@@ -30,7 +30,7 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/core/invoke.hpp"
 #include "mskb/util/parallel.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
 
@@ -42,8 +42,6 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-std::string disposition_for(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "out_of_memory" : "launch_error"; }
 
 // Where what the kernel left goes for the verifier: outputs and read-only inputs into `data` (the
 // host output region, or a device region of the same layout that the verifier maps through CUDA
@@ -334,10 +332,10 @@ RawTiming time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2Flu
 
 void* load_entry(const std::string& library, const std::string& symbol, const TaskSpec& spec, Precision p) {
   void* lib = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) throw CandidateFatal("launch_error", std::string("cannot load kernel library: ") + dlerror());
+  if (!lib) throw CandidateFatal(Disposition::launch_error, std::string("cannot load kernel library: ") + dlerror());
   void* fn = dlsym(lib, symbol.c_str());
   if (!fn)
-    throw CandidateFatal("missing_entry", "the kernel does not export extern \"C\" " + symbol + " (expected " + spec.signature(p) + ")");
+    throw CandidateFatal(Disposition::missing_entry, "the kernel does not export extern \"C\" " + symbol + " (expected " + spec.signature(p) + ")");
   return fn;
 }
 
@@ -359,12 +357,12 @@ class Candidate {
       if (op == "exit") return;
       if (op == "load") load(m.body);
       else if (op == "context") context();
-      else if (op == "identify") ch_.send({{"ok", true}, {"uuid", identify_device().value("uuid", std::string())}});
+      else if (op == "identify") ch_.send({{"ok", true}, {"uuid", identify_device().uuid}});
       else if (op == "instance") instance(m);
       else if (op == "call") call(m.body);
       else if (op == "time") time(m.body);
       else if (op == "host_outputs") host_outputs();
-      else throw CandidateFatal("harness_error", "unknown request '" + op + "'");
+      else throw CandidateFatal(Disposition::harness_error, "unknown request '" + op + "'");
     }
   }
 
@@ -374,7 +372,7 @@ class Candidate {
     precision_ = parse_precision(b.at("precision").get<std::string>());
     fn_ = load_entry(b.at("library").get<std::string>(), b.at("symbol").get<std::string>(), *spec_, precision_);
     json reply = {{"ok", true}};
-    if (b.value("identify", false)) reply["uuid"] = identify_device().value("uuid", std::string());
+    if (b.value("identify", false)) reply["uuid"] = identify_device().uuid;
     ch_.send(reply);
   }
   void context() {
@@ -389,7 +387,7 @@ class Candidate {
   void instance(Message& m) {
     const bool device_inputs = m.body.contains("device_inputs");
     if (!spec_ || m.fds.size() != (device_inputs ? 1u : 2u))
-      throw CandidateFatal("harness_error", "instance before load, or without its regions");
+      throw CandidateFatal(Disposition::harness_error, "instance before load, or without its regions");
     const std::vector<std::size_t> elements = m.body.at("elements").get<std::vector<std::size_t>>();
     InstanceLayout l = instance_layout(*spec_, precision_, elements, m.body.at("guard_bytes").get<std::size_t>());
     const std::vector<double> scalars = scalars_of(m.body.at("scalars"));
@@ -441,7 +439,7 @@ class Candidate {
     return {out_.data(), cudaMemcpyDeviceToHost, out_.data()};
   }
   void call(const json& b) {
-    if (!d_) throw CandidateFatal("harness_error", "call before instance");
+    if (!d_) throw CandidateFatal(Disposition::harness_error, "call before instance");
     const bool before_sync = b.value("snapshot", std::string()) == "before_sync";
     d_->reset();
     MSKB_CUDA_CHECK(cudaDeviceSynchronize());
@@ -454,7 +452,7 @@ class Candidate {
     ch_.send({{"ok", true}, {"gap_us", o.gap_us}, {"call_us", o.call_us}});
   }
   void time(const json& b) {
-    if (!d_ || !l2_) throw CandidateFatal("harness_error", "time before instance");
+    if (!d_ || !l2_) throw CandidateFatal(Disposition::harness_error, "time before instance");
     const TimingConfig cfg = b.at("config").get<TimingConfig>();
     const std::vector<int> verify_at = b.value("verify_at", std::vector<int>{});
     const RawTiming r = time_entry(fn_, *d_, cfg, *l2_, [&](int i) {
@@ -462,7 +460,7 @@ class Candidate {
       d_->copy_outputs(target());  // outputs only: the last sample's copy has inputs and guards
       ch_.send({{"snapshot", i}});
       Message reply;
-      if (!ch_.recv(reply)) throw CandidateFatal("harness_error", "verifier gone");
+      if (!ch_.recv(reply)) throw CandidateFatal(Disposition::harness_error, "verifier gone");
       return reply.body.value("op", "") == "continue";
     });
     d_->copy_all(target());  // the last timed call's outputs
@@ -489,9 +487,9 @@ int run_candidate(int channel_fd) {
   // The verifier's end stays open while the fatal report goes out (the candidate object that
   // threw may be gone by then).
   const Channel reply{UniqueFd(::dup(channel_fd))};
-  auto report = [&](const std::string& disposition, const char* message) {
+  auto report = [&](Disposition disposition, const char* message) {
     try {
-      reply.send({{"fatal", disposition}, {"message", message}});
+      reply.send({{"fatal", to_string(disposition)}, {"message", message}});
     } catch (const std::exception&) {
       // the verifier is gone: nothing more to say
     }
@@ -505,7 +503,7 @@ int run_candidate(int channel_fd) {
   } catch (const CudaError& e) {
     report(disposition_for(e.code()), e.what());
   } catch (const std::exception& e) {
-    report("harness_error", e.what());
+    report(Disposition::harness_error, e.what());
   }
   return 3;
 }
@@ -513,11 +511,11 @@ int run_candidate(int channel_fd) {
 // Profile mode (under `ncu --profile-from-start off`): one warm-up call, then exactly one call
 // inside cudaProfilerStart/Stop, so the profiler sees the entry point's kernels and nothing of
 // the harness (no L2 flush, no clock probe). One process: nothing is judged here.
-json run_profile(const RunRequest& req, const std::function<void(const json&)>& emit) {
+ProfiledEvent run_profile(const RunRequest& req, const EventWriter& events) {
   const TaskSpec& spec = request_task(req);
   const std::string symbol = req.symbol.empty() ? spec.symbol(req.precision) : req.symbol;
   void* fn = load_entry(req.library, symbol, spec, req.precision);
-  if (req.checks.empty()) throw CandidateFatal("harness_error", "profile mode needs one shape");
+  if (req.checks.empty()) throw CandidateFatal(Disposition::harness_error, "profile mode needs one shape");
   const CheckItem& c = req.checks.front();
   const uint64_t seed = c.seeds.empty() ? 1 : c.seeds.front();
   const Args inputs = make_inputs(spec, c.shape, req.precision, seed, nullptr, {}, Outputs::sized);  // no reference here
@@ -534,15 +532,15 @@ json run_profile(const RunRequest& req, const std::function<void(const json&)>& 
   d.upload(input.data(), scalars);
   d.reset();
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-  emit({{"event", "phase"}, {"phase", "call"}, {"shape", c.shape.str()}, {"seed", seed}, {"timeout_s", spec.call_timeout_s}});
+  events.phase("call", c.shape, seed, spec.call_timeout_s);
   call_checked(fn, d);  // warm-up: module load, handles
   d.reset();
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-  emit({{"event", "phase"}, {"phase", "profile"}, {"shape", c.shape.str()}, {"seed", seed}, {"timeout_s", spec.call_timeout_s * 100 + 120}});
+  events.phase("profile", c.shape, seed, spec.call_timeout_s * 100 + 120);
   MSKB_CUDA_CHECK(cudaProfilerStart());
   const CallOutcome o = call_checked(fn, d);
   MSKB_CUDA_CHECK(cudaProfilerStop());
-  return {{"event", "profiled"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"call_us", o.call_us}};
+  return ProfiledEvent{c.shape, o.call_us};
 }
 
 }  // namespace mskb::gpu

@@ -44,7 +44,8 @@
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/util/process.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/events.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/core/registry.hpp"
 
 namespace mskb::gpu {
@@ -58,38 +59,12 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 // Seconds as whole milliseconds, for the GPU lock's hold log labels.
 std::string ms(double seconds) { return std::to_string(static_cast<long long>(std::llround(seconds * 1e3))); }
 
-class Reporter {
- public:
-  Reporter(int fd, std::string token) : fd_(fd), token_(std::move(token)) {}
-  void emit(json j) const {
-    if (!token_.empty()) j["token"] = token_;
-    const std::string line = j.dump() + "\n";
-    const char* p = line.data();
-    std::size_t left = line.size();
-    while (left > 0) {
-      const ssize_t w = ::write(fd_, p, left);
-      if (w <= 0) return;  // parent gone: nothing more to say
-      p += w;
-      left -= static_cast<std::size_t>(w);
-    }
-  }
-  // Heartbeat for the parent's watchdog: the phase we enter and how long it may take.
-  void phase(const char* phase, const Shape& s, uint64_t seed, double timeout_s) const {
-    emit({{"event", "phase"}, {"phase", phase}, {"shape", s.str()}, {"seed", seed}, {"timeout_s", timeout_s}});
-  }
-
- private:
-  int fd_;
-  std::string token_;
-};
-
-std::string disposition_for(cudaError_t e) { return e == cudaErrorMemoryAllocation ? "out_of_memory" : "launch_error"; }
-
 // The dispositions a candidate may end itself with; anything else it claims is a harness error.
-std::string candidate_disposition(const std::string& d) {
-  for (const char* ok : {"launch_error", "out_of_memory", "missing_entry"})
-    if (d == ok) return d;
-  return "harness_error";
+Disposition candidate_disposition(const std::string& d) {
+  const std::optional<Disposition> claimed = from_string<Disposition>(d);
+  for (Disposition ok : {Disposition::launch_error, Disposition::out_of_memory, Disposition::missing_entry})
+    if (claimed == ok) return ok;
+  return Disposition::harness_error;
 }
 
 // The candidate process (the only one that loads the contender's kernel): its messages, its
@@ -110,7 +85,7 @@ class CandidateProcess {
     try {
       got = child_.recv(m);
     } catch (const std::runtime_error& e) {
-      throw CandidateFatal("harness_error", std::string("unreadable message from the kernel's process: ") + e.what());
+      throw CandidateFatal(Disposition::harness_error, std::string("unreadable message from the kernel's process: ") + e.what());
     }
     if (!got) died();
     if (m.body.contains("fatal"))
@@ -123,25 +98,25 @@ class CandidateProcess {
     try {
       return RunnerChild("--candidate", report_fd);
     } catch (const std::runtime_error& e) {
-      throw CandidateFatal("harness_error", e.what());
+      throw CandidateFatal(Disposition::harness_error, e.what());
     }
   }
   [[noreturn]] void died() {
     bool signaled = false;
     const std::string how = child_.reap(signaled);
-    if (signaled) throw CandidateFatal("crashed", "the kernel's process " + how);
-    throw CandidateFatal("crashed", "the kernel's process " + how + " in the middle of the evaluation");
+    if (signaled) throw CandidateFatal(Disposition::crashed, "the kernel's process " + how);
+    throw CandidateFatal(Disposition::crashed, "the kernel's process " + how + " in the middle of the evaluation");
   }
 
   RunnerChild child_;
 };
 
 // Compares what the candidate copied back: guard zones, read-only inputs, every output element.
-// Returns a disposition ("passed", "unwritten_output", "wrong_result", "input_mutated",
-// "out_of_bounds") and fills `detail`.
+// Returns a disposition (passed, unwritten_output, wrong_result, input_mutated, out_of_bounds)
+// and fills `detail`.
 // `device_out`: for an instance on the verifier's GPU, the candidate's device output region mapped
 // here (outputs and read-only inputs are then compared on the GPU, guard zones still in `out`).
-std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, const unsigned char* input, unsigned char* out,
+Disposition verify(const TaskSpec& s, Precision p, const InstanceLayout& l, const unsigned char* input, unsigned char* out,
                    const Args& expected, const GpuInstance* gpu, const unsigned char* device_out, const Tolerance& tol, json& detail,
                    bool outputs_only = false) {
   if (!gpu) device_out = nullptr;
@@ -153,7 +128,7 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
     for (std::size_t k = 0; k < 2 * l.guard_bytes; ++k)
       if (g[k] != 0xFF) {
         detail["message"] = "wrote outside buffer '" + s.params[i].name + "' (guard zone modified)";
-        return "out_of_bounds";
+        return Disposition::out_of_bounds;
       }
   }
   for (std::size_t i = 0; i < s.params.size() && !outputs_only; ++i) {
@@ -161,13 +136,13 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
     if (!b.buffer || s.params[i].role != Role::in || device_out) continue;
     if (std::memcmp(out + b.out_offset, input + b.in_offset, b.bytes) != 0) {
       detail["message"] = "modified read-only input '" + s.params[i].name + "'";
-      return "input_mutated";
+      return Disposition::input_mutated;
     }
   }
   if (device_out && !outputs_only) {
     if (const std::string name = gpu->mutated_input(l, device_out); !name.empty()) {
       detail["message"] = "modified read-only input '" + name + "'";
-      return "input_mutated";
+      return Disposition::input_mutated;
     }
   }
   const auto compare_on_host = [&](const Args& want) {
@@ -202,7 +177,7 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
   detail["max_err_over_tol"] = std::isfinite(r.max_rel_err) ? json(r.max_rel_err) : json("inf");
   detail["atol"] = tol.atol;
   detail["rtol"] = tol.rtol;
-  if (r.ok) return "passed";
+  if (r.ok) return Disposition::passed;
   detail["param"] = r.param;
   json bad = json::array();
   for (std::size_t k = 0; k < r.first_bad.size(); ++k) {
@@ -213,11 +188,11 @@ std::string verify(const TaskSpec& s, Precision p, const InstanceLayout& l, cons
   if (r.unwritten > 0) {
     detail["message"] = std::to_string(r.unwritten) + " of " + std::to_string(r.checked) + " elements of '" + r.param +
                         "' were never written";
-    return "unwritten_output";
+    return Disposition::unwritten_output;
   }
   detail["message"] = std::to_string(r.mismatches) + " of " + std::to_string(r.checked) + " elements outside tolerance (" +
                       std::to_string(r.nans) + " NaN) in '" + r.param + "'";
-  return "wrong_result";
+  return Disposition::wrong_result;
 }
 
 bool uses_gpu_reference(const TaskSpec& spec, const Shape& shape, double min_complexity) {
@@ -490,7 +465,7 @@ std::string timing_inconsistency(const std::vector<double>& samples, const std::
 
 class Verifier {
  public:
-  Verifier(const RunRequest& req, const Reporter& rep, int report_fd)
+  Verifier(const RunRequest& req, const EventWriter& rep, int report_fd)
       : req_(req), rep_(rep), spec_(request_task(req)), gpu_lock_(req.gpu_lock, req.gpu_lock_log), cand_(report_fd), kref_(req, spec_, report_fd) {}
 
   void run() {
@@ -559,16 +534,9 @@ class Verifier {
       const bool timed = is_timed(req_, c);
       for (std::size_t k = 0; k < c.seeds.size(); ++k) {
         const uint64_t seed = c.seeds[k];
-        json detail;
-        std::string ref_kind;
-        double gap = 0, call_us = 0;
-        const json seconds = check(c, seed, k > 0, detail, ref_kind, gap, call_us);
-        const std::string disp = detail.value("disposition", std::string("harness_error"));
-        detail.erase("disposition");
-        rep_.emit({{"event", "check"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"sweep", c.sweep}, {"seed", seed},
-                   {"disposition", disp}, {"reference", ref_kind}, {"gap_us", gap}, {"call_us", call_us}, {"detail", detail},
-                   {"seconds", seconds}});
-        if (disp != "passed") {
+        const CheckEvent checked = check(c, seed, k > 0);
+        rep_.emit(checked);
+        if (checked.disposition != Disposition::passed) {
           if (++failures >= 3) return;
           break;
         }
@@ -673,14 +641,17 @@ class Verifier {
     }
   }
 
-  std::string judge_outputs(const CheckItem& c, json& detail, bool outputs_only = false) {
+  Disposition judge_outputs(const CheckItem& c, json& detail, bool outputs_only = false) {
     return verify(spec_, req_.precision, held_->layout, held_->input.data(), held_->output.data(), held_->expected, held_->gpu.get(),
                   device_out_.get(), spec_.tolerance(c.shape, req_.precision), detail, outputs_only);
   }
 
   // One check: generate, hand over, reference (while the candidate uploads), the checked call,
-  // then gap probes whose outputs are judged too. The disposition goes into detail["disposition"].
-  json check(const CheckItem& c, uint64_t seed, bool reuse, json& detail, std::string& ref_kind, double& gap, double& call_us) {
+  // then gap probes whose outputs are judged too.
+  CheckEvent check(const CheckItem& c, uint64_t seed, bool reuse) {
+    CheckEvent ev{c.shape, c.sweep, seed};
+    json& detail = ev.detail;
+    double& gap = ev.gap_us;
     const double generate_timeout_s = 120.0 + static_cast<double>(spec_.complexity(c.shape)) * 1e-8;
     rep_.phase("generate", c.shape, seed, generate_timeout_s);
     const auto t_generate = Clock::now();
@@ -714,7 +685,7 @@ class Verifier {
                                                                    req_.gpu_reference_min_complexity, on_gpu ? &kept : nullptr);
       held_->reference_s = seconds_since(t_reference);
     }
-    ref_kind = held_->ref_kind;
+    ev.reference = held_->ref_kind;
     // A host-made instance compared on our GPU: its read-only inputs and expected outputs go up
     // once (unless the reference left them there); every comparison of this instance is then made there.
     if (on_gpu)
@@ -725,9 +696,9 @@ class Verifier {
     cand_.send({{"op", "call"}, {"snapshot", "before_sync"}});
     const Message called = cand_.reply();
     gap = called.body.value("gap_us", 0.0);
-    call_us = called.body.value("call_us", 0.0);
-    std::string disp = judge_outputs(c, detail);
-    if (disp == "passed") {
+    ev.call_us = called.body.value("call_us", 0.0);
+    Disposition disp = judge_outputs(c, detail);
+    if (disp == Disposition::passed) {
       // The gap above is measured after the output snapshot, whose copies can hide side-stream
       // work that ends while they run (seen on the H200: a 0.3 ms diagnostic on a non-blocking
       // stream passed in fp32). Probe calls with nothing between the legacy stream going idle and
@@ -740,8 +711,8 @@ class Verifier {
         const double g = cand_.reply().body.value("gap_us", 0.0);
         gap = probe_no == 0 ? g : std::min(gap, g);
         json probe_detail;
-        const std::string pd = judge_outputs(c, probe_detail);
-        if (pd != "passed") {
+        const Disposition pd = judge_outputs(c, probe_detail);
+        if (pd != Disposition::passed) {
           disp = pd;
           detail = probe_detail;
           detail["message"] = "on a repeated call with the same inputs: " + probe_detail.value("message", std::string());
@@ -750,9 +721,9 @@ class Verifier {
         if (gap < kCleanGapUs) break;
       }
     }
-    if (reuse && disp != "passed")
+    if (reuse && disp != Disposition::passed)
       detail["message"] = detail.value("message", std::string()) + " (new inputs in the buffers of the previous seed)";
-    detail["disposition"] = disp;
+    ev.disposition = disp;
     // The hold log (MSKB_GPU_LOCK_LOG): what this check held the GPU for.
     if (gpu.logged())
       gpu.label("check " + c.shape.str() + " seed " + std::to_string(seed) + (uses_gpu_instance(spec_, req_, c.shape) ? " gpu_instance" : held_->shared ? " host shared" : " host") +
@@ -760,10 +731,11 @@ class Verifier {
                 " reference_upload_ms=" + ms(std::chrono::duration<double>(t_check - t_reference).count()) + " check_ms=" + ms(seconds_since(t_check)));
     // generate and reference: the host work of this instance, wherever it ran (most of it ahead,
     // while the previous instance was checked or timed); waited: what of it this check waited for.
-    return {{"generate", held_->generate_s},
-            {"reference", held_->reference_s},
-            {"waited", waited_s + std::chrono::duration<double>(t_check - t_reference).count()},
-            {"check", seconds_since(t_check)}};
+    ev.seconds = {{"generate", held_->generate_s},
+                  {"reference", held_->reference_s},
+                  {"waited", waited_s + std::chrono::duration<double>(t_check - t_reference).count()},
+                  {"check", seconds_since(t_check)}};
+    return ev;
   }
 
   void time(const CheckItem& c, uint64_t seed) {
@@ -780,7 +752,7 @@ class Verifier {
     std::vector<int> verify_at;
     if (req_.verify_after_timing) verify_at = {static_cast<int>(rd() % 3), 3 + static_cast<int>(rd() % 7)};
     cand_.send({{"op", "time"}, {"config", req_.timing}, {"verify_at", verify_at}});
-    std::string after = "passed";
+    Disposition after = Disposition::passed;
     json after_detail;
     std::vector<int> verified;
     double verify_s = 0;
@@ -793,16 +765,16 @@ class Verifier {
       const bool asked = std::find(verify_at.begin(), verify_at.end(), i) != verify_at.end() &&
                          std::find(verified.begin(), verified.end(), i) == verified.end();
       json d;
-      const std::string disp = asked ? judge_outputs(c, d, true) : std::string("harness_error");
+      const Disposition disp = asked ? judge_outputs(c, d, true) : Disposition::harness_error;
       if (!asked) d["message"] = "the kernel's process sent an output snapshot nobody asked for";
       verified.push_back(i);
-      if (disp != "passed" && after == "passed") {
+      if (disp != Disposition::passed && after == Disposition::passed) {
         after = disp;
         after_detail = d;
         after_detail["message"] = "timed sample " + std::to_string(i) + ": " + d.value("message", std::string());
       }
       verify_s += seconds_since(v0);
-      cand_.send({{"op", after == "passed" ? "continue" : "stop"}});
+      cand_.send({{"op", after == Disposition::passed ? "continue" : "stop"}});
     }
     const double observed_us = (seconds_since(t_timing) - verify_s) * 1e6;
     const std::vector<double> samples = m.body.value("samples", std::vector<double>{});
@@ -828,15 +800,15 @@ class Verifier {
       t.gpu_other_pids = others(std::move(seen), {});  // sorted union of both lists
       t.gpu_others = static_cast<int>(t.gpu_other_pids.size());
     }
-    if (const std::string why = timing_inconsistency(samples, walls, gaps, observed_us); !why.empty() && after == "passed") {
-      after = "harness_error";
+    if (const std::string why = timing_inconsistency(samples, walls, gaps, observed_us); !why.empty() && after == Disposition::passed) {
+      after = Disposition::harness_error;
       after_detail = {{"message", "timing report rejected: " + why}};
     }
     const auto t_judge = Clock::now();
-    if (after == "passed" && req_.verify_after_timing) {
+    if (after == Disposition::passed && req_.verify_after_timing) {
       json d;
-      const std::string disp = judge_outputs(c, d);
-      if (disp != "passed") {
+      const Disposition disp = judge_outputs(c, d);
+      if (disp != Disposition::passed) {
         after = disp;
         after_detail = d;
         after_detail["message"] = "last timed sample: " + d.value("message", std::string());
@@ -847,13 +819,11 @@ class Verifier {
       gpu.label("timing " + c.shape.str() + " seed " + std::to_string(seed) + " warmup_ms=" + ms(m.body.value("warmup_s", 0.0)) +
                 " sampling_ms=" + ms(m.body.value("sampling_s", 0.0)) + " verify_ms=" + ms(verify_s) + " nvml_ms=" + ms(nvml_s) +
                 " judge_ms=" + ms(seconds_since(t_judge)) + " reply_ms=" + ms(std::chrono::duration<double>(t_after - t_timing).count()));
-    rep_.emit({{"event", "timing"}, {"shape", c.shape}, {"shape_str", c.shape.str()}, {"sweep", c.sweep}, {"seed", seed},
-               {"time_us", t}, {"after_timing", after}, {"after_detail", after_detail}, {"verified_samples", verified},
-               {"seconds", seconds_since(t_timing)}});
+    rep_.emit(TimingEvent{c.shape, c.sweep, seed, t, after, after_detail, verified, seconds_since(t_timing)});
   }
 
   const RunRequest& req_;
-  const Reporter& rep_;
+  const EventWriter& rep_;
   const TaskSpec& spec_;
   GpuLock gpu_lock_;
   CandidateProcess cand_;
@@ -874,12 +844,12 @@ class Verifier {
 }  // namespace
 
 int run_child(const RunRequest& req, int report_fd) {
-  Reporter rep(report_fd, req.token);
+  const EventWriter rep(report_fd, req.token);
   try {
     if (req.mode == RunMode::device) {
       rep.emit(measure_device());
     } else if (req.mode == RunMode::profile) {
-      rep.emit(run_profile(req, [&](const json& j) { rep.emit(j); }));
+      rep.emit(run_profile(req, rep));
     } else if (req.mode == RunMode::identify) {
       rep.emit(identify_device());
     } else {
@@ -889,14 +859,14 @@ int run_child(const RunRequest& req, int report_fd) {
       v.run();
       v.finish();
     }
-    rep.emit({{"event", "done"}});
+    rep.emit(DoneEvent{});
     return 0;
   } catch (const CandidateFatal& f) {
-    rep.emit({{"event", "fatal"}, {"disposition", f.disposition}, {"message", f.what()}});
+    rep.emit(FatalEvent{f.disposition, f.what()});
   } catch (const CudaError& e) {
-    rep.emit({{"event", "fatal"}, {"disposition", disposition_for(e.code())}, {"message", e.what()}});
+    rep.emit(FatalEvent{disposition_for(e.code()), e.what()});
   } catch (const std::exception& e) {
-    rep.emit({{"event", "fatal"}, {"disposition", "harness_error"}, {"message", e.what()}});
+    rep.emit(FatalEvent{Disposition::harness_error, e.what()});
   }
   return 3;
 }

@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "mskb/harness/compiler.hpp"
-#include "mskb/harness/events.hpp"
+#include "mskb/protocol/events.hpp"
 #include "mskb/harness/reference_kernel.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/random_shapes.hpp"

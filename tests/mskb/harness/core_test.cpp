@@ -20,7 +20,7 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/util/process.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/util/sha256.hpp"
