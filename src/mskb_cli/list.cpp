@@ -11,7 +11,7 @@
 #include "commands.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/core/registry.hpp"
-#include "mskb/harness/protocol.hpp"  // Shape as JSON
+#include "mskb/protocol/request.hpp"  // Shape as JSON
 
 namespace mskb::cli {
 

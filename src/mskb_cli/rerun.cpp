@@ -24,6 +24,7 @@
 #include "mskb/harness/html_report.hpp"
 #include "mskb/harness/report_data.hpp"
 #include "mskb/harness/reproduce.hpp"
+#include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/command_line.hpp"
 
@@ -87,6 +88,7 @@ SuitePlan plan_of(const RerunOptions& o, const json& record) {
   }
   plan.gpus = o.gpus;
   plan.command_line = invocation();
+  plan.eval.settings = Settings::from_environment();  // this run's MSKB_* variables, read once here
   return plan;
 }
 

@@ -23,8 +23,9 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/util/progress.hpp"
@@ -247,6 +248,7 @@ std::vector<std::string> submission_tasks(const RunOptions& o, const Submission&
 // The options as a suite plan; throws std::invalid_argument with a one-line message.
 SuitePlan make_plan(const RunOptions& o) {
   SuitePlan plan;
+  plan.eval.settings = Settings::from_environment();  // the MSKB_* variables, read once here
   plan.precisions = parse_precisions(o.precision);
   plan.skip_missing_precisions = o.precision == "all";
   plan.kernels = o.kernels;

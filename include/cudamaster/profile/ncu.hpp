@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "mskb/harness/launcher.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 namespace cudamaster::profile {
 

@@ -18,7 +18,7 @@
 
 #include "mskb/core/instance.hpp"
 #include "mskb/core/task.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/util/channel.hpp"
 
 namespace mskb::gpu {

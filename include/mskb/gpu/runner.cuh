@@ -1,28 +1,36 @@
-// Owns the child-process side of an evaluation (see mskb/protocol.hpp for the contract).
+// Owns the child-process side of an evaluation (the contract: mskb/protocol/request.hpp and
+// mskb/protocol/events.hpp).
 #pragma once
 
-#include <functional>
+#include <cuda_runtime.h>
+
 #include <stdexcept>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/events.hpp"
+#include "mskb/protocol/request.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 namespace mskb::gpu {
 
 // A condition that ends an evaluation with a disposition (sticky CUDA error, OOM, missing entry).
 struct CandidateFatal : std::runtime_error {
-  std::string disposition;
-  CandidateFatal(std::string d, const std::string& m) : std::runtime_error(m), disposition(std::move(d)) {}
+  Disposition disposition;
+  CandidateFatal(Disposition d, const std::string& m) : std::runtime_error(m), disposition(d) {}
 };
+
+// The disposition of a CUDA error a kernel left behind.
+inline Disposition disposition_for(cudaError_t e) {
+  return e == cudaErrorMemoryAllocation ? Disposition::out_of_memory : Disposition::launch_error;
+}
 
 // The candidate process (`mskb-runner --candidate FD`): serves the verifier's requests on the
 // channel FD (mskb/channel.hpp); the only process that loads the kernel library.
 int run_candidate(int channel_fd);
 
-// Profile mode, in this process (no verdict: ncu measures one call). Returns the "profiled" event.
-nlohmann::json run_profile(const RunRequest& req, const std::function<void(const nlohmann::json&)>& emit);
+// Profile mode, in this process (no verdict: ncu measures one call): its phases go to `events`;
+// returns the "profiled" event.
+ProfiledEvent run_profile(const RunRequest& req, const EventWriter& events);
 
 // The verifier: runs `req`, streaming JSON lines to `report_fd`; for an evaluation it starts the
 // candidate process and judges what comes back. Returns the process exit code.
@@ -30,8 +38,8 @@ int run_child(const RunRequest& req, int report_fd);
 
 // Measures the device's ceilings: DRAM bandwidth (large D2D copy, bytes read + written),
 // FP32 peak (cublasSgemm, FP32 math) and BF16 peak (cublasGemmEx, FP32 compute). Event "device".
-nlohmann::json measure_device();
+DeviceEvent measure_device();
 // Name, UUID and properties only (event "device" without ceilings); fast.
-nlohmann::json identify_device();
+DeviceEvent identify_device();
 
 }  // namespace mskb::gpu

@@ -3,7 +3,7 @@
 // channel as fd 3 and nothing else beyond stdin/stdout/stderr: the verifier's report pipe is
 // closed in it, whatever its number. It dies with the verifier (the child sets PR_SET_PDEATHSIG);
 // it is killed and reaped on destruction unless it was reaped before. How its messages and its
-// death are judged is the owner's business (runner.cu's CandidateProcess, KernelReference).
+// death are judged is the owner's business (CandidateProcess below, KernelReference).
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/gpu/runner.cuh"
 #include "mskb/util/channel.hpp"
 
 namespace mskb::gpu {
@@ -41,5 +42,29 @@ class RunnerChild {
   bool reaped_ = false;
   Channel ch_;
 };
+
+// The candidate process (the only one that loads the contender's kernel), as the verifier sees
+// it: its messages, its fatal reports and its death, judged as the contender's (CandidateFatal).
+class CandidateProcess {
+ public:
+  explicit CandidateProcess(int report_fd);
+
+  void send(const nlohmann::json& j, const std::vector<int>& fds = {}) {
+    if (!child_.send(j, fds)) died();
+  }
+  // After "exit": waits until the candidate has gone (its context with it).
+  void wait_exit() { child_.wait_exit(); }
+  // The candidate's answer; its death or its fatal report ends the evaluation.
+  Message reply();
+
+ private:
+  [[noreturn]] void died();
+
+  RunnerChild child_;
+};
+
+// The dispositions a candidate may end itself with (launch_error, out_of_memory, missing_entry);
+// anything else it claims, or a string that is no disposition, is a harness error.
+Disposition candidate_disposition(const std::string& claimed);
 
 }  // namespace mskb::gpu

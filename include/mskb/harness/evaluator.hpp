@@ -11,8 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/launcher.hpp"
-#include "mskb/harness/protocol.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/harness/settings.hpp"
+#include "mskb/protocol/events.hpp"
+#include "mskb/protocol/request.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/core/task.hpp"
 
@@ -111,6 +113,10 @@ struct EvalOptions {
   // GPU instances' inputs handed to the candidate device to device (RunRequest::device_inputs);
   // unset: the environment's MSKB_DEVICE_INPUTS (1 on, 0 off), else on.
   std::optional<bool> device_inputs;
+  // The environment's settings (mskb/harness/settings.hpp), read where the command starts: the
+  // evaluator and the suite take the MSKB_* variables from here, never from the environment.
+  // Default: none set.
+  Settings settings;
 };
 
 struct ContenderResult {
@@ -155,10 +161,6 @@ nlohmann::json slowest_generate_json(const ContenderResult& r);
 // Folds `part`'s slowest generation into `into` (the two parts of a two-phase run).
 void merge_slowest_generate(ContenderResult& into, const ContenderResult& part);
 ContenderResult result_from_json(const nlohmann::json& j);
-
-// An on/off environment setting (MSKB_DEVICE_INPUTS, MSKB_PIPELINE): unset or empty: none; "0"
-// or "1"; anything else throws std::invalid_argument("NAME must be 0 or 1").
-std::optional<bool> env_switch(const char* name);
 
 std::string runner_path(const std::string& override_path = "");
 std::string make_work_dir(const std::string& hint);  // a temp dir (launch_work_dir of a local launcher)

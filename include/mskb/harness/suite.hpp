@@ -14,7 +14,7 @@
 
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 namespace mskb {
 

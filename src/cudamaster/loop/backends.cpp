@@ -4,7 +4,7 @@
 #include <regex>
 #include <stdexcept>
 
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/harness/suite.hpp"
 
 namespace cudamaster::loop {

@@ -16,6 +16,7 @@
 #include "mskb/core/task_file.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
 
 namespace fs = std::filesystem;
@@ -230,6 +231,7 @@ RealBackends open_backends(const Backends& backends, const RunPlan& plan, const 
   b.evaluator = backends.evaluator;
   if (b.evaluator == nullptr) {
     mskb::EvalOptions eo;
+    eo.settings = mskb::Settings::from_environment();  // the MSKB_* variables, read once for the run
     eo.ceilings = mskb::ceilings_from(plan.device);
     eo.launcher = plan.executor.launcher;
     // Runs from before random shapes (no seed recorded) keep their plan when resumed.

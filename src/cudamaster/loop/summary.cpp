@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "mskb/core/scoring.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 namespace cudamaster::loop {
 

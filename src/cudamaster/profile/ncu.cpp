@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/compiler.hpp"
-#include "mskb/harness/events.hpp"
+#include "mskb/protocol/events.hpp"
 #include "mskb/util/process.hpp"
 
 namespace fs = std::filesystem;

@@ -9,9 +9,9 @@
 
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
-#include "mskb/harness/events.hpp"
+#include "mskb/protocol/events.hpp"
 #include "mskb/util/process.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/core/registry.hpp"
 
 namespace fs = std::filesystem;

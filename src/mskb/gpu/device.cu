@@ -71,7 +71,7 @@ double best_ms(int reps, F&& f) {
 
 }  // namespace
 
-nlohmann::json identify_device() {
+DeviceEvent identify_device() {
   int dev = 0;
   MSKB_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
@@ -81,12 +81,17 @@ nlohmann::json identify_device() {
   const std::string u = uuid_string(bytes);
   int count = 0;
   MSKB_CUDA_CHECK(cudaGetDeviceCount(&count));
-  return {{"event", "device"}, {"name", prop.name}, {"uuid", u}, {"sms", prop.multiProcessorCount},
-          {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)}, {"device_count", count}};
+  DeviceEvent d;
+  d.name = prop.name;
+  d.uuid = u;
+  d.sms = prop.multiProcessorCount;
+  d.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  d.device_count = count;
+  return d;
 }
 
-nlohmann::json measure_device() {
-  nlohmann::json id = identify_device();
+DeviceEvent measure_device() {
+  DeviceEvent id = identify_device();
   int dev = 0;
   MSKB_CUDA_CHECK(cudaGetDevice(&dev));
   cudaDeviceProp prop{};
@@ -96,7 +101,6 @@ nlohmann::json measure_device() {
   MSKB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
   MSKB_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, dev));
   MSKB_CUDA_CHECK(cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, dev));
-  const std::string u = id.at("uuid");
 
   // DRAM: 2 x 2 GiB device-to-device copy, counting bytes read plus bytes written.
   const size_t copy_bytes = std::min<size_t>(size_t{2} << 30, prop.totalGlobalMem / 8);
@@ -137,23 +141,20 @@ nlohmann::json measure_device() {
     bf16_flops = 2.0 * n * static_cast<double>(n) * n / (ms * 1e-3);
   }
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
-  return {{"event", "device"},
-          {"name", prop.name},
-          {"uuid", u},
-          {"device_count", id.value("device_count", 1)},
-          {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-          {"sms", prop.multiProcessorCount},
-          {"l2_bytes", prop.l2CacheSize},
-          {"memory_bytes", prop.totalGlobalMem},
-          {"max_sm_clock_mhz", clock_khz / 1000},
-          {"memory_clock_mhz", mem_clock_khz / 1000},
-          {"driver_version", driver},
-          {"runtime_version", runtime},
-          {"dram_bandwidth_gbs", bw / 1e9},
-          {"fp32_tflops", fp32_flops / 1e12},
-          {"bf16_tflops", bf16_flops / 1e12},
-          {"method", "D2D cudaMemcpy of 2x" + std::to_string(copy_bytes >> 20) +
-                         " MiB (read+write bytes), cublasSgemm PEDANTIC 8192^3, cublasGemmEx BF16/FP32-compute 8192^3; medians"}};
+  DeviceEvent::Ceilings c;
+  c.l2_bytes = prop.l2CacheSize;
+  c.memory_bytes = static_cast<long long>(prop.totalGlobalMem);
+  c.max_sm_clock_mhz = clock_khz / 1000;
+  c.memory_clock_mhz = mem_clock_khz / 1000;
+  c.driver_version = driver;
+  c.runtime_version = runtime;
+  c.dram_bandwidth_gbs = bw / 1e9;
+  c.fp32_tflops = fp32_flops / 1e12;
+  c.bf16_tflops = bf16_flops / 1e12;
+  c.method = "D2D cudaMemcpy of 2x" + std::to_string(copy_bytes >> 20) +
+             " MiB (read+write bytes), cublasSgemm PEDANTIC 8192^3, cublasGemmEx BF16/FP32-compute 8192^3; medians";
+  id.ceilings = c;
+  return id;
 }
 
 }  // namespace mskb::gpu

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -65,6 +66,48 @@ void RunnerChild::wait_exit() {
   int st = 0;
   ::waitpid(pid_, &st, 0);
   reaped_ = true;
+}
+
+namespace {
+
+RunnerChild start_candidate(int report_fd) {
+  try {
+    return RunnerChild("--candidate", report_fd);
+  } catch (const std::runtime_error& e) {
+    throw CandidateFatal(Disposition::harness_error, e.what());
+  }
+}
+
+}  // namespace
+
+CandidateProcess::CandidateProcess(int report_fd) : child_(start_candidate(report_fd)) {}
+
+Message CandidateProcess::reply() {
+  Message m;
+  bool got = false;
+  try {
+    got = child_.recv(m);
+  } catch (const std::runtime_error& e) {
+    throw CandidateFatal(Disposition::harness_error, std::string("unreadable message from the kernel's process: ") + e.what());
+  }
+  if (!got) died();
+  if (m.body.contains("fatal"))
+    throw CandidateFatal(candidate_disposition(m.body.value("fatal", std::string())), m.body.value("message", std::string()));
+  return m;
+}
+
+void CandidateProcess::died() {
+  bool signaled = false;
+  const std::string how = child_.reap(signaled);
+  if (signaled) throw CandidateFatal(Disposition::crashed, "the kernel's process " + how);
+  throw CandidateFatal(Disposition::crashed, "the kernel's process " + how + " in the middle of the evaluation");
+}
+
+Disposition candidate_disposition(const std::string& d) {
+  const std::optional<Disposition> claimed = from_string<Disposition>(d);
+  for (Disposition ok : {Disposition::launch_error, Disposition::out_of_memory, Disposition::missing_entry})
+    if (claimed == ok) return ok;
+  return Disposition::harness_error;
 }
 
 }  // namespace mskb::gpu

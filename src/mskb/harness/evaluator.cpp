@@ -13,7 +13,7 @@
 #include <stdexcept>
 
 #include "mskb/harness/compiler.hpp"
-#include "mskb/harness/events.hpp"
+#include "mskb/protocol/events.hpp"
 #include "mskb/harness/reference_kernel.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/random_shapes.hpp"
@@ -36,14 +36,6 @@ double flop_floor_us(const Cost& c, const Ceilings& ceilings) { return roofline_
 
 Disposition judge_check_gap(double gap_us, double call_us, const TimingPolicy& p) {
   return gap_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * call_us) ? Disposition::unsynced : Disposition::passed;
-}
-
-std::optional<bool> env_switch(const char* name) {
-  const char* e = std::getenv(name);
-  if (e == nullptr || *e == '\0') return std::nullopt;
-  const std::string v = e;
-  if (v != "0" && v != "1") throw std::invalid_argument(std::string(name) + " must be 0 or 1");
-  return v == "1";
 }
 
 std::string runner_path(const std::string& override_path) {
@@ -70,13 +62,6 @@ std::string evaluation_token() {
   }
   return t;
 }
-
-namespace {
-
-// The runner's last words (srun's own task-status lines skipped).
-std::string last_log_line(const std::string& log) { return last_child_line(log); }
-
-}  // namespace
 
 std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<std::pair<std::string, std::string>> extra,
                                                                     const char* inherited) {
@@ -112,26 +97,19 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   req.timing = opt.timing;
   req.gpu_lock = opt.gpu_lock;
   // Diagnostics: every hold of the lane's lock, one line each (docs/harness.md section 11).
-  if (const char* log = std::getenv("MSKB_GPU_LOCK_LOG"); log && *log && !req.gpu_lock.empty())
-    req.gpu_lock_log = opt.gpu_lock_log_suffix.empty() ? std::string(log) : std::string(log) + "." + opt.gpu_lock_log_suffix;
+  if (const std::string& log = opt.settings.gpu_lock_log; !log.empty() && !req.gpu_lock.empty())
+    req.gpu_lock_log = opt.gpu_lock_log_suffix.empty() ? log : log + "." + opt.gpu_lock_log_suffix;
   req.host_threads = opt.host_threads;
   req.load_before_lock = opt.load_before_lock && !req.gpu_lock.empty();
   req.instance_share_dir = opt.instance_share_dir;
   req.instance_share_consumers = opt.instance_share_consumers;
-  // Where instances live and are compared: the options, else the environment (for validation).
-  const auto threshold = [](const std::optional<double>& set, const char* env_name, double& into) {
-    if (set) {
-      into = *set;
-    } else if (const char* env = std::getenv(env_name); env && *env) {
-      char* end = nullptr;
-      const double v = std::strtod(env, &end);
-      if (end == env || *end != '\0' || !(v >= 0)) throw std::invalid_argument(std::string(env_name) + " must be a number >= 0");
-      into = v;
-    }
-  };
-  threshold(opt.gpu_instance_min_complexity, "MSKB_GPU_INSTANCE_MIN_COMPLEXITY", req.gpu_instance_min_complexity);
-  threshold(opt.gpu_compare_min_complexity, "MSKB_GPU_COMPARE_MIN_COMPLEXITY", req.gpu_compare_min_complexity);
-  if (const std::optional<bool> on = opt.device_inputs ? opt.device_inputs : env_switch("MSKB_DEVICE_INPUTS")) req.device_inputs = *on;
+  // Where instances live and are compared: the options, else the environment's settings (for validation).
+  const Settings& env = opt.settings;
+  if (const auto v = opt.gpu_instance_min_complexity ? opt.gpu_instance_min_complexity : env.gpu_instance_min_complexity)
+    req.gpu_instance_min_complexity = *v;
+  if (const auto v = opt.gpu_compare_min_complexity ? opt.gpu_compare_min_complexity : env.gpu_compare_min_complexity)
+    req.gpu_compare_min_complexity = *v;
+  if (const std::optional<bool> on = opt.device_inputs ? opt.device_inputs : env.device_inputs) req.device_inputs = *on;
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.
@@ -323,7 +301,7 @@ void judge_process_end(const RunnerReport& rep, const EvalOptions& opt, double c
     res.disposition = Disposition::crashed;
     res.message = pr.signaled ? std::string("crashed: ") + signal_name(pr.signal) + " during " + rep.phase + where
                               : "crashed: runner exited with code " + std::to_string(pr.exit_code) + " during " + rep.phase + where;
-    const std::string l = last_log_line(pr.log_tail);
+    const std::string l = last_child_line(pr.log_tail);
     if (!l.empty()) res.message += " (" + l + ")";
   }
 }
@@ -470,7 +448,7 @@ json query_device(RunMode mode, const std::string& runner, const Launcher& launc
   if (!device.is_null()) return device;
   if (const std::string why = launch_failure(launcher, pr, any_line, pr.log_tail); !why.empty())
     throw std::runtime_error("cannot query the GPU through Slurm: " + why);
-  std::string why = fatal.is_null() ? last_log_line(pr.log_tail) : fatal.value("message", "");
+  std::string why = fatal.is_null() ? last_child_line(pr.log_tail) : fatal.value("message", "");
   if (why.find("cudaErrorNoDevice") != std::string::npos || why.find("cudaErrorInsufficientDriver") != std::string::npos ||
       why.find("no CUDA-capable") != std::string::npos || why.find("driver") != std::string::npos)
     throw std::runtime_error("no usable CUDA device: this command needs an NVIDIA GPU (" + why + ")");

@@ -11,7 +11,7 @@
 
 #include "mskb/core/registry.hpp"
 #include "mskb/core/scoring.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 using json = nlohmann::json;
 

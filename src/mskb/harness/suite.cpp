@@ -267,10 +267,10 @@ class SuiteRun {
     // section 9) also start as soon as their group is checked, beside the other groups' checks.
     // Off by default: on the H200 it bought no wall time, the checks waiting for the GPU behind
     // the timings (section 9).
-    pipelined_ = two_phase() && timing_overlap() > 1 && env_switch("MSKB_PIPELINE").value_or(false);
+    pipelined_ = two_phase() && timing_overlap() > 1 && eval_.settings.pipeline.value_or(false);
     // Shipped kernels' libraries are loaded before the lock (RunRequest::load_before_lock);
     // MSKB_LOAD_OUTSIDE_LOCK=0 loads them under it, as a user's kernel always is.
-    load_outside_lock_ = env_switch("MSKB_LOAD_OUTSIDE_LOCK").value_or(true);
+    load_outside_lock_ = eval_.settings.load_outside_lock.value_or(true);
     report_.device["load_outside_lock"] = load_outside_lock_;
     if (pipelined_) pool_.lower_priority(kBackgroundNice);  // before pool_.start()
     if (two_phase()) report_.device["pipelined"] = pipelined_;
@@ -278,7 +278,7 @@ class SuiteRun {
     // section 9): shipped kernels only, as for the timing overlap (a user's kernel process must
     // never sit beside the files another contender's expected outputs come from), on this host
     // only, and MSKB_SHARE_INSTANCES=0 turns it off.
-    const bool share_setting = env_switch("MSKB_SHARE_INSTANCES").value_or(true);  // a bad value is refused in any run
+    const bool share_setting = eval_.settings.share_instances.value_or(true);  // a bad value was refused where the settings were read
     share_instances_ = share_setting && two_phase() && all_trusted && !eval_.launcher.slurm();
     if (two_phase()) report_.device["shared_instances"] = share_instances_;
   }

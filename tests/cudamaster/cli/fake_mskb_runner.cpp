@@ -1,5 +1,5 @@
 // Fake mskb-runner for the agent-loop tests (set through MSKB_RUNNER): speaks the runner's
-// protocol (mskb/protocol.hpp: a request file, JSON-lines events on a report fd) without a GPU.
+// protocol (mskb/protocol/request.hpp, events.hpp: a request file, JSON-lines events on a report fd) without a GPU.
 // The "library" it is given is the kernel source (the fake nvcc copies it), and the source's
 // markers (support/fake_markers.hpp) decide the verdict and the timings. FAKE_RUNNER_LOG, when set, gets
 // one line per evaluation (the library path, " timings=<timed shapes>", then " gpu=N" when
@@ -149,7 +149,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "Segmentation fault in the candidate\n");
     ::raise(SIGSEGV);
   }
-  // The real runner's walk (mskb/protocol.hpp, check_event_sequence): a failed check ends its
+  // The real runner's walk (mskb/protocol/events.hpp, check_event_sequence): a failed check ends its
   // shape, three end the run, a timed shape's timing follows its last seed while nothing failed.
   const json timings = req.value("timings", json::array());
   json trace = {{"library", library}, {"task", req.value("task", "")}, {"precision", req.value("precision", "")},

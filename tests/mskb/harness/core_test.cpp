@@ -20,8 +20,9 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/util/parallel.hpp"
 #include "mskb/util/process.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/settings.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/util/sha256.hpp"
 #include "mskb/harness/suite.hpp"
@@ -211,21 +212,26 @@ TEST(Protocol, RequestRoundTripKeepsShapeOrder) {
 }
 
 // MSKB_DEVICE_INPUTS turns the device-to-device inputs on (1) or off (0) where the options leave it
-// unset; anything else is an error naming the variable; the options win over the environment.
+// unset; anything else is an error naming the variable; the options win over the environment. The
+// environment is read once, into the options' settings (mskb/harness/settings.hpp).
 TEST(Protocol, DeviceInputsFromOptionsOrEnvironment) {
   const TaskSpec& t = get_task("matrix_copy");
   EvalOptions opt;
   ::unsetenv("MSKB_DEVICE_INPUTS");
+  opt.settings = Settings::from_environment();
   EXPECT_TRUE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
   ::setenv("MSKB_DEVICE_INPUTS", "0", 1);
+  opt.settings = Settings::from_environment();
   EXPECT_FALSE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
   ::setenv("MSKB_DEVICE_INPUTS", "1", 1);
+  opt.settings = Settings::from_environment();
   EXPECT_TRUE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
   opt.device_inputs = false;
   EXPECT_FALSE(evaluation_request(t, Precision::fp32, "/k.so", opt).device_inputs);
   opt.device_inputs.reset();
   ::setenv("MSKB_DEVICE_INPUTS", "yes", 1);
   try {
+    opt.settings = Settings::from_environment();
     (void)evaluation_request(t, Precision::fp32, "/k.so", opt);
     ADD_FAILURE() << "MSKB_DEVICE_INPUTS=yes accepted";
   } catch (const std::invalid_argument& e) {
@@ -357,7 +363,7 @@ TEST(Parallel, AvailableCpusFollowTheAffinityMask) {
   EXPECT_EQ(n, 1);
 }
 
-// The verifier's instance preparation (runner.cu prepare_yielding) lowers its thread's priority;
+// The verifier's instance preparation (instance_queue.cu prepare_yielding) lowers its thread's priority;
 // parallel_for's workers started from it must run at that priority too (they inherit it), while
 // the thread that started the preparation keeps its own.
 TEST(Parallel, LoweredPriorityReachesTheWorkersOnly) {

@@ -18,9 +18,9 @@
 
 #include "mskb/util/channel.hpp"
 #include "mskb/harness/evaluator.hpp"
-#include "mskb/harness/events.hpp"
+#include "mskb/protocol/events.hpp"
 #include "mskb/core/instance.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/core/registry.hpp"
 
 using nlohmann::json;
@@ -263,6 +263,86 @@ TEST(RunnerEvents, OneParserForEveryReportLine) {
   EXPECT_EQ(phase->shape_str, "N=8");
   EXPECT_DOUBLE_EQ(phase->timeout_s, 7.0);
   EXPECT_EQ(parse_runner_event(R"({"event":"log"})")->kind, EventKind::other);
+}
+
+// The runner writes its events with the same types the parent reads them with (mskb/protocol/events.hpp):
+// every kind the verifier, the candidate's profile mode and the device query emit, through a pipe, comes back
+// as written, token included.
+TEST(RunnerEvents, WrittenAndReadWithTheSameTypes) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const Shape shape{{"M", 64}, {"N", 8}};
+  {
+    const EventWriter w(fds[1], "tok");
+    w.phase("generate", shape, 2, 120.5);
+    CheckEvent c{shape, Sweep::heldout, 2, Disposition::wrong_result, "gpu_fp64", 5.5, 10};
+    c.detail = {{"message", "1 of 512 elements outside tolerance"}};
+    w.emit(c);
+    TimingStats t;
+    t.median_us = 12.5;
+    t.n = 40;
+    w.emit(TimingEvent{shape, Sweep::paper, 2, t, Disposition::too_fast, {{"message", "m"}}, {1, 4}, 0.3});
+    DeviceEvent d;
+    d.name = "H200";
+    d.uuid = "GPU-1";
+    d.device_count = 2;
+    d.ceilings = DeviceEvent::Ceilings{};
+    d.ceilings->dram_bandwidth_gbs = 4000;
+    w.emit(d);
+    w.emit(ProfiledEvent{shape, 7.25});
+    w.emit(FatalEvent{Disposition::out_of_memory, "cudaMalloc"});
+    w.emit(DoneEvent{});
+  }
+  ::close(fds[1]);
+  std::string all;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) all.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  std::vector<RunnerEvent> ev;
+  for (std::size_t at = 0, nl; (nl = all.find('\n', at)) != std::string::npos; at = nl + 1) {
+    const auto e = parse_runner_event(all.substr(at, nl - at));
+    ASSERT_TRUE(e) << all.substr(at, nl - at);
+    EXPECT_EQ(e->token, "tok");
+    ev.push_back(*e);
+  }
+  ASSERT_EQ(ev.size(), 7u);
+  EXPECT_EQ(ev[0].kind, EventKind::phase);
+  EXPECT_EQ(ev[0].phase, "generate");
+  EXPECT_EQ(ev[0].shape_str, "M=64,N=8");
+  EXPECT_EQ(ev[0].seed, std::optional<uint64_t>(2));
+  EXPECT_DOUBLE_EQ(ev[0].timeout_s, 120.5);
+  EXPECT_EQ(ev[1].kind, EventKind::check);
+  EXPECT_EQ(ev[1].sweep, "heldout");
+  EXPECT_EQ(ev[1].shape_str, "M=64,N=8");
+  EXPECT_EQ(ev[1].body.at("shape").get<Shape>(), shape);
+  EXPECT_EQ(ev[1].disposition, Disposition::wrong_result);
+  EXPECT_EQ(ev[1].body.value("reference", ""), "gpu_fp64");
+  EXPECT_DOUBLE_EQ(ev[1].gap_us, 5.5);
+  EXPECT_EQ(ev[1].call_us, std::optional<double>(10));
+  EXPECT_EQ(ev[1].body["detail"].value("message", ""), "1 of 512 elements outside tolerance");
+  // The planned walk accepts the check the writer sent (the parent's plan and the runner's line agree).
+  RunRequest req;
+  req.checks.push_back({shape, Sweep::heldout, {2}});
+  EXPECT_EQ(check_event_sequence(req, {ev[1]}, true), "");
+  EXPECT_EQ(ev[2].kind, EventKind::timing);
+  ASSERT_TRUE(ev[2].time);
+  EXPECT_DOUBLE_EQ(ev[2].time->median_us, 12.5);
+  EXPECT_EQ(ev[2].time->n, 40);
+  EXPECT_EQ(ev[2].after_timing, Disposition::too_fast);
+  EXPECT_EQ(ev[2].body["verified_samples"], json({1, 4}));
+  EXPECT_EQ(ev[3].kind, EventKind::device);
+  const DeviceEvent back = ev[3].body.get<DeviceEvent>();
+  EXPECT_EQ(back.name, "H200");
+  EXPECT_EQ(back.uuid, "GPU-1");
+  EXPECT_EQ(back.device_count, 2);
+  ASSERT_TRUE(back.ceilings);
+  EXPECT_DOUBLE_EQ(back.ceilings->dram_bandwidth_gbs, 4000.0);
+  EXPECT_EQ(ev[4].kind, EventKind::profiled);
+  EXPECT_EQ(ev[4].call_us, std::optional<double>(7.25));
+  EXPECT_EQ(ev[5].kind, EventKind::fatal);
+  EXPECT_EQ(ev[5].disposition, Disposition::out_of_memory);
+  EXPECT_EQ(ev[5].message, "cudaMalloc");
+  EXPECT_EQ(ev[6].kind, EventKind::done);
 }
 
 TEST(Requests, SingleShapeRequestChecksSeedOneAndTimesOnlyInEvaluateMode) {

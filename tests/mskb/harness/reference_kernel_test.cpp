@@ -17,7 +17,7 @@
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
 #include "mskb/harness/evaluator.hpp"
-#include "mskb/harness/protocol.hpp"
+#include "mskb/protocol/request.hpp"
 #include "mskb/harness/reference_kernel.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"

@@ -1,4 +1,4 @@
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 #include <ostream>
 

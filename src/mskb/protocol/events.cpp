@@ -1,4 +1,4 @@
-#include "mskb/harness/events.hpp"
+#include "mskb/protocol/events.hpp"
 
 namespace mskb {
 

@@ -1,6 +1,6 @@
-// Owns the contract between the parent (mskb, host-only) and the child runner process
-// (mskb-runner, CUDA): the request the parent writes, and the JSON-lines events the child streams
-// back on a pipe. The child measures; the parent judges (dispositions, scores).
+// Owns the request half of the contract between the parent (mskb, host-only) and the child runner
+// process (mskb-runner, CUDA): the request the parent writes and the runner reads. The events the
+// runner streams back are events.hpp's. The child measures; the parent judges (dispositions, scores).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/core/task.hpp"
-#include "mskb/harness/vocabulary.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 
 namespace mskb {
 
@@ -101,34 +101,7 @@ void from_json(const nlohmann::json& j, TimingConfig& c);
 void to_json(nlohmann::json& j, const RunRequest& r);
 void from_json(const nlohmann::json& j, RunRequest& r);
 
-// The parent reads the events through events.hpp (parse_runner_event, check_event_sequence).
+// Whether the shape of `c` is timed too (a timing item of the same shape and sweep).
 bool is_timed(const RunRequest& r, const CheckItem& c);
-
-// Raw timing statistics of one (contender, shape), all in microseconds.
-struct TimingStats {
-  double median_us = 0, min_us = 0, max_us = 0, mean_us = 0, stddev_us = 0;
-  int n = 0;
-  double noise = 0;            // relative standard error of the mean
-  double wall_gap_max_us = 0;  // largest host time spent in cudaDeviceSynchronize after the stop event
-  // The gap that at most a tenth of the samples exceed: what unsynced is judged on. Work left
-  // running past the return shows in (nearly) every call; one OS hiccup of the runner's thread
-  // between the stop event and the synchronize (seen on the H200 host: 0.6-4 ms once in ~1000
-  // samples while other runners generated inputs) only in the maximum.
-  double wall_gap_p90_us = 0;
-  double wall_median_us = 0;   // host wall-clock per call (start to device idle)
-  double sm_clock_mhz = 0;     // measured after the samples
-  // Other processes with a context on the GPU just before or after the samples (their PIDs as
-  // NVML reports them): the times may be slowed by sharing the GPU. -1: not known (no NVML).
-  int gpu_others = -1;
-  std::vector<uint64_t> gpu_other_pids;
-};
-void to_json(nlohmann::json& j, const TimingStats& t);
-void from_json(const nlohmann::json& j, TimingStats& t);
-
-TimingStats summarize_samples(std::vector<double> samples_us);
-
-// The value at most a tenth of `values` exceed (lower nearest rank at 90%; the median of three,
-// the second largest of ten): one outlier among few samples does not decide it.
-double p90_lower(std::vector<double> values);
 
 }  // namespace mskb
