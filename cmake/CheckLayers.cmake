@@ -12,15 +12,16 @@ set(rules
   "include/mskb/util|src/mskb/util=mskb/util/"
   "include/mskb/core|src/mskb/core|tasks=mskb/util/,mskb/core/"
   "include/mskb/harness|src/mskb/harness=mskb/util/,mskb/core/,mskb/harness/"
+  "include/mskb/report|src/mskb/report=mskb/util/,mskb/core/,mskb/harness/,mskb/report/"
   "include/mskb/gpu|src/mskb/gpu=mskb/util/,mskb/core/,mskb/harness/,mskb/gpu/"
-  "src/mskb_cli|include/mskb/cli.hpp=mskb/util/,mskb/core/,mskb/harness/,mskb/cli"
+  "src/mskb_cli|include/mskb/cli.hpp=mskb/util/,mskb/core/,mskb/harness/,mskb/report/,mskb/cli"
   "include/cudamaster/llm|src/cudamaster/llm=cudamaster/llm/"
   "include/cudamaster/store|src/cudamaster/store=mskb/util/,cudamaster/store/"
   "include/cudamaster/exec|src/cudamaster/exec=mskb/util/,mskb/core/,mskb/harness/,cudamaster/exec/"
   "include/cudamaster/profile|src/cudamaster/profile=mskb/util/,mskb/core/,mskb/harness/,cudamaster/profile/"
   "include/cudamaster/agents|src/cudamaster/agents=mskb/util/,mskb/core/,mskb/harness/,cudamaster/llm/,cudamaster/agents/"
-  "include/cudamaster/loop|src/cudamaster/loop=mskb/util/,mskb/core/,mskb/harness/,cudamaster/llm/,cudamaster/agents/,cudamaster/store/,cudamaster/exec/,cudamaster/profile/,cudamaster/loop/"
-  "src/cudamaster/commands|src/cudamaster/cli.cpp|include/cudamaster/cli.hpp=mskb/util/,mskb/core/,mskb/harness/,cudamaster/")
+  "include/cudamaster/loop|src/cudamaster/loop=mskb/util/,mskb/core/,mskb/harness/,mskb/report/,cudamaster/llm/,cudamaster/agents/,cudamaster/store/,cudamaster/exec/,cudamaster/profile/,cudamaster/loop/"
+  "src/cudamaster/commands|src/cudamaster/cli.cpp|include/cudamaster/cli.hpp=mskb/util/,mskb/core/,mskb/harness/,mskb/report/,cudamaster/")
 
 set(violations 0)
 foreach(rule IN LISTS rules)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mskb/gpu/buffer.cuh"
+#include "mskb/gpu/launch_floor.cuh"
 #include "mskb/gpu/runner.cuh"
 #include "mskb/util/gpu_sharing.hpp"
 
@@ -137,6 +138,7 @@ nlohmann::json measure_device() {
     bf16_flops = 2.0 * n * static_cast<double>(n) * n / (ms * 1e-3);
   }
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
+  const double launch_floor_us = measure_launch_floor_us();
   return {{"event", "device"},
           {"name", prop.name},
           {"uuid", u},
@@ -152,8 +154,10 @@ nlohmann::json measure_device() {
           {"dram_bandwidth_gbs", bw / 1e9},
           {"fp32_tflops", fp32_flops / 1e12},
           {"bf16_tflops", bf16_flops / 1e12},
+          {"launch_floor_us", launch_floor_us},
           {"method", "D2D cudaMemcpy of 2x" + std::to_string(copy_bytes >> 20) +
-                         " MiB (read+write bytes), cublasSgemm PEDANTIC 8192^3, cublasGemmEx BF16/FP32-compute 8192^3; medians"}};
+                         " MiB (read+write bytes), cublasSgemm PEDANTIC 8192^3, cublasGemmEx BF16/FP32-compute 8192^3; launch floor: an entry point that launches one empty kernel "
+                         "and synchronizes, timed with events like a contender; medians"}};
 }
 
 }  // namespace mskb::gpu

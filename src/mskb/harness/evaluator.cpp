@@ -484,7 +484,8 @@ json device_info(bool refresh, const std::string& runner, const Launcher& launch
   if (!refresh && fs::exists(cache, ec)) {
     std::ifstream f(cache);
     json j = json::parse(f, nullptr, false);
-    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs")) {
+    // A cache written before devices carried their launch floor is measured again.
+    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs") && j.contains("launch_floor_us")) {
       j["cached"] = true;
       j["device_count"] = id.value("device_count", 1);
       return j;
