@@ -198,7 +198,8 @@ void add_yardsticks(json& report, const CategoryOf& category_of) {
   for (const json& c : array_of(report, "contenders")) tasks.insert(str_at(c, "task"));
   json vendors = report.value("vendors", json::object());
   if (!vendors.is_object()) vendors = json::object();
-  for (const auto& [task, v] : vendors_json(std::vector<std::string>(tasks.begin(), tasks.end())).items())
+  const json known = vendors_json(std::vector<std::string>(tasks.begin(), tasks.end()));
+  for (const auto& [task, v] : known.items())
     if (!vendors.contains(task)) vendors[task] = v;
   report["vendors"] = vendors;
   if (report.contains("scores") && report["scores"].is_array())
