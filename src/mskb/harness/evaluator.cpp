@@ -484,8 +484,7 @@ json device_info(bool refresh, const std::string& runner, const Launcher& launch
   if (!refresh && fs::exists(cache, ec)) {
     std::ifstream f(cache);
     json j = json::parse(f, nullptr, false);
-    // A cache written before devices carried their launch floor is measured again.
-    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs") && j.contains("launch_floor_us")) {
+    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs") && j.contains("launch_floor_us")) {  // one without a launch floor: again
       j["cached"] = true;
       j["device_count"] = id.value("device_count", 1);
       return j;

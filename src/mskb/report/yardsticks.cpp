@@ -175,8 +175,8 @@ std::vector<std::string> roofline_summary_lines(const json& summary) {
   for (const json& c : array_of(summary, "categories")) {
     std::string far;
     for (const json& f : array_of(c, "furthest"))
-      far += fmt::format("{}{} {} {} {:.0f}% at {}", far.empty() ? "" : ", ", str_at(f, "task"), str_at(f, "precision"), str_at(f, "contender"),
-                         100 * f.value("sol", 0.0), str_at(f, "shape"));
+      far += fmt::format("{}{} {} {} {} at {}", far.empty() ? "" : ", ", str_at(f, "task"), str_at(f, "precision"), str_at(f, "contender"),
+                         report::percent(f.value("sol", json())), str_at(f, "shape"));
     out.push_back(fmt::format("{}: {} of {} task{} within {:.0f}% of the roofline at their largest shape{}", str_at(c, "category"),
                               c.value("within", 0), c.value("tasks", 0), c.value("tasks", 0) == 1 ? "" : "s", 100 * th,
                               far.empty() ? "" : "; furthest: " + far));
