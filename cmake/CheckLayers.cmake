@@ -18,15 +18,16 @@ set(rules
   "include/mskb/core|src/mskb/core|tasks=mskb/util/,mskb/core/"
   "include/mskb/protocol|src/mskb/protocol=mskb/util/,mskb/core/,mskb/protocol/"
   "include/mskb/harness|src/mskb/harness=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/"
+  "include/mskb/report|src/mskb/report=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,mskb/report/"
   "include/mskb/gpu|src/mskb/gpu=mskb/util/,mskb/core/,mskb/protocol/,mskb/gpu/"
-  "src/mskb_cli|include/mskb/cli.hpp=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,mskb/cli"
+  "src/mskb_cli|include/mskb/cli.hpp=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,mskb/report/,mskb/cli"
   "include/cudamaster/llm|src/cudamaster/llm=cudamaster/llm/"
   "include/cudamaster/store|src/cudamaster/store=mskb/util/,cudamaster/store/"
   "include/cudamaster/exec|src/cudamaster/exec=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,cudamaster/exec/"
   "include/cudamaster/profile|src/cudamaster/profile=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,cudamaster/profile/"
   "include/cudamaster/agents|src/cudamaster/agents=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,cudamaster/llm/,cudamaster/agents/"
-  "include/cudamaster/loop|src/cudamaster/loop=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,cudamaster/llm/,cudamaster/agents/,cudamaster/store/,cudamaster/exec/,cudamaster/profile/,cudamaster/loop/"
-  "src/cudamaster/commands|src/cudamaster/cli.cpp|include/cudamaster/cli.hpp=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,cudamaster/")
+  "include/cudamaster/loop|src/cudamaster/loop=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,mskb/report/,cudamaster/llm/,cudamaster/agents/,cudamaster/store/,cudamaster/exec/,cudamaster/profile/,cudamaster/loop/"
+  "src/cudamaster/commands|src/cudamaster/cli.cpp|include/cudamaster/cli.hpp=mskb/util/,mskb/core/,mskb/protocol/,mskb/harness/,mskb/report/,cudamaster/")
 
 # Include loops that are known and owned by other work (issue 41, step 1: the suite split). Each entry
 # is a loop's modules, sorted, space-separated. They are printed but not counted; delete an entry

@@ -12,7 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/report/document.hpp"
+#include "mskb/report/markdown.hpp"
 #include "mskb/util/command_line.hpp"
 
 namespace mskb::cli {

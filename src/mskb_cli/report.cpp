@@ -13,8 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "mskb/harness/html_report.hpp"
-#include "mskb/harness/report_data.hpp"
+#include "mskb/report/csv.hpp"
+#include "mskb/report/html.hpp"
+#include "mskb/report/markdown.hpp"
+#include "mskb/report/numbers.hpp"
+#include "mskb/report/text.hpp"
 
 namespace mskb::cli {
 

@@ -21,11 +21,15 @@
 
 #include "commands.hpp"
 #include "mskb/core/registry.hpp"
-#include "mskb/harness/html_report.hpp"
-#include "mskb/harness/report_data.hpp"
 #include "mskb/harness/reproduce.hpp"
 #include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/report/document.hpp"
+#include "mskb/report/html.hpp"
+#include "mskb/report/markdown.hpp"
+#include "mskb/report/numbers.hpp"
+#include "mskb/report/rerun.hpp"
+#include "mskb/report/text.hpp"
 #include "mskb/util/command_line.hpp"
 
 namespace mskb::cli {
@@ -110,7 +114,7 @@ void run_rerun(const RerunOptions& o) {
     std::fprintf(stderr, "mskb rerun: %s%s\n", o.input.c_str(), cmd.empty() ? "" : (" (" + cmd + ")").c_str());
   }
   const SuiteReport report = run_suite(plan, stderr_lines(o.quiet));
-  json fresh = report.to_json();
+  json fresh = report_json(report);
   const json comparison = rerun_comparison(old, fresh, o.tolerance);
   fresh["rerun_of"] = {{"report", o.input}, {"comparison", comparison}};
 

@@ -26,6 +26,10 @@
 #include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/protocol/vocabulary.hpp"
+#include "mskb/report/csv.hpp"
+#include "mskb/report/document.hpp"
+#include "mskb/report/markdown.hpp"
+#include "mskb/report/text.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/util/progress.hpp"
@@ -361,7 +365,7 @@ void report_build_errors(const SuitePlan& plan) {
 
 void write_report_files(const RunOptions& o, const SuiteReport& report) {
   if (!is_file(o.json_path) && !is_file(o.csv_path) && o.md_path.empty()) return;
-  write_report_files(o, report.to_json());
+  write_report_files(o, report_json(report));
 }
 
 // --executor slurm: one unit's command line, the run's options for one group (slurm_run.hpp).
@@ -451,16 +455,16 @@ void run_suite_command(const RunOptions& o) {
     if (!r.as_expected()) ++failures;
   // JSON or CSV on stdout (--json -, --csv -) leaves stdout to it: the lines or the table go to stderr.
   std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
+  const json j = report_json(report);
   if (o.check) {
-    const json j = report.to_json();
     print_check_lines(j, text);
     text << render_submission_summary(j);
   } else {
-    text << report.table();
+    text << render_table(j);
   }
-  write_report_files(o, report);
-  if (o.json_path == "-") write_json(report.to_json(), "-");
-  if (o.csv_path == "-") std::cout << csv_of(o, report.to_json());
+  write_report_files(o, j);
+  if (o.json_path == "-") write_json(j, "-");
+  if (o.csv_path == "-") std::cout << csv_of(o, j);
   if (failures) throw CommandExit(1);
 }
 

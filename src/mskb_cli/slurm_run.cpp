@@ -21,6 +21,7 @@
 #include "mskb/harness/reproduce.hpp"
 #include "mskb/harness/slurm_units.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/report/document.hpp"
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;

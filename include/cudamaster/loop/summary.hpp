@@ -14,9 +14,13 @@
 
 namespace cudamaster::loop {
 
-// {"run", "status", "llm", "config", "tasks": [...], "suite": {...}, "agents": [...], "cost_usd",
-//  "tokens": {"input", "output"}}. A task's P is its accepted best's P, else the best P among its
-// correct generated candidates, else null (no correct generated kernel).
+// {"run", "status", "llm", "config", "launch_floor_us" (the device's, null: not measured),
+//  "tasks": [...], "suite": {...}, "agents": [...], "cost_usd", "tokens": {"input", "output"}}.
+// A task's P is its accepted best's P, else the best P among its correct generated candidates,
+// else null (no correct generated kernel). Beside P each task shows the other two yardsticks of
+// its best kernel (mskb/report/yardsticks.hpp): "vs_vendor" with "vendor" (the task's route, or
+// why there is none) and "roofline" ({"sol", "shape", "median_us", "launch_bound"} at the
+// largest timed shape; null without a generated best).
 nlohmann::json build_summary(store::RunStore& store, std::int64_t run_id);
 
 // Human tables (stderr / `cudamaster show`).

@@ -1,10 +1,9 @@
 // Owns reproducible claims: the `reproduce` record every `mskb run|check --json` report carries
 // (what is needed to run it again: the tool's version and commit, the command line, the resolved
 // settings with every kernel file's SHA-256, the shape seed and the random shapes it draws, the
-// device's identity and the SM clocks seen), the plan such a record describes, and the comparison
-// of a report with its rerun (`mskb rerun REPORT.json`): per (task, precision, contender) the
-// ratio new / old of the median times and of P, correctness changes, within a tolerance or not.
-// Host-only; the comparison and its renderings are pure functions of their documents.
+// device's identity and the SM clocks seen) and the plan such a record describes (`mskb rerun`
+// runs it again; the comparison of a report with its rerun is the report library's:
+// mskb/report/rerun.hpp). Host-only.
 #pragma once
 
 #include <cstdint>
@@ -70,35 +69,5 @@ struct FileChange {
 // matched on task, precision and contender), the task files and their references, and the
 // matrix, against the record's SHA-256; a recorded kernel the plan no longer has is a change too.
 std::vector<FileChange> changed_files(const nlohmann::json& record, const SuitePlan& plan);
-
-// The comparison of a report (`old_report`) with its rerun (`new_report`), `tolerance` relative:
-// {"tolerance", "check_only",
-//  "old": {"device", "commit", "sm_clock_mhz", "partial"}, "new": {...}, "same_gpu_model",
-//  "sweeps": [...],
-//  "entries": [{"task", "precision", "contender",
-//               "old": {"disposition", "correct", "checks_passed", "checks_total"}, "new": {...},
-//               "sweeps": [{"sweep", "P_old", "P_new", "P_ratio" (new / old),
-//                           "time_ratio" (new / old: the geometric mean over the shapes both
-//                                         timed of the median times' ratio), "shapes",
-//                           "worst_shape": {"shape", "ratio"} (the shape whose ratio is furthest
-//                                          from 1)}],
-//               "reproduced", "reasons": [...]}],
-//  "only_old": [{"task", "precision", "contender", "disposition"}], "only_new": [...],
-//  "random_shapes_differ": [tasks], "notes": [...],
-//  "summary": {"entries", "reproduced", "differ"}}
-// An entry is reproduced when its correctness is the same (and, when it is not correct, its
-// disposition) and, in every sweep both timed, |time_ratio - 1| <= tolerance and
-// |P_ratio - 1| <= tolerance. An entry only in the report is not reproduced; one only in the
-// rerun is listed and not counted. Entries are matched by compare_data (report_data.hpp).
-// Throws std::invalid_argument when either is not a report.
-nlohmann::json rerun_comparison(const nlohmann::json& old_report, const nlohmann::json& new_report, double tolerance);
-
-// The terminal summary: warnings (GPU model, commit, partial report), a line per entry and
-// sweep, the reasons of each entry that differs, and "reproduced N of M entries within X%".
-std::string render_rerun_text(const nlohmann::json& comparison);
-// The same as Markdown (for --markdown), followed by `compare_markdown` (mskb compare's tables).
-std::string render_rerun_markdown(const nlohmann::json& comparison, const std::string& compare_markdown);
-// mskb compare's page (`compare_html`) with the reproduction table as its first section.
-std::string render_rerun_html(const nlohmann::json& comparison, const std::string& compare_html);
 
 }  // namespace mskb

@@ -1,6 +1,7 @@
 // Owns a benchmark run over tasks x precisions x contenders (mskb run / mskb check): builds
 // every kernel in a CPU pool while the GPU evaluates, evaluates one contender at a time, scores
-// each against the baseline and vendor measured in the same run, and renders JSON and tables.
+// each against the baseline and vendor measured in the same run. Its report's JSON and renderings
+// are the report library's (mskb/report/document.hpp and the renderers beside it).
 #pragma once
 
 #include <cstdint>
@@ -116,44 +117,13 @@ struct SuiteReport {
   bool partial = false;             // written while the run goes on ("partial": true in the JSON)
   uint64_t shape_seed = 0;          // the random shapes' seed (`--shape-seed` replays them)
   // A submission's run: the JSON gets "submission" ({"dir", "kernels", "skipped": [{"file",
-  // "reason"}]}) and "submission_summary" (report_data.hpp), the table and Markdown both too.
+  // "reason"}]}) and "submission_summary" (mskb/report/numbers.hpp), the table and Markdown both too.
   std::optional<Submission> submission;
-  // What is needed to run it again (reproduce_record; null: none): to_json() writes it as
-  // "reproduce", completed with the device and the SM clocks seen (reproduce_observed).
+  // What is needed to run it again (reproduce_record; null: none): the report's JSON
+  // (mskb/report/document.hpp: report_json) writes it as "reproduce", completed with the device
+  // and the SM clocks seen (reproduce_observed).
   nlohmann::json reproduce;
-  nlohmann::json to_json() const;   // the `mskb run --json` contract
-  std::string table() const;        // human summary
-  std::string markdown() const;     // summary + per-shape tables, for docs/results/
 };
-
-// The Markdown report of a `mskb run --json` report (SuiteReport::markdown renders its own).
-std::string render_markdown(const nlohmann::json& report);
-// The human summary of a `mskb run --json` report (SuiteReport::table renders its own); a
-// submission's report ends with render_submission_summary.
-std::string render_table(const nlohmann::json& report);
-// The "submission_summary" of a report as a table (per category and all: kernels, share correct,
-// fast_1, fast_1.5, fast_2, mean and geomean P, vs vendor), then one line per skipped file; empty
-// for a report that is not a submission's.
-std::string render_submission_summary(const nlohmann::json& report);
-// CSV (RFC 4180, a header line) of a `mskb run|check --json` report: one row per timed result
-// (task, precision, contender, sweep, shape, complexity, disposition, median_us, min_us, max_us,
-// n, noise, speedup_vs_baseline, ratio_vs_vendor, sol_fraction; an unknown number is empty), or
-// for a check one row per contender (task, precision, contender, disposition, checks_passed,
-// checks_total, message).
-std::string render_results_csv(const nlohmann::json& report);
-std::string render_contenders_csv(const nlohmann::json& report);
-// One report from several (e.g. one run per category or per cluster job): each (task, precision)
-// group comes whole from the last report that has it; the GPU model must be the same in all.
-// Throws std::invalid_argument with a one-line message otherwise.
-// `expect`: "task|precision" groups the merged report must hold whole (mskb merge --expect): it
-// is partial, listing them under "incomplete_groups", unless each is there with every shipped
-// contender of its task (baseline, vendor where the task has one) finished and, in a timed
-// report, timed. Without it, the merge is partial when any input was (what a partial input never
-// started cannot be known). Submission reports: "skipped" is the union of the inputs' and the
-// "submission_summary" is computed again over the merged report.
-nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports, const std::vector<std::string>& expect = {});
-// The groups of `--expect all|CATEGORY|TASK,...`: every precision of the named tasks.
-std::vector<std::string> expected_groups(const std::vector<std::string>& selectors);
 
 using Progress = std::function<void(const std::string& line, bool final_line)>;
 // Called (serialized) after every finished contender with the report so far, so a run that is

@@ -89,6 +89,7 @@ struct DeviceEvent {
     long long l2_bytes = 0, memory_bytes = 0;
     int max_sm_clock_mhz = 0, memory_clock_mhz = 0, driver_version = 0, runtime_version = 0;
     double dram_bandwidth_gbs = 0, fp32_tflops = 0, bf16_tflops = 0;
+    double launch_floor_us = 0;  // an entry point launching one empty kernel and synchronizing (0: not measured)
     std::string method;
   };
   std::optional<Ceilings> ceilings;

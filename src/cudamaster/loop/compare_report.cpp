@@ -7,11 +7,13 @@
 
 #include "cudamaster/loop/html_report.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "mskb/report/cells.hpp"
 #include "mskb/util/html.hpp"
 
 namespace cudamaster::loop {
 
 using nlohmann::json;
+using mskb::report::md_cell;
 
 namespace {
 
@@ -89,16 +91,6 @@ std::vector<Column> table_columns(const json& doc) {
   add("cost", [](const json& r) { return money(r.value("cost_usd", json())); });
   add("wall time", [](const json& r) { return minutes(r.value("wall_seconds", json())); });
   return cols;
-}
-
-std::string md_cell(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -11,6 +12,8 @@
 #include "cudamaster/agents/agents.hpp"
 #include "cudamaster/exec/executor.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "mskb/report/html.hpp"
+#include "mskb/report/yardsticks.hpp"
 
 namespace cudamaster::loop {
 
@@ -300,6 +303,7 @@ std::string html_head(const json& doc) {
   h += fmt::format("<p class=\"meta\">Device {}; GPU work: {}</p>\n",
                    esc(cfg.value("device", json::object()).value("name", std::string("?"))),
                    esc(exec::Executor::from_json(cfg.value("executor", json::object())).describe()));
+  h += "<p class=\"meta\">" + esc(mskb::launch_floor_line(cfg.value("device", json::object()))) + "</p>\n";
   h += fmt::format("<p class=\"meta\">Rounds {}, debug loops {}, patience {}, profile {}, planner {}, min gain {}, libraries {}</p>\n",
                    loop_cfg.value("rounds", 0), loop_cfg.value("debug_loops", 0), loop_cfg.value("patience", 0),
                    esc(loop_cfg.value("profile", std::string())), loop_cfg.value("planner", true) ? "on" : "off",
@@ -310,9 +314,8 @@ std::string html_head(const json& doc) {
 // Suite metrics.
 std::string suite_cards(const json& s) {
   const json& u = s.value("suite", json::object());
-  auto card = [](const std::string& v, const std::string& label) {
-    return fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", v, label);
-  };
+  using mskb::report::html_card;
+  const auto card = html_card;
   std::string h = "<div class=\"cards\">";
   h += card(fmt::format("{}", u.value("tasks", 0)), "tasks");
   int unfinished = 0;
@@ -337,14 +340,23 @@ std::string suite_cards(const json& s) {
 
 std::string tasks_table(const json& s) {
   std::string h = "<h2>Tasks</h2>\n<table><tr><th>task</th><th>prec</th><th>status</th><th>stop</th><th>best</th><th>P</th><th>vs vendor</th>"
-                  "<th>vendor P</th><th>rounds</th><th>note</th></tr>\n";
+                  "<th>vendor P</th><th>SOL at largest shape</th><th>rounds</th><th>note</th></tr>\n";
   for (const json& t : s.value("tasks", json::array())) {
-    h += fmt::format("<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}{}<td>{}</td><td>{}</td></tr>\n",
+    const json vendor = t.value("vendor", json()), vs = t.value("vs_vendor", json()), roof = t.value("roofline", json());
+    const std::string vendor_html =
+        vs.is_number() ? ratio_cell(vs) : "<td>" + esc(mskb::vendor_cell(vendor, vs)) + "</td>";
+    std::string sol = "-";
+    if (roof.is_object() && roof.value("sol", json()).is_number())
+      sol = fmt::format("{:.1f}% at {}{}", 100 * roof["sol"].get<double>(), esc(str(roof, "shape")),
+                        roof.value("launch_bound", false) ? " (launch-bound)" : "");
+    h += fmt::format("<tr><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}{}<td>{}</td><td>{}</td><td>{}</td></tr>\n",
                      anchor(t), esc(str(t, "task")), esc(str(t, "precision")), esc(str(t, "status")), esc(str(t, "stop_reason")),
-                     esc(str(t, "best_origin")), ratio_cell(t.value("p", json())), ratio_cell(t.value("vs_vendor", json())),
-                     ratio_cell(t.value("vendor_p", json())), t.value("rounds", 0), esc(str(t, "message")));
+                     esc(str(t, "best_origin")), ratio_cell(t.value("p", json())), vendor_html, ratio_cell(t.value("vendor_p", json())), sol,
+                     t.value("rounds", 0), esc(str(t, "message")));
   }
-  h += "</table>\n";
+  h += "</table>\n<p class=\"small\">P, vs vendor and SOL: the three yardsticks of the best kernel (SOL: its fraction of the "
+       "roofline at its largest timed shape). vs vendor \"none\": no library route fits the task's ABI; \"no vendor\": the run has "
+       "no vendor time.</p>\n";
   return h;
 }
 
@@ -403,20 +415,20 @@ std::string rounds_table(const json& rounds) {
   return h;
 }
 
-std::string shapes_table(const json& shapes) {
+std::string shapes_table(const json& shapes, const std::optional<double>& floor) {
   std::string h = "<table><tr><th>sweep</th><th>shape</th><th>complexity</th><th>time (us)</th><th>noise</th><th>speedup</th>"
-                  "<th>vs vendor</th><th>% of roofline</th><th>check</th></tr>";
+                  "<th>vs vendor</th><th>% of roofline</th><th>check</th><th>launch-bound</th></tr>";
   for (const json& s : shapes)
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}<td>{}</td><td>{}</td></tr>", esc(str(s, "sweep")),
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>{}{}<td>{}</td><td>{}</td><td>{}</td></tr>", esc(str(s, "sweep")),
                      esc(str(s, "shape")), esc(str(s, "complexity")), num(s.value("median_us", json()), "{:.3f}"),
                      s.value("noise", json()).is_number() ? fmt::format("{:.1f}%", 100 * s["noise"].get<double>()) : "-",
                      ratio_cell(s.value("speedup", json())), ratio_cell(s.value("vs_vendor", json())),
                      s.value("sol_fraction", json()).is_number() ? fmt::format("{:.1f}%", 100 * s["sol_fraction"].get<double>()) : "-",
-                     esc(str(s, "disposition")));
+                     esc(str(s, "disposition")), mskb::is_launch_bound(s.value("median_us", json()), floor) ? "L" : "");
   return h + "</table>";
 }
 
-std::string candidates_section(const json& candidates) {
+std::string candidates_section(const json& candidates, const std::optional<double>& floor) {
   std::string h = "<h3>Candidates</h3><table><tr><th>id</th><th>round</th><th>origin</th><th>status</th><th>P</th><th>P remeasured</th>"
                   "<th>geomean</th><th>vs vendor</th><th>why</th></tr>\n";
   for (const json& c : candidates)
@@ -432,7 +444,7 @@ std::string candidates_section(const json& candidates) {
                      c.value("status", "") == "accepted" ? " open" : "", c.value("id", std::int64_t{0}), esc(candidate_name(c)),
                      c.value("round", 0), esc(str(c, "status")),
                      str(c, "evaluation").empty() ? "" : " (evaluation " + esc(str(c, "evaluation")) + ")");
-    h += shapes.empty() ? "<p class=\"small\">no timings (not measured)</p>" : shapes_table(shapes);
+    h += shapes.empty() ? "<p class=\"small\">no timings (not measured)</p>" : shapes_table(shapes, floor);
     h += "</details>\n";
   }
   return h;
@@ -484,7 +496,7 @@ std::string failed_calls_list(const json& calls) {
 }
 
 // One job: its outcome, chart, candidates, rounds, evaluations, profiles, agents and best source.
-std::string job_section(const json& j) {
+std::string job_section(const json& j, const std::optional<double>& floor) {
   const json best = j["result"].is_object() ? j["result"].value("best", json()) : json();
   std::string h = fmt::format("<h2 id=\"{}\">{} {}</h2>\n", anchor(j), esc(str(j, "task")), esc(str(j, "precision")));
   h += fmt::format("<p class=\"meta\">{}{}; best: {} P {} (vs vendor {}){}</p>\n", esc(str(j, "status")),
@@ -493,7 +505,7 @@ std::string job_section(const json& j) {
                    best.is_object() ? num(best.value("vs_vendor", json())) : "-",
                    j["result"].is_object() && !str(j["result"], "message").empty() ? "; " + esc(str(j["result"], "message")) : "");
   h += p_per_round_chart(j);
-  if (!j.value("candidates", json::array()).empty()) h += candidates_section(j["candidates"]);
+  if (!j.value("candidates", json::array()).empty()) h += candidates_section(j["candidates"], floor);
   if (!j["rounds"].empty()) h += rounds_table(j["rounds"]);
   if (!j["evaluations"].empty()) h += evaluations_table(j["evaluations"]);
   if (!j["profiles"].empty()) h += profiles_section(j["profiles"]);
@@ -573,7 +585,8 @@ std::string render_html(const json& doc) {
   h += suite_cards(s);
   h += tasks_table(s);
   h += agents_table(s.value("agents", json::array()), "<h2>Agents</h2>\n");
-  for (const json& j : doc.value("jobs", json::array())) h += job_section(j);
+  const std::optional<double> floor = mskb::launch_floor_us(doc.value("config", json::object()).value("device", json::object()));
+  for (const json& j : doc.value("jobs", json::array())) h += job_section(j, floor);
   h += "<p class=\"small\">Generated by <code>cudamaster report</code> from the run store; every number comes from the run's own "
        "measurements.</p>\n</body></html>\n";
   return h;

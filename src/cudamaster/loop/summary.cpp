@@ -8,6 +8,7 @@
 
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
+#include "mskb/report/yardsticks.hpp"
 
 namespace cudamaster::loop {
 
@@ -21,12 +22,46 @@ std::optional<double> opt(const json& j, const char* key) {
 std::string fmt_opt(const json& v, const char* f = "{:.2f}") {
   return v.is_number() ? fmt::format(fmt::runtime(f), v.get<double>()) : std::string("-");
 }
+
+std::int64_t id_of(const json& row, const char* key) {
+  return row.contains(key) && row[key].is_number_integer() ? row[key].get<std::int64_t>() : -1;
+}
+
+// The roofline fraction of a job's best kernel at its largest timed shape, from its timed
+// evaluation (the contender without a "/mode"): {"sol", "shape", "median_us", "launch_bound"};
+// null without one.
+json best_roofline(store::RunStore& store, std::int64_t job_id, const json& best, const std::optional<double>& floor_us) {
+  if (!best.is_object() || id_of(best, "candidate_id") < 0) return nullptr;
+  std::int64_t evaluation = -1;
+  for (const json& e : store.rows("evaluations", job_id))
+    if (id_of(e, "candidate_id") == id_of(best, "candidate_id") && e.value("contender", "").find('/') == std::string::npos) evaluation = id_of(e, "id");
+  const std::vector<json> shapes = store.rows("eval_shapes", job_id);
+  const json* largest = nullptr;
+  for (const json& sh : shapes)
+    if (id_of(sh, "evaluation_id") == evaluation && sh.contains("complexity") && sh["complexity"].is_number() &&
+        (largest == nullptr || sh["complexity"].get<double>() > (*largest)["complexity"].get<double>()))
+      largest = &sh;
+  if (largest == nullptr) return nullptr;
+  const json& l = *largest;
+  return {{"sol", l.value("sol_fraction", json())},
+          {"shape", l.value("shape", json())},
+          {"median_us", l.value("median_us", json())},
+          {"launch_bound", mskb::is_launch_bound(l.value("median_us", json()), floor_us)}};
+}
+// The SOL cell of a task: "81%", "3%L" (launch-bound), "-" (not known).
+std::string sol_text(const json& roofline) {
+  if (!roofline.is_object() || !roofline.value("sol", json()).is_number()) return "-";
+  return fmt::format("{:.0f}%{}", 100 * roofline["sol"].get<double>(), roofline.value("launch_bound", false) ? "L" : "");
+}
+
 }  // namespace
 
 json build_summary(store::RunStore& store, std::int64_t run_id) {
   const auto run = store.run(run_id);
   if (!run) throw store::StoreError("no run " + std::to_string(run_id));
   json tasks = json::array();
+  const json device = run->config.is_object() ? run->config.value("device", json::object()) : json::object();
+  const std::optional<double> floor = mskb::launch_floor_us(device);
   std::vector<std::optional<double>> ps;
   std::vector<double> vendor_ratios;
   for (const store::JobInfo& j : store.jobs(run_id)) {
@@ -47,6 +82,9 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
                      {"p", p ? json(*p) : json()},
                      {"best_origin", best.is_object() ? best.value("origin", "") : ""},
                      {"vs_vendor", vv ? json(*vv) : json()},
+                     // the three yardsticks of the best kernel: P, vs vendor (or why none), SOL at its largest shape
+                     {"vendor", mskb::task_vendor(json::object(), j.task)},
+                     {"roofline", candidate ? best_roofline(store, j.id, best, floor) : json()},
                      {"vendor_p", r.is_object() ? r.value("vendor_p", json()) : json()},
                      // an unfinished job has no result yet: the rounds it recorded so far
                      {"rounds", r.is_object() ? r.value("rounds", 0) : static_cast<int>(store.rows("rounds", j.id).size())},
@@ -81,6 +119,7 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
           {"created_at", run->created_at},
           {"active_seconds", run->active_seconds},
           {"config", run->config},
+          {"launch_floor_us", floor ? json(*floor) : json()},
           {"tasks", tasks},
           {"suite", suite},
           {"agents", agents},
@@ -90,10 +129,21 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
 
 std::string render_summary(const json& s) {
   std::string out = fmt::format("run {} ({}) with {}\n", s.value("run", 0), s.value("status", ""), s.value("llm", ""));
-  out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7}\n", "task", "prec", "status", "stop", "P", "vs vendor", "rounds");
-  for (const json& t : s["tasks"])
-    out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7}\n", t.value("task", ""), t.value("precision", ""),
-                       t.value("status", ""), t.value("stop_reason", ""), fmt_opt(t["p"]), fmt_opt(t["vs_vendor"]), t.value("rounds", 0));
+  out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7} {:>7}\n", "task", "prec", "status", "stop", "P", "vs vendor", "SOL",
+                     "rounds");
+  std::vector<std::string> notes;
+  for (const json& t : s["tasks"]) {
+    out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7} {:>7}\n", t.value("task", ""), t.value("precision", ""),
+                       t.value("status", ""), t.value("stop_reason", ""), fmt_opt(t["p"]),
+                       mskb::vendor_cell(t.value("vendor", json()), t.value("vs_vendor", json()), false), sol_text(t.value("roofline", json())),
+                       t.value("rounds", 0));
+    const json v = t.value("vendor", json());
+    if (v.is_object() && v.value("route", "").empty() && t.value("precision", "") == "fp32")
+      notes.push_back(fmt::format("  vendor of {}: none: {}\n", t.value("task", ""), v.value("none_reason", "")));
+  }
+  for (const std::string& n : notes) out += n;
+  out += "  SOL: the best kernel's fraction of the roofline at its largest timed shape (L: launch-bound). " +
+         mskb::launch_floor_line(json{{"launch_floor_us", s.value("launch_floor_us", json())}}) + "\n";
   const json& u = s["suite"];
   out += fmt::format("  suite: {} tasks, {} with a correct generated kernel; success rate {:.0f}%; fast_1 {:.0f}%, fast_1.5 {:.0f}%, "
                      "fast_2 {:.0f}%; mean P {}; mean vs vendor {}\n",

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mskb/gpu/buffer.cuh"
+#include "mskb/gpu/launch_floor.cuh"
 #include "mskb/gpu/runner.cuh"
 #include "mskb/util/gpu_sharing.hpp"
 
@@ -153,6 +154,8 @@ DeviceEvent measure_device() {
   c.bf16_tflops = bf16_flops / 1e12;
   c.method = "D2D cudaMemcpy of 2x" + std::to_string(copy_bytes >> 20) +
              " MiB (read+write bytes), cublasSgemm PEDANTIC 8192^3, cublasGemmEx BF16/FP32-compute 8192^3; medians";
+  c.launch_floor_us = measure_launch_floor_us();
+  c.method += "; launch floor: an entry point that launches one empty kernel and synchronizes, timed with events like a contender";
   id.ceilings = c;
   return id;
 }

@@ -462,7 +462,7 @@ json device_info(bool refresh, const std::string& runner, const Launcher& launch
   if (!refresh && fs::exists(cache, ec)) {
     std::ifstream f(cache);
     json j = json::parse(f, nullptr, false);
-    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs")) {
+    if (!j.is_discarded() && j.contains("dram_bandwidth_gbs") && j.contains("launch_floor_us")) {  // one without a launch floor: again
       j["cached"] = true;
       j["device_count"] = id.value("device_count", 1);
       return j;

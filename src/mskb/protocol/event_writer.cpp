@@ -38,6 +38,7 @@ void to_json(json& j, const DeviceEvent& d) {
   j["dram_bandwidth_gbs"] = c.dram_bandwidth_gbs;
   j["fp32_tflops"] = c.fp32_tflops;
   j["bf16_tflops"] = c.bf16_tflops;
+  if (c.launch_floor_us > 0) j["launch_floor_us"] = c.launch_floor_us;
   j["method"] = c.method;
 }
 
@@ -59,6 +60,7 @@ void from_json(const json& j, DeviceEvent& d) {
   c.dram_bandwidth_gbs = j.value("dram_bandwidth_gbs", 0.0);
   c.fp32_tflops = j.value("fp32_tflops", 0.0);
   c.bf16_tflops = j.value("bf16_tflops", 0.0);
+  c.launch_floor_us = j.value("launch_floor_us", 0.0);
   c.method = j.value("method", std::string());
   d.ceilings = c;
 }

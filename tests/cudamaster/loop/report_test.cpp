@@ -11,6 +11,7 @@
 
 #include "cudamaster/loop/compare_report.hpp"
 #include "cudamaster/loop/html_report.hpp"
+#include "cudamaster/loop/summary.hpp"
 #include "report_fixture.hpp"
 #include "support/llm_doubles.hpp"
 
@@ -276,3 +277,27 @@ TEST(ReportDocument, CommittedCutRunStore) {
 }
 
 }  // namespace
+
+// Issue 39: the run summary and the page show the best kernel's three yardsticks - P, the ratio
+// vs the vendor (or why there is none) and its fraction of the roofline at its largest shape.
+TEST(ReportDocument, BestKernelYardsticks) {
+  FixtureStore f;
+  const json s = loop::build_summary(*f.store, 1);
+  ASSERT_EQ(s["tasks"].size(), 1u);
+  const json& t = s["tasks"][0];
+  EXPECT_EQ(t["p"], 1.6);
+  EXPECT_EQ(t["vs_vendor"], 1.3);
+  ASSERT_TRUE(t["roofline"].is_object()) << t.dump();
+  EXPECT_EQ(t["roofline"]["sol"], 0.25);  // the accepted candidate's timed evaluation at rows=4096
+  EXPECT_EQ(t["roofline"]["shape"], "rows=4096");
+  EXPECT_FALSE(t["roofline"]["launch_bound"].get<bool>());  // the fixture's device has no launch floor
+  EXPECT_TRUE(t["vendor"].is_object());  // the task's route (or why there is none), from the registry
+  const std::string text = loop::render_summary(s);
+  EXPECT_NE(text.find("SOL"), std::string::npos);
+  EXPECT_NE(text.find("25%"), std::string::npos) << text;
+  EXPECT_NE(text.find("Launch floor: not measured"), std::string::npos) << text;
+  const std::string html = loop::render_html(loop::report_document(*f.store, 1));
+  EXPECT_NE(html.find("<th>SOL at largest shape</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td>25.0% at rows=4096</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>launch-bound</th>"), std::string::npos);
+}

@@ -14,6 +14,7 @@
 
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/report/document.hpp"
 
 using namespace mskb;
 
@@ -47,7 +48,7 @@ TEST(BadInputs, EachGetsItsDispositionAndTheRunContinues) {
   }
   // The good kernel after all the bad ones was timed and scored against the baseline.
   EXPECT_FALSE(by["good_vector_add"]->timings.empty());
-  const auto j = rep.to_json();
+  const auto j = report_json(rep);
   bool scored = false;
   for (const auto& s : j["scores"])
     if (s["contender"] == "good_vector_add" && !s["P"].is_null()) scored = true;

@@ -1,4 +1,4 @@
-// mskb report / compare: the numbers the pages are built from (report_data.hpp) on hand-made
+// mskb report / compare: the numbers the pages are built from (mskb/report/numbers.hpp) on hand-made
 // reports with answers worked out by hand, the escaping of every string from a report, the CSV and
 // Markdown layouts, the SVG chart helper, and the overview of the committed H200 suite run.
 #include <algorithm>
@@ -10,8 +10,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "mskb/harness/html_report.hpp"
-#include "mskb/harness/report_data.hpp"
+#include "mskb/report/cells.hpp"
+#include "mskb/report/csv.hpp"
+#include "mskb/report/html.hpp"
+#include "mskb/report/markdown.hpp"
+#include "mskb/report/numbers.hpp"
+#include "mskb/report/text.hpp"
 #include "mskb/util/html.hpp"
 
 using json = nlohmann::json;
@@ -218,8 +222,8 @@ TEST(ReportData, PerTaskSeriesRooflineAndFailures) {
 }
 
 TEST(ReportData, ShapeLabelsFollowTheirOrder) {
-  EXPECT_EQ(mskb::report_shape_label(json{{"M", 8}, {"N", 1024}, {"_order", {"N", "M"}}}), "N=1024,M=8");
-  EXPECT_EQ(mskb::report_shape_label(json{{"M", 8}, {"N", 1024}}), "M=8,N=1024");
+  EXPECT_EQ(mskb::report::shape_label(json{{"M", 8}, {"N", 1024}, {"_order", {"N", "M"}}}), "N=1024,M=8");
+  EXPECT_EQ(mskb::report::shape_label(json{{"M", 8}, {"N", 1024}}), "M=8,N=1024");
 }
 
 TEST(ReportData, RegistryCategoriesAndRejectedInput) {

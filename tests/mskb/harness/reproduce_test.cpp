@@ -12,6 +12,10 @@
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/reproduce.hpp"
+#include "mskb/report/html.hpp"
+#include "mskb/report/markdown.hpp"
+#include "mskb/report/rerun.hpp"
+#include "mskb/report/text.hpp"
 #include "mskb/util/sha256.hpp"
 
 using json = nlohmann::json;

@@ -1,10 +1,13 @@
 #include <gtest/gtest.h>
 
 #include "mskb/harness/evaluator.hpp"
-#include "mskb/harness/html_report.hpp"
-#include "mskb/harness/report_data.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/report/document.hpp"
+#include "mskb/report/html.hpp"
+#include "mskb/report/markdown.hpp"
+#include "mskb/report/numbers.hpp"
+#include "mskb/report/text.hpp"
 
 using namespace mskb;
 
@@ -141,7 +144,7 @@ TEST(SuiteReportJson, TimingPendingIsVisible) {
   ContenderRun done = passed_run("baseline"), pending = passed_run("vendor");
   pending.timing_pending = true;
   rep.runs = {done, pending};
-  const nlohmann::json j = rep.to_json();
+  const nlohmann::json j = report_json(rep);
   ASSERT_EQ(j["contenders"].size(), 2u);
   EXPECT_FALSE(j["contenders"][0].contains("timing_pending"));
   EXPECT_EQ(j["contenders"][1]["timing_pending"], true);
@@ -169,7 +172,7 @@ TEST(SuiteReportJson, TimingsBesideOtherGpuProcessesAreNamed) {
   base.result.timings = {alone, shared, unknown};
   vend.result.timings = {alone};
   rep.runs = {base, vend};
-  const nlohmann::json j = rep.to_json();
+  const nlohmann::json j = report_json(rep);
   ASSERT_EQ(j["results"].size(), 4u);
   EXPECT_EQ(j["results"][0]["gpu_others"], 0);
   EXPECT_FALSE(j["results"][0].contains("gpu_other_pids"));
@@ -180,7 +183,7 @@ TEST(SuiteReportJson, TimingsBesideOtherGpuProcessesAreNamed) {
   EXPECT_NE(md.find("WARNING: 1 timed shape(s) ran while other processes held a context on the GPU"), std::string::npos) << md;
   EXPECT_NE(md.find("- vector_add fp32 baseline paper N=4096 (PID 4242 777)"), std::string::npos) << md;
   EXPECT_EQ(md.find("N=1024 (PID"), std::string::npos) << md;
-  EXPECT_NE(rep.table().find("WARNING: 1 timed shape(s)"), std::string::npos);
+  EXPECT_NE(render_table(report_json(rep)).find("WARNING: 1 timed shape(s)"), std::string::npos);
   EXPECT_EQ(md.find("--timing-overlap"), std::string::npos) << "one timing at a time: no word on overlap\n" << md;
   // With overlapping timing parts the warning says the run's own waiting processes are among them.
   nlohmann::json overlapped = j;
@@ -192,8 +195,8 @@ TEST(SuiteReportJson, TimingsBesideOtherGpuProcessesAreNamed) {
 
   // Nothing shared, or not known: no warning.
   rep.runs[0].result.timings = {alone, unknown};
-  EXPECT_EQ(render_markdown(rep.to_json()).find("WARNING"), std::string::npos);
-  EXPECT_EQ(rep.table().find("WARNING"), std::string::npos);
+  EXPECT_EQ(render_markdown(report_json(rep)).find("WARNING"), std::string::npos);
+  EXPECT_EQ(render_table(report_json(rep)).find("WARNING"), std::string::npos);
 }
 
 TEST(TimingStats, GpuOthersRoundTripAndOldReportsAreUnknown) {

@@ -1,5 +1,5 @@
-// The numbers of `mskb report` and `mskb compare` (see report_data.hpp).
-#include "mskb/harness/report_data.hpp"
+// The numbers of `mskb report` and `mskb compare` (see numbers.hpp).
+#include "mskb/report/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,54 +12,24 @@
 #include "mskb/core/registry.hpp"
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
+#include "mskb/report/cells.hpp"
+#include "mskb/report/yardsticks.hpp"
 
 using json = nlohmann::json;
 
 namespace mskb {
+
+using report::array_of;
+using report::num_at;
+using report::shape_label;
+using report::str_at;
 
 std::string registry_category(const std::string& task) {
   const TaskSpec* t = find_task(task);
   return t != nullptr ? t->category : "other";
 }
 
-std::string report_shape_label(const json& shape) {
-  if (!shape.is_object()) return shape.is_null() ? "" : shape.dump();
-  std::vector<std::string> keys;
-  if (shape.contains("_order") && shape["_order"].is_array()) {
-    for (const auto& k : shape["_order"])
-      if (k.is_string()) keys.push_back(k.get<std::string>());
-  } else {
-    for (auto it = shape.begin(); it != shape.end(); ++it)
-      if (it.key() != "_order") keys.push_back(it.key());
-  }
-  std::string out;
-  for (const auto& k : keys) {
-    if (!shape.contains(k)) continue;
-    const json& v = shape[k];
-    out += (out.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-  }
-  return out;
-}
-
 namespace {
-
-const json& array_at(const json& j, const char* key) {
-  static const json empty = json::array();
-  const auto it = j.find(key);
-  return it != j.end() && it->is_array() ? *it : empty;
-}
-
-std::string str_at(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<double> num_at(const json& j, const char* key) {
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_number()) return std::nullopt;
-  const double v = it->get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
 
 json opt(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
 
@@ -110,12 +80,12 @@ struct SweepNumbers {
 
 std::map<Key, std::map<std::string, SweepNumbers>> sweep_numbers(const json& run) {
   std::map<Key, std::map<std::string, SweepNumbers>> out;
-  for (const json& s : array_at(run, "scores")) {
+  for (const json& s : array_of(run, "scores")) {
     SweepNumbers& n = out[key_of(s)][str_at(s, "sweep")];
     n.P = num_at(s, "P");
     n.geomean = num_at(s, "geomean");
   }
-  for (const json& r : array_at(run, "results")) {
+  for (const json& r : array_of(run, "results")) {
     SweepNumbers& n = out[key_of(r)][str_at(r, "sweep")];
     ++n.shapes;
     if (const auto v = num_at(r, "ratio_vs_vendor")) n.vendor.push_back(*v);
@@ -139,7 +109,7 @@ bool entry_less(const json& a, const json& b) {
 json entries_of(const json& run, const CategoryOf& category_of) {
   const auto numbers = sweep_numbers(run);
   json entries = json::array();
-  for (const json& c : array_at(run, "contenders")) {
+  for (const json& c : array_of(run, "contenders")) {
     const std::string disposition = str_at(c, "disposition");
     json e = {{"task", str_at(c, "task")},
               {"precision", str_at(c, "precision")},
@@ -153,7 +123,8 @@ json entries_of(const json& run, const CategoryOf& category_of) {
               {"checks_total", c.value("checks_total", 0)},
               {"message", str_at(c, "message")},
               {"gpu", c.contains("gpu") && c["gpu"].is_string() ? c["gpu"] : json(nullptr)},
-              {"sweeps", json::object()}};
+              {"sweeps", json::object()},
+              {"vendor", task_vendor(run, str_at(c, "task"))}};
     if (c.value("timing_pending", false)) e["timing_pending"] = true;
     const auto it = numbers.find(key_of(c));
     if (it != numbers.end())
@@ -165,7 +136,8 @@ json entries_of(const json& run, const CategoryOf& category_of) {
                               {"vendor_ratio", opt(geomean(positive(n.vendor)))},
                               {"median_sol", opt(median(sol))},
                               {"best_sol", sol.empty() ? json(nullptr) : json(*std::max_element(sol.begin(), sol.end()))},
-                              {"shapes", n.shapes}};
+                              {"shapes", n.shapes},
+                              {"sol_by_shape", sol_by_shape(run, str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep)}};
       }
     entries.push_back(std::move(e));
   }
@@ -268,12 +240,13 @@ json groups_of(const json& run, const json& entries) {
     }
   }
   std::map<std::pair<std::string, std::string>, std::set<std::string>> roofline_seen;
-  for (const json& r : array_at(run, "results")) {
+  const auto floor = launch_floor_us(run.value("device", json::object()));
+  for (const json& r : array_of(run, "results")) {
     const auto g = std::make_pair(str_at(r, "task"), str_at(r, "precision"));
     const auto it = groups.find(g);
     if (it == groups.end()) continue;
     json& G = it->second;
-    const std::string shape = report_shape_label(r.value("shape", json()));
+    const std::string shape = shape_label(r.value("shape", json()));
     const std::string sweep = str_at(r, "sweep");
     const json complexity = r.contains("complexity") && r["complexity"].is_number() ? r["complexity"] : json(nullptr);
     for (json& s : G["series"])
@@ -286,7 +259,8 @@ json groups_of(const json& run, const json& entries) {
                                {"noise", opt(num_at(t, "noise"))},
                                {"speedup", opt(num_at(r, "speedup_vs_baseline"))},
                                {"vendor_ratio", opt(num_at(r, "ratio_vs_vendor"))},
-                               {"sol", opt(num_at(r, "sol_fraction"))}});
+                               {"sol", opt(num_at(r, "sol_fraction"))},
+                               {"launch_bound", is_launch_bound(t.value("median", json()), floor)}});
       }
     const auto roof = num_at(r, "roofline_us");
     if (roof && *roof > 0 && roofline_seen[g].insert(sweep + "|" + shape).second)
@@ -317,7 +291,7 @@ json groups_of(const json& run, const json& entries) {
 
 std::vector<std::string> report_sweeps(const json& run) {
   std::set<std::string> names;
-  for (const json& s : array_at(run, "scores"))
+  for (const json& s : array_of(run, "scores"))
     if (!str_at(s, "sweep").empty()) names.insert(str_at(s, "sweep"));
   std::vector<std::string> out(names.begin(), names.end());
   const std::string paper = to_string(Sweep::paper);
@@ -349,7 +323,7 @@ json submission_summary(const json& run, const CategoryOf& category_of) {
   const json& sub = run.value("submission", json::object());
   return {{"kernels", candidates.size()},
           {"correct", correct},
-          {"skipped", sub.is_object() ? array_at(sub, "skipped").size() : 0},
+          {"skipped", sub.is_object() ? array_of(sub, "skipped").size() : 0},
           {"rows", rows}};
 }
 
@@ -367,19 +341,21 @@ json run_report_data(const json& run, const CategoryOf& category_of) {
     correct += e["correct"].get<bool>();
   }
   int shared = 0;
-  for (const json& r : array_at(run, "results"))
+  for (const json& r : array_of(run, "results"))
     if (r.contains("gpu_others") && r["gpu_others"].is_number_integer() && r["gpu_others"].get<int>() > 0) ++shared;
   json summary = {{"contenders", entries.size()},
                   {"correct", correct},
                   {"groups", groups.size()},
                   {"tasks", tasks.size()},
-                  {"timed_shapes", array_at(run, "results").size()},
+                  {"timed_shapes", array_of(run, "results").size()},
                   {"sweeps", sweeps},
                   {"shape_seed", run.contains("shape_seed") ? run["shape_seed"] : json(nullptr)},
                   {"partial", run.value("partial", false)},
-                  {"incomplete_groups", array_at(run, "incomplete_groups")},
+                  {"incomplete_groups", array_of(run, "incomplete_groups")},
                   {"shared_gpu_shapes", shared},
-                  {"categories", std::vector<std::string>(categories.begin(), categories.end())}};
+                  {"categories", std::vector<std::string>(categories.begin(), categories.end())},
+                  {"launch_floor_us", opt(launch_floor_us(run["device"]))},
+                  {"roofline", roofline_summary(run, category_of)}};
   return {{"device", run["device"]},
           {"summary", summary},
           {"overview", overview_of(entries, sweeps)},
@@ -392,14 +368,14 @@ namespace {
 // time_a / time_b over the shapes of `sweep` both reports timed for the two contenders.
 std::pair<std::optional<double>, int> time_ratio(const json& ra, const Key& ka, const json& rb, const Key& kb, const std::string& sweep) {
   std::map<std::string, double> ta;
-  for (const json& r : array_at(ra, "results"))
+  for (const json& r : array_of(ra, "results"))
     if (key_of(r) == ka && str_at(r, "sweep") == sweep)
-      if (const auto t = num_at(r.value("time_us", json::object()), "median"); t && *t > 0) ta[report_shape_label(r.value("shape", json()))] = *t;
+      if (const auto t = num_at(r.value("time_us", json::object()), "median"); t && *t > 0) ta[shape_label(r.value("shape", json()))] = *t;
   std::vector<double> ratios;
-  for (const json& r : array_at(rb, "results"))
+  for (const json& r : array_of(rb, "results"))
     if (key_of(r) == kb && str_at(r, "sweep") == sweep)
       if (const auto t = num_at(r.value("time_us", json::object()), "median"); t && *t > 0) {
-        const auto it = ta.find(report_shape_label(r.value("shape", json())));
+        const auto it = ta.find(shape_label(r.value("shape", json())));
         if (it != ta.end()) ratios.push_back(it->second / *t);
       }
   return {geomean(ratios), static_cast<int>(ratios.size())};

@@ -1,6 +1,6 @@
-// The pages of `mskb report` and `mskb compare` (see html_report.hpp): layout only, every number
-// comes from report_data.hpp's documents.
-#include "mskb/harness/html_report.hpp"
+// The HTML pages of `mskb report`, `mskb compare` and `mskb rerun` (see html.hpp): layout only,
+// every number comes from numbers.hpp's and rerun.hpp's documents.
+#include "mskb/report/html.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,10 @@
 
 #include <fmt/format.h>
 
-#include "mskb/harness/report_data.hpp"
+#include "mskb/report/cells.hpp"
+#include "mskb/report/numbers.hpp"
+#include "mskb/report/rerun.hpp"
+#include "mskb/report/yardsticks.hpp"
 #include "mskb/util/html.hpp"
 
 using json = nlohmann::json;
@@ -45,21 +48,14 @@ Array.prototype.slice.call(b.rows).sort(function(x,y){var p=v(x),q=v(y);if(!n)re
 </script>
 )";
 
+using report::signed2;
 std::string esc(const std::string& s) { return html_escape(s); }
-std::string js(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return "";
-  return v.dump();
-}
+std::string js(const json& v) { return report::text_of(v); }
 std::string ejs(const json& v) { return esc(js(v)); }
-bool isnum(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
+bool isnum(const json& v) { return report::is_num(v); }
 double d(const json& v) { return v.get<double>(); }
-std::string f2(const json& v) { return isnum(v) ? fmt::format("{:.2f}", d(v)) : "-"; }
-std::string pct(const json& v) {
-  if (!isnum(v)) return "-";
-  return std::fabs(d(v)) < 0.1 && d(v) != 0 ? fmt::format("{:.1f}%", 100 * d(v)) : fmt::format("{:.0f}%", 100 * d(v));
-}
-std::string signed2(const json& v) { return isnum(v) ? fmt::format("{:+.2f}", d(v)) : "-"; }
+std::string f2(const json& v) { return report::fixed2(v); }
+std::string pct(const json& v) { return report::percent(v); }
 std::string us(double v) { return v >= 100 ? fmt::format("{:.0f}", v) : v >= 10 ? fmt::format("{:.1f}", v) : fmt::format("{:.2f}", v); }
 
 // A numeric cell: `text` shown, the value sorted on; `tone`: colour when the value crosses `pivot`.
@@ -87,9 +83,7 @@ std::string page_end(const std::string& generator) {
          std::string(kSortScript) + "</body></html>\n";
 }
 
-std::string card(const std::string& value, const std::string& label) {
-  return fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", value, label);
-}
+std::string card(const std::string& value, const std::string& label) { return report::html_card(value, label); }
 
 std::string disposition_html(const json& e) {
   const bool ok = e.value("correct", false);
@@ -122,6 +116,7 @@ std::string device_header(const json& data, const std::string& source) {
   h += fmt::format("<p class=\"meta\">Measured ceilings (the roofline): DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s{}</p>\n",
                    dev.value("dram_bandwidth_gbs", 0.0), dev.value("fp32_tflops", 0.0), dev.value("bf16_tflops", 0.0),
                    dev.contains("method") ? " (" + ejs(dev["method"]) + ")" : "");
+  h += "<p class=\"meta\">" + esc(launch_floor_line(dev)) + "</p>\n";
   std::string sweeps;
   for (const auto& w : s["sweeps"]) sweeps += (sweeps.empty() ? "" : ", ") + ejs(w);
   std::string lanes;
@@ -188,11 +183,36 @@ std::string overview_tables(const json& data) {
   return h;
 }
 
+// The suite's distance to the roofline and the vendor routes' notes.
+std::string roofline_section(const json& data) {
+  std::string h = "<h2 id=\"roofline\">Distance to the roofline</h2>\n<p class=\"small\">Per category: the tasks with a correct "
+                  "contender within 80% of the roofline at their largest timed shape, and the tasks furthest from it. SOL by shape "
+                  "(tasks table): the fraction of the roofline at each shape, smallest first; L: launch-bound.</p>\n<ul>\n";
+  const json& summary = data["summary"];
+  if (summary.contains("roofline"))
+    for (const std::string& l : roofline_summary_lines(summary["roofline"])) h += "<li>" + esc(l) + "</li>\n";
+  h += "</ul>\n";
+  std::set<std::string> seen;
+  std::string notes;
+  for (const json& e : data["entries"]) {
+    const json& v = e.value("vendor", json());
+    if (!v.is_object() || !seen.insert(js(e["task"])).second) continue;
+    if (report::str_at(v, "route").empty())
+      notes += "<li>" + ejs(e["task"]) + ": no vendor contender, none: " + esc(report::str_at(v, "none_reason")) + "</li>\n";
+    else if (!report::str_at(v, "abi_cost").empty())
+      notes += "<li>" + ejs(e["task"]) + ": * the vendor route (" + esc(report::str_at(v, "route")) + ") pays a cost the ABI forces: " +
+               esc(report::str_at(v, "abi_cost")) + "</li>\n";
+  }
+  if (!notes.empty()) h += "<h3>Vendor routes</h3>\n<ul>\n" + notes + "</ul>\n";
+  return h;
+}
+
 std::string entries_table(const json& data) {
   const json& sweeps = data["summary"]["sweeps"];
   std::string h = "<h2 id=\"tasks\">Tasks</h2>\n<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("task") + th("prec") + th("category") +
                   th("contender") + th("disposition") + th("checks", true);
-  for (const auto& w : sweeps) h += th("P " + ejs(w), true) + th("vs vendor " + ejs(w), true) + th("median SOL " + ejs(w), true);
+  for (const auto& w : sweeps)
+    h += th("P " + ejs(w), true) + th("vs vendor " + ejs(w), true) + th("median SOL " + ejs(w), true) + th("SOL by shape " + ejs(w));
   h += "</tr></thead><tbody>\n";
   for (const json& e : data["entries"]) {
     h += "<tr>" + tcell(fmt::format("<a href=\"#{}\">{}</a>", anchor(e), ejs(e["task"]))) + tcell(ejs(e["precision"])) +
@@ -201,7 +221,8 @@ std::string entries_table(const json& data) {
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(w.get<std::string>(), json::object());
       const json P = x.value("P", json()), V = x.value("vendor_ratio", json()), S = x.value("median_sol", json());
-      h += ncell(P, f2(P), true) + ncell(V, f2(V), true) + ncell(S, pct(S));
+      h += ncell(P, f2(P), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) + ncell(S, pct(S)) +
+           tcell(esc(sol_cell(x.value("sol_by_shape", json::array()))));
     }
     h += "</tr>\n";
   }
@@ -334,7 +355,7 @@ std::string group_charts(const json& g) {
 std::string group_shapes_table(const json& g) {
   std::string h = "<details><summary>per-shape numbers</summary><div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("contender") + th("sweep") +
                   th("shape") + th("complexity", true) + th("median us", true) + th("noise", true) + th("roofline us", true) +
-                  th("speedup", true) + th("vs vendor", true) + th("SOL", true) + "</tr></thead><tbody>\n";
+                  th("speedup", true) + th("vs vendor", true) + th("SOL", true) + th("launch-bound") + "</tr></thead><tbody>\n";
   std::map<std::string, double> roof;
   for (const json& r : g["roofline"]) roof[js(r["sweep"]) + "|" + js(r["shape"])] = d(r["us"]);
   for (const json& s : g["series"])
@@ -346,7 +367,7 @@ std::string group_shapes_table(const json& g) {
            ncell(p["time_us"], isnum(p["time_us"]) ? us(d(p["time_us"])) : "-") +
            ncell(p["noise"], isnum(p["noise"]) ? fmt::format("{:.2f}%", 100 * d(p["noise"])) : "-") + ncell(rj, isnum(rj) ? us(d(rj)) : "-") +
            ncell(p["speedup"], f2(p["speedup"]), true) + ncell(p["vendor_ratio"], f2(p["vendor_ratio"]), true) + ncell(p["sol"], pct(p["sol"])) +
-           "</tr>\n";
+           tcell(p.value("launch_bound", false) ? "L" : "") + "</tr>\n";
     }
   return h + "</tbody></table></div></details>\n";
 }
@@ -372,16 +393,6 @@ std::string group_section(const json& g, const json& entries, const json& sweeps
   if (any_point) h += group_shapes_table(g);
   return h;
 }
-
-// ---- CSV ----
-
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-std::string csv_num(const json& v) { return isnum(v) ? fmt::format("{:.6g}", d(v)) : ""; }
 
 // ---- mskb compare ----
 
@@ -488,17 +499,6 @@ std::string compare_pair_section(const json& data, const json& pair) {
   return h;
 }
 
-std::string md(const json& v) {
-  std::string s = js(v);
-  std::string out;
-  for (const char c : s) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n' || c == '\r') out += ' ';
-    else out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string render_run_html(const json& data, const std::string& source) {
@@ -509,6 +509,7 @@ std::string render_run_html(const json& data, const std::string& source) {
        "<a href=\"#groups\">per task</a></nav>\n";
   h += run_cards(data);
   h += overview_tables(data);
+  h += roofline_section(data);
   h += entries_table(data);
   h += all_failures(data);
   h += "<h2 id=\"groups\">Per task</h2>\n<p class=\"small\">Left: median time of every contender by size (complexity, the task's "
@@ -517,40 +518,6 @@ std::string render_run_html(const json& data, const std::string& source) {
        "line is 1. Each sweep (paper, large) is its own line; a shape of the same size as the one before it in its sweep is a lone point. Hover a point for its shape.</p>\n";
   for (const json& g : data["groups"]) h += group_section(g, data["entries"], data["summary"]["sweeps"]);
   return h + page_end("mskb report");
-}
-
-std::string render_run_csv(const json& data) {
-  const json& sweeps = data["summary"]["sweeps"];
-  std::string out = "task,precision,category,contender,kind,disposition,checks_passed,checks_total";
-  for (const auto& w : sweeps)
-    for (const char* f : {"P", "geomean", "vendor_ratio", "median_sol", "best_sol"}) out += "," + csv_field(std::string(f) + "_" + js(w));
-  out += ",message\n";
-  for (const json& e : data["entries"]) {
-    out += fmt::format("{},{},{},{},{},{},{},{}", csv_field(js(e["task"])), csv_field(js(e["precision"])), csv_field(js(e["category"])),
-                       csv_field(js(e["contender"])), csv_field(js(e["kind"])), csv_field(js(e["disposition"])), js(e["checks_passed"]),
-                       js(e["checks_total"]));
-    for (const auto& w : sweeps) {
-      const json x = e["sweeps"].value(w.get<std::string>(), json::object());
-      for (const char* f : {"P", "geomean", "vendor_ratio", "median_sol", "best_sol"}) out += "," + csv_num(x.value(f, json()));
-    }
-    out += "," + csv_field(js(e["message"])) + "\n";
-  }
-  return out;
-}
-
-std::string render_run_text(const json& data) {
-  const json& s = data["summary"];
-  const json& dev = data["device"].is_object() ? data["device"] : json::object();
-  std::string out = fmt::format("{}: {} contenders ({} correct) over {} tasks, {} timed shapes{}\n", dev.value("name", std::string("?")),
-                                js(s["contenders"]), js(s["correct"]), js(s["tasks"]), js(s["timed_shapes"]),
-                                s.value("partial", false) ? " (partial report)" : "");
-  out += fmt::format("{:<8} {:<12} {:<11} {:>7} {:>8} {:>6} {:>6} {:>6} {:>7} {:>8} {:>9} {:>7}\n", "sweep", "category", "kind", "entries",
-                     "correct", "fast1", "fast1.5", "fast2", "mean P", "geomean", "vs vendor", "SOL");
-  for (const json& r : data["overview"])
-    out += fmt::format("{:<8} {:<12} {:<11} {:>7} {:>8} {:>6} {:>6} {:>6} {:>7} {:>8} {:>9} {:>7}\n", r["sweep"].is_null() ? "-" : js(r["sweep"]),
-                       js(r["category"]), js(r["kind"]), js(r["entries"]), pct(r["share_correct"]), pct(r["fast_1"]), pct(r["fast_1_5"]),
-                       pct(r["fast_2"]), f2(r["mean_P"]), f2(r["geomean_P"]), f2(r["vendor_ratio"]), pct(r["median_sol"]));
-  return out;
 }
 
 std::string render_compare_html(const json& data, const std::vector<std::string>& sources) {
@@ -571,44 +538,40 @@ std::string render_compare_html(const json& data, const std::vector<std::string>
   return h + page_end("mskb compare");
 }
 
-std::string render_compare_markdown(const json& data) {
-  std::string labels;
-  for (const auto& l : data["labels"]) labels += (labels.empty() ? "" : " vs ") + js(l);
-  std::string out = "# mskb compare: " + md(labels) + "\n\n";
-  for (std::size_t i = 0; i < data["labels"].size(); ++i) out += fmt::format("- {}: {}\n", md(data["labels"][i]), md(data["devices"][i]));
-  out += "\nSweep " + md(data["sweep"]) + "; the first report is the reference. P: complexity-weighted speedup over the baseline of the "
-         "same run; vs vendor: vendor time / contender time; delta = second minus first; time ratio = first time / second time "
-         "(> 1: the second is faster).\n";
-  for (const json& p : data["pairs"]) {
-    const std::string la = md(data["labels"][p["a"].get<std::size_t>()]), lb = md(data["labels"][p["b"].get<std::size_t>()]);
-    out += fmt::format("\n## {} vs {}\n\n{} entries in both, {} with a different correctness, {} only in {}, {} only in {}.\n", la, lb,
-                       p["rows"].size(), p["correctness"].size(), p["only_a"].size(), la, p["only_b"].size(), lb);
-    out += fmt::format("\n### By category\n\n| category | kind | entries | correct {0} | correct {1} | mean P {0} | mean P {1} | delta P | "
-                       "geomean P ratio | vs vendor {0} | vs vendor {1} | delta vs vendor | time ratio |\n"
-                       "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
-                       la, lb);
-    for (const json& c : p["categories"])
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md(c["category"]), md(c["kind"]), js(c["rows"]),
-                         js(c["correct_a"]), js(c["correct_b"]), f2(c["mean_P_a"]), f2(c["mean_P_b"]), signed2(c["dP"]),
-                         f2(c["geomean_P_ratio"]), f2(c["vendor_a"]), f2(c["vendor_b"]), signed2(c["d_vendor"]), f2(c["time_ratio"]));
-    out += fmt::format("\n### Correctness differs ({})\n\n", p["correctness"].size());
-    if (p["correctness"].empty()) {
-      out += "None.\n";
-    } else {
-      out += fmt::format("| task | prec | contender | {} | {} |\n|---|---|---|---|---|\n", la, lb);
-      for (const json& r : p["correctness"])
-        out += fmt::format("| {} | {} | {} | {} | {} |\n", md(r["task"]), md(r["precision"]), md(r["contender"]), md(r["a"]["disposition"]),
-                           md(r["b"]["disposition"]));
-    }
-    out += fmt::format("\n### Per task\n\n| task | prec | contender | P {0} | P {1} | delta P | P ratio | vs vendor {0} | vs vendor {1} | "
-                       "delta vs vendor | time ratio |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-                       la, lb);
-    for (const json& r : p["rows"])
-      out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", md(r["task"]), md(r["precision"]), md(r["contender"]),
-                         f2(r["a"]["P"]), f2(r["b"]["P"]), signed2(r["dP"]), f2(r["P_ratio"]), f2(r["a"]["vendor_ratio"]),
-                         f2(r["b"]["vendor_ratio"]), signed2(r["d_vendor"]), f2(r["time_ratio"]));
+std::string render_rerun_html(const json& c, const std::string& compare_html) {
+  std::string h = "<h2>Reproduction</h2>\n<p class=\"meta\"><b>" + html_escape(rerun_summary_line(c)) + ".</b> " +
+                  html_escape(rerun_heading(c)) + ". P new/old and time new/old: the rerun's P and median time over the report's (time: geometric "
+                  "mean over the shapes both timed).</p>\n";
+  for (const json& n : c["notes"]) h += "<p class=\"meta\">" + html_escape(n.get<std::string>()) + "</p>\n";
+  h += "<div class=\"tw\"><table><thead><tr>";
+  for (const auto& col : rerun_table_head()) h += "<th>" + html_escape(col) + "</th>";
+  h += "</tr></thead><tbody>\n";
+  for (const auto& r : rerun_table_rows(c)) {
+    h += "<tr>";
+    for (const auto& cell : r) h += "<td>" + html_escape(cell) + "</td>";
+    h += "</tr>\n";
   }
-  return out;
+  h += "</tbody></table></div>\n";
+  const auto differ = rerun_differences(c);
+  if (!differ.empty()) {
+    h += "<ul>\n";
+    for (const std::string& d : differ) h += "<li>" + html_escape(d) + "</li>\n";
+    h += "</ul>\n";
+  }
+  // After the compare page's title.
+  const std::size_t at = compare_html.find("</h1>");
+  if (at == std::string::npos) return compare_html + h;
+  const std::size_t end = compare_html.find('\n', at);
+  const std::size_t pos = end == std::string::npos ? at + 5 : end + 1;
+  return compare_html.substr(0, pos) + h + compare_html.substr(pos);
 }
+
+namespace report {
+
+std::string html_card(const std::string& value, const std::string& label) {
+  return fmt::format("<div class=\"card\"><b>{}</b><span>{}</span></div>", value, label);
+}
+
+}  // namespace report
 
 }  // namespace mskb

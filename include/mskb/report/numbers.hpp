@@ -4,7 +4,7 @@
 // vendor, median fraction of the roofline), one entry per evaluated contender, the per-task
 // series the charts draw (time, roofline, speedup and vendor ratio by size), failures, and the
 // comparison of several reports (deltas of P and of the vendor ratio, correctness changes).
-// The pages (html_report.hpp) only lay these documents out.
+// The renderers (text.hpp, markdown.hpp, csv.hpp, html.hpp) only lay these documents out.
 #pragma once
 
 #include <functional>
@@ -19,9 +19,6 @@ namespace mskb {
 // report from another version of the suite).
 std::string registry_category(const std::string& task);
 using CategoryOf = std::function<std::string(const std::string& task)>;
-
-// "N=1024,M=8" of a report's shape object, in its "_order" when it has one.
-std::string report_shape_label(const nlohmann::json& shape);
 
 // The sweeps a report timed (its "scores"), paper first, then the others by name.
 std::vector<std::string> report_sweeps(const nlohmann::json& run);
@@ -39,18 +36,20 @@ std::vector<std::string> report_sweeps(const nlohmann::json& run);
 // {"device": {...as in the report},
 //  "summary": {"contenders", "correct", "groups", "tasks", "timed_shapes", "sweeps": [...],
 //              "shape_seed" (null when absent), "partial", "incomplete_groups": [...],
-//              "shared_gpu_shapes", "categories": [...]},
+//              "shared_gpu_shapes", "categories": [...], "launch_floor_us" (null: not measured),
+//              "roofline" (yardsticks.hpp's roofline_summary)},
 //  "overview": [{"sweep", "category" (a category or "all"), "kind", "entries", "correct",
 //                "share_correct", "fast_1", "fast_1_5", "fast_2", "mean_P", "geomean_P",
 //                "vendor_ratio", "median_sol"}],   one set per timed sweep (sweep null: none timed)
 //  "entries": [{"task", "precision", "category", "contender", "kind", "disposition", "correct",
 //               "expect", "checks_passed", "checks_total", "message", "gpu",
+//               "vendor" (yardsticks.hpp's task_vendor: the route, why none, the ABI's cost),
 //               "sweeps": {SWEEP: {"P", "geomean", "vendor_ratio", "median_sol", "best_sol",
-//                                  "shapes"}}}],
+//                                  "shapes", "sol_by_shape" (yardsticks.hpp)}}}],
 //  "groups": [{"task", "precision", "category",
 //              "roofline": [{"sweep", "shape", "complexity", "us"}],
 //              "series": [{"contender", "kind", "points": [{"sweep", "shape", "complexity",
-//                          "time_us", "noise", "speedup", "vendor_ratio", "sol"}]}],
+//                          "time_us", "noise", "speedup", "vendor_ratio", "sol", "launch_bound"}]}],
 //              "failures": [{"contender", "disposition", "message", "checks_passed",
 //                            "checks_total", "expect", "as_expected"}]}]}
 // Entries and groups are ordered by category, task, precision (fp32 first), then contender kind

@@ -1,0 +1,92 @@
+// The cells every report renderer shares (see cells.hpp).
+#include "mskb/report/cells.hpp"
+
+#include <cmath>
+#include <vector>
+
+#include <fmt/format.h>
+
+using json = nlohmann::json;
+
+namespace mskb::report {
+
+const json& array_of(const json& j, const char* key) {
+  static const json empty = json::array();
+  if (!j.is_object()) return empty;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_array() ? *it : empty;
+}
+
+std::string str_at(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<double> num_at(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  const double v = it->get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+std::string text_of(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return "";
+  return v.dump();
+}
+
+std::string shape_label(const json& shape) {
+  if (!shape.is_object()) return shape.is_null() ? "" : shape.dump();
+  std::vector<std::string> keys;
+  if (shape.contains("_order") && shape["_order"].is_array()) {
+    for (const auto& k : shape["_order"])
+      if (k.is_string()) keys.push_back(k.get<std::string>());
+  } else {
+    for (auto it = shape.begin(); it != shape.end(); ++it)
+      if (it.key() != "_order") keys.push_back(it.key());
+  }
+  std::string out;
+  for (const auto& k : keys) {
+    if (!shape.contains(k)) continue;
+    const json& v = shape[k];
+    out += (out.empty() ? "" : ",") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string csv_value(const json& v) { return csv_field(v.is_object() ? shape_label(v) : text_of(v)); }
+
+std::string csv_number(const json& v) { return is_num(v) ? fmt::format("{:.6g}", v.get<double>()) : ""; }
+
+std::string md_cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n' || c == '\r') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+bool is_num(const json& v) { return v.is_number() && std::isfinite(v.get<double>()); }
+
+std::string fixed2(const json& v) { return is_num(v) ? fmt::format("{:.2f}", v.get<double>()) : "-"; }
+
+std::string signed2(const json& v) { return is_num(v) ? fmt::format("{:+.2f}", v.get<double>()) : "-"; }
+
+std::string percent(const json& v) {
+  if (!is_num(v)) return "-";
+  const double x = v.get<double>();
+  return std::fabs(x) < 0.1 && x != 0 ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.0f}%", 100 * x);
+}
+
+}  // namespace mskb::report
