@@ -181,9 +181,17 @@ class CandidateSandbox {
   // The rules step 1 applies (for tests and the record).
   static std::vector<FsRule> candidate_rules(const CandidatePaths& paths);
 
+  // Under an injected CUDA tool (CUDA_INJECTION64_PATH: compute-sanitizer, ncu), whose library in
+  // this process talks to its front end through sockets and files in /tmp and /dev/shm: Landlock
+  // confines the filesystem only (those two folders writable, no TCP or abstract-socket scope) and
+  // step 2 is left out, unless MSKB_SANDBOX_TOOLS=strict. The level says so.
+  static bool under_injection_tool();
+  static bool strict_under_tools();
+
  private:
   int landlock_abi_ = 0;
   std::string landlock_note_;
+  std::string tool_note_;
   bool seccomp_ = false;
   bool step1_ = false;
 };

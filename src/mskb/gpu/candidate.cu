@@ -30,6 +30,7 @@
 #include "mskb/core/instance.hpp"
 #include "mskb/core/invoke.hpp"
 #include "mskb/util/parallel.hpp"
+#include "mskb/util/sandbox.hpp"
 #include "mskb/harness/protocol.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
@@ -370,9 +371,19 @@ class Candidate {
 
  private:
   void load(const json& b) {
+    // --- sandbox (issue 40), step 1: limits and Landlock while this process is single-threaded,
+    // before CUDA starts. The library is dlopened in context(), after step 2 (its constructors run
+    // inside the whole sandbox): a missing entry point is reported there.
+    library_ = b.at("library").get<std::string>();
+    symbol_ = b.at("symbol").get<std::string>();
+    try {
+      box_.confine_files({library_, b.value("task_file", std::string())});
+    } catch (const std::exception& e) {
+      throw CandidateFatal("sandbox_setup_failed", std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
+    }
+    // --- end sandbox
     spec_ = &resolve_task(b.at("task").get<std::string>(), b.value("task_file", std::string()));
     precision_ = parse_precision(b.at("precision").get<std::string>());
-    fn_ = load_entry(b.at("library").get<std::string>(), b.at("symbol").get<std::string>(), *spec_, precision_);
     json reply = {{"ok", true}};
     if (b.value("identify", false)) reply["uuid"] = identify_device().value("uuid", std::string());
     ch_.send(reply);
@@ -380,7 +391,18 @@ class Candidate {
   void context() {
     MSKB_CUDA_CHECK(cudaFree(nullptr));
     l2_ = std::make_unique<L2Flusher>();
-    ch_.send({{"ok", true}});
+    // --- sandbox (issue 40), step 2: seccomp on every thread (CUDA's included) once the context
+    // exists; then the kernel library is loaded.
+    if (!spec_) throw CandidateFatal("harness_error", "context before load");
+    try {
+      box_.confine_calls();
+    } catch (const std::exception& e) {
+      throw CandidateFatal("sandbox_setup_failed", std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
+    }
+    MSKB_CUDA_CHECK(cudaDeviceSynchronize());  // a CUDA error here: the filter refused something the runtime needs
+    fn_ = load_entry(library_, symbol_, *spec_, precision_);
+    // --- end sandbox
+    ch_.send({{"ok", true}, {"sandbox", box_.level()}});
   }
   // An instance: its inputs from the sealed input region, or (with "device_inputs", an IPC handle,
   // and only the output region passed) from the verifier's device staging copy. Where that copy
@@ -471,6 +493,8 @@ class Candidate {
   }
 
   Channel ch_;
+  sandbox::CandidateSandbox box_;  // issue 40: step 1 in load(), step 2 in context()
+  std::string library_, symbol_;   // loaded in context(), inside the sandbox
   const TaskSpec* spec_ = nullptr;
   Precision precision_ = Precision::fp32;
   void* fn_ = nullptr;
@@ -503,7 +527,12 @@ int run_candidate(int channel_fd) {
   } catch (const CandidateFatal& f) {
     report(f.disposition, f.what());
   } catch (const CudaError& e) {
-    report(disposition_for(e.code()), e.what());
+    // Inside the OS sandbox a refused system call can surface as a CUDA error: said, with the way to name it.
+    report(disposition_for(e.code()), (std::string(e.what()) + (::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2
+                                                                    ? " (inside the OS sandbox: a refused system call may be the cause; "
+                                                                      "MSKB_SANDBOX_DEBUG=trap names it in the log)"
+                                                                    : ""))
+                                           .c_str());
   } catch (const std::exception& e) {
     report("harness_error", e.what());
   }
@@ -516,6 +545,19 @@ int run_candidate(int channel_fd) {
 json run_profile(const RunRequest& req, const std::function<void(const json&)>& emit) {
   const TaskSpec& spec = request_task(req);
   const std::string symbol = req.symbol.empty() ? spec.symbol(req.precision) : req.symbol;
+  // --- sandbox (issue 40): as the candidate's, in the same order (under ncu: see level()).
+  sandbox::CandidateSandbox box;
+  try {
+    box.confine_files({req.library, req.task_file});
+    MSKB_CUDA_CHECK(cudaFree(nullptr));
+    box.confine_calls();
+  } catch (const CudaError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CandidateFatal("sandbox_setup_failed", std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
+  }
+  emit({{"event", "sandbox"}, {"level", box.level()}});
+  // --- end sandbox
   void* fn = load_entry(req.library, symbol, spec, req.precision);
   if (req.checks.empty()) throw CandidateFatal("harness_error", "profile mode needs one shape");
   const CheckItem& c = req.checks.front();

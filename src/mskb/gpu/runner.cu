@@ -87,7 +87,7 @@ std::string disposition_for(cudaError_t e) { return e == cudaErrorMemoryAllocati
 
 // The dispositions a candidate may end itself with; anything else it claims is a harness error.
 std::string candidate_disposition(const std::string& d) {
-  for (const char* ok : {"launch_error", "out_of_memory", "missing_entry"})
+  for (const char* ok : {"launch_error", "out_of_memory", "missing_entry", "sandbox_setup_failed"})
     if (d == ok) return d;
   return "harness_error";
 }
@@ -129,6 +129,11 @@ class CandidateProcess {
   [[noreturn]] void died() {
     bool signaled = false;
     const std::string how = child_.reap(signaled);
+    // issue 40: killed by the seccomp filter (SIGSYS): final; the call is named in the log in debug mode.
+    if (how == RunnerChild::kSandboxKill)
+      throw CandidateFatal("sandbox_violation", "the kernel's process " + how +
+                                                    ": exec, fork, a socket, ptrace, a signal to another process, ... "
+                                                    "(MSKB_SANDBOX_DEBUG=trap names the call in the runner's log)");
     if (signaled) throw CandidateFatal("crashed", "the kernel's process " + how);
     throw CandidateFatal("crashed", "the kernel's process " + how + " in the middle of the evaluation");
   }
@@ -544,7 +549,7 @@ class Verifier {
         break;
       }
     step("verifier_context");
-    cand_.reply();
+    rep_.emit({{"event", "sandbox"}, {"level", cand_.reply().body.value("sandbox", std::string("none"))}});  // issue 40: in every report
     step("kernel_context");  // what the kernel's context took beyond ours
     kref_.start();  // a task file's reference kernel: its process and context are ours too
     if (sharing_) sharing_->context_created();

@@ -64,6 +64,25 @@ std::vector<std::string> split_colon(const char* v) {
   return out;
 }
 
+// The folders /etc/ld.so.conf.d/*.conf name (one absolute path a line).
+std::vector<std::string> loader_folders() {
+  std::vector<std::string> out;
+  DIR* d = ::opendir("/etc/ld.so.conf.d");
+  if (!d) return out;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() < 6 || name.compare(name.size() - 5, 5, ".conf") != 0) continue;
+    std::ifstream in("/etc/ld.so.conf.d/" + name);
+    std::string line;
+    while (std::getline(in, line)) {
+      while (!line.empty() && (line.back() == ' ' || line.back() == '\r')) line.pop_back();
+      if (!line.empty() && line[0] == '/') out.push_back(line);
+    }
+  }
+  ::closedir(d);
+  return out;
+}
+
 bool secret_name(const std::string& name) {
   std::string up = name;
   std::transform(up.begin(), up.end(), up.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -126,13 +145,17 @@ void apply_limits(const Limits& limits) {
 std::vector<std::string> scrub_environment(const std::vector<std::string>& env) {
   static const char* const exact[] = {"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "HOME", "LANG", "TZ", "TMPDIR", "USER", "TERM"};
   static const char* const prefixes[] = {"CUDA_", "NVIDIA_", "NV_", "__NV", "NVTX_", "MSKB_", "LC_", "OMPI_", "SLURM_"};
+  // Under an injected tool (compute-sanitizer follows the child through variables of its own):
+  // everything but the secrets.
+  bool tool = false;
+  for (const std::string& kv : env) tool = tool || (kv.rfind("CUDA_INJECTION64_PATH=", 0) == 0 && kv.size() > 22);
   std::vector<std::string> out;
   for (const std::string& kv : env) {
     const auto eq = kv.find('=');
     if (eq == std::string::npos || eq == 0) continue;
     const std::string name = kv.substr(0, eq);
     if (secret_name(name)) continue;
-    bool keep = false;
+    bool keep = tool;
     for (const char* e : exact) keep = keep || name == e;
     for (const char* p : prefixes) keep = keep || name.rfind(p, 0) == 0;
     if (keep) out.push_back(kv);
@@ -204,6 +227,10 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
     add(p, kRead | kExec);
   for (const std::string& d : mapped_folders()) add(d, kRead | kExec);
   for (const std::string& d : split_colon(std::getenv("LD_LIBRARY_PATH"))) add(d, kRead | kExec);
+  // The loader's configured folders, and the operator's own (MSKB_SANDBOX_READ: a library folder
+  // elsewhere, e.g. a cuDNN found through a RUNPATH).
+  for (const std::string& d : loader_folders()) add(d, kRead | kExec);
+  for (const std::string& d : split_colon(std::getenv("MSKB_SANDBOX_READ"))) add(d, kRead | kExec);
   if (!paths.library.empty()) add(parent_dir(paths.library), kRead | kExec);
   if (!paths.task_file.empty()) add(parent_dir(paths.task_file), kRead);
   // What CUDA's start-up reads, and /proc/<pid>/task written (the threads' names): not /proc as a
@@ -221,6 +248,10 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
   }
   add("/dev/null", kRead | kWrite | kDevIoctl);
   add("/dev/zero", kRead | kWrite);
+  if (under_injection_tool()) {
+    for (const char* p : {static_cast<const char*>("/tmp"), static_cast<const char*>("/dev/shm"), static_cast<const char*>(std::getenv("TMPDIR"))})
+      if (p && *p == '/') add(p, kRead | kWrite);
+  }
   add("/dev/urandom", kRead);
   add("/dev/random", kRead);
   return rules;
@@ -233,7 +264,9 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
     throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
                              " threads): Landlock would bind only this thread");
   apply_limits(Limits{});
-  LandlockRuleset rs(candidate_rules(paths), LandlockRuleset::Scopes{});
+  LandlockRuleset::Scopes scopes;
+  if (under_injection_tool()) scopes.tcp = scopes.abstract_unix = false;
+  LandlockRuleset rs(candidate_rules(paths), scopes);
   if (rs.abi() <= 0 && !rs.ok()) {
     landlock_note_ = "landlock: " + (rs.error().empty() ? std::string("not available") : rs.error());
     // Where Landlock is missing (or the kernel refuses a ruleset), seccomp alone still holds
@@ -251,6 +284,10 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
 void CandidateSandbox::confine_calls() {
   if (!step1_) throw std::runtime_error("the sandbox's second step before its first");
   if (seccomp_) return;
+  if (under_injection_tool() && !strict_under_tools()) {
+    tool_note_ = "no seccomp under an injected CUDA tool";
+    return;
+  }
   const OnViolation mode = violation_mode_from_environment();
   if (mode == OnViolation::trap) install_debug_sigsys_handler();
   install_seccomp(SeccompPolicy{::getpid(), mode});
@@ -263,8 +300,19 @@ std::string CandidateSandbox::level() const {
   if (seccomp_) s += s.empty() ? "seccomp" : "+seccomp";
   if (s.empty()) s = "none";
   if (landlock_abi_ <= 0 && !landlock_note_.empty()) s += " (" + landlock_note_ + ")";
+  if (!tool_note_.empty()) s += " (" + tool_note_ + ")";
   if (violation_mode_from_environment() == OnViolation::trap) s += " [debug: trap]";
   return s;
+}
+
+bool CandidateSandbox::under_injection_tool() {
+  const char* v = std::getenv("CUDA_INJECTION64_PATH");
+  return v && *v;
+}
+
+bool CandidateSandbox::strict_under_tools() {
+  const char* v = std::getenv("MSKB_SANDBOX_TOOLS");
+  return v && std::strcmp(v, "strict") == 0;
 }
 
 OnViolation violation_mode_from_environment() {
