@@ -2,7 +2,12 @@
 // the corpus's host-file include (through a macro) and split-string .incbin fail with a one-line
 // error that names the file and never its contents; an honest kernel still builds, confined; the
 // source screen (a belt) refuses the literal forms; and the adversarial kernels that attack the
-// OS sandbox at run time get through the build and the binary policy (only the sandbox sees them).
+// OS sandbox at run time get through the build and the binary policy (only the sandbox sees them),
+// and, loaded for real in a sandboxed child (no GPU needed: the trick runs before the launch),
+// are killed by it, while without the sandbox the located open really creates its file.
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -82,7 +87,7 @@ TEST(BuildConfinement, SplitIncbinFailsWithoutItsContents) {
   EXPECT_EQ(r.log.find("root:"), std::string::npos) << r.log;
 }
 
-TEST(BuildConfinement, HonestKernelAndRuntimeAttacksStillBuild) {
+TEST(BuildConfinement, RuntimeAttacksStillBuild) {
   if (!have_nvcc()) GTEST_SKIP() << "no nvcc";
   Cache c;
   // The sandbox's run-time adversaries pass the build and the binary policy: only the OS sandbox
@@ -97,4 +102,63 @@ TEST(BuildConfinement, HonestKernelAndRuntimeAttacksStillBuild) {
   // No build folder is left behind next to the cached objects.
   for (const auto& e : fs::directory_iterator(c.dir / "kernels"))
     EXPECT_EQ(e.path().filename().string().find(".build."), std::string::npos) << e.path();
+}
+
+namespace {
+
+// Loads `so` in a forked child, in the candidate's sandbox (both steps) or not, and calls `entry`
+// with null buffers and a zero size (the trick runs before any launch). Returns the wait status.
+int call_in_child(const std::string& so, const char* entry, bool sandboxed) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (sandboxed) {
+      try {
+        sandbox::CandidateSandbox box;
+        box.confine_files({so, ""});
+        box.confine_calls();
+      } catch (const std::exception&) {
+        ::_exit(90);
+      }
+    }
+    void* lib = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) ::_exit(91);
+    void* fn = ::dlsym(lib, entry);
+    if (!fn) ::_exit(92);
+    if (std::string(entry) == "vector_add")
+      reinterpret_cast<void (*)(const float*, const float*, float*, int)>(fn)(nullptr, nullptr, nullptr, 0);
+    else
+      reinterpret_cast<void (*)(float*, const float*, const float*, int)>(fn)(nullptr, nullptr, nullptr, 0);
+    ::_exit(0);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return st;
+}
+
+}  // namespace
+
+TEST(BuildConfinement, RuntimeAttacksAreKilledInTheSandbox) {
+  if (!have_nvcc()) GTEST_SKIP() << "no nvcc";
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "the corpus's gadget kernels are x86_64";
+#endif
+  Cache c;
+  const CompileResult gadget = compile_kernel(corpus("vector_add/libc_gadget_socket.cu").string(), untrusted(c));
+  const CompileResult located = compile_kernel(corpus("dot_product/located_open_for_write.cu").string(), untrusted(c));
+  ASSERT_TRUE(gadget.ok) << gadget.error;
+  ASSERT_TRUE(located.ok) << located.error;
+  const fs::path marker = "/tmp/mskb_adversarial_located_open";
+  std::error_code ec;
+  fs::remove(marker, ec);
+  // Without the sandbox the trick is real: libc's open, found without an import, creates the file.
+  const int free_run = call_in_child(located.so_path, "dot_product", false);
+  if (WIFEXITED(free_run) && WEXITSTATUS(free_run) == 91) GTEST_SKIP() << "the CUDA runtime cannot be loaded here";
+  EXPECT_TRUE(fs::exists(marker)) << "the located open did not work unsandboxed: the corpus entry tests nothing";
+  fs::remove(marker, ec);
+  // In the sandbox: the open is refused (nothing created) and the fork that follows kills it.
+  const int st = call_in_child(located.so_path, "dot_product", true);
+  EXPECT_TRUE(WIFSIGNALED(st) && WTERMSIG(st) == SIGSYS) << "status " << st;
+  EXPECT_FALSE(fs::exists(marker));
+  const int g = call_in_child(gadget.so_path, "vector_add", true);
+  EXPECT_TRUE(WIFSIGNALED(g) && WTERMSIG(g) == SIGSYS) << "status " << g;
 }
