@@ -82,10 +82,13 @@ BuildList build_list(const BuildOptions& o) {
   return list;
 }
 
-// A refusal by the binary policy that the file declares (`mskb-expect: rejected_static`).
+// A refusal by the binary policy that the file declares (`mskb-expect: rejected_static`), or a
+// failed build it declares (`mskb-expect: compile_error`: the corpus's host-file includes, refused
+// by the build's confinement).
 bool expected_refusal(const BuildList& list, const CompileResult& r, std::size_t i) {
   const auto e = list.expect.find(list.files[i].path);
-  return r.refused_policy && e != list.expect.end() && e->second == "rejected_static";
+  if (e == list.expect.end()) return false;
+  return (r.refused_policy && e->second == "rejected_static") || (!r.ok && !r.refused_policy && e->second == "compile_error");
 }
 
 // The JSON array, written to `path` ("-": stdout); returns the number of failed builds.

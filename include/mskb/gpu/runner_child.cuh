@@ -1,7 +1,8 @@
 // Owns a child `mskb-runner` process started by the verifier (the candidate, `--candidate 3`, or a
 // task file's reference kernel, `--reference 3`) and our end of its channel. The child gets the
 // channel as fd 3 and nothing else beyond stdin/stdout/stderr: the verifier's report pipe is
-// closed in it, whatever its number. It dies with the verifier (the child sets PR_SET_PDEATHSIG);
+// closed in it, whatever its number; its stdout/stderr are a pipe the verifier drains into its own
+// log, its environment is scrubbed (no keys or tokens), and the verifier is not dumpable. It dies with the verifier (the child sets PR_SET_PDEATHSIG);
 // it is killed and reaped on destruction unless it was reaped before. How its messages and its
 // death are judged is the owner's business (CandidateProcess below, KernelReference).
 #pragma once
@@ -15,6 +16,7 @@
 
 #include "mskb/gpu/runner.cuh"
 #include "mskb/util/channel.hpp"
+#include "mskb/util/sandbox.hpp"
 
 namespace mskb::gpu {
 
@@ -32,8 +34,9 @@ class RunnerChild {
   // cannot be read.
   bool recv(Message& m);
   // After the channel broke: reaps the child and says how it ended ("died of SIGSEGV", "exited
-  // with code 3"); `signaled` tells which.
+  // with code 3"); `signaled` tells which. Killed by the OS sandbox (SIGSYS): exactly kSandboxKill.
   std::string reap(bool& signaled);
+  static constexpr const char* kSandboxKill = "was killed by the OS sandbox (SIGSYS: a refused system call)";
   // After "exit": waits until the child has gone (its CUDA context with it).
   void wait_exit();
 
@@ -41,6 +44,7 @@ class RunnerChild {
   pid_t pid_ = -1;
   bool reaped_ = false;
   Channel ch_;
+  sandbox::OutputDrain drain_;  // the child's stdout/stderr into our log; joined after the child is gone
 };
 
 // The candidate process (the only one that loads the contender's kernel), as the verifier sees

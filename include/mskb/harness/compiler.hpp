@@ -46,6 +46,8 @@ struct CompileResult {
   std::vector<std::string> libraries;
   std::string log;      // nvcc output (warnings on success)
   std::string error;    // one line, when !ok
+  // How the nvcc build was confined ("landlock-7", "none (landlock: ...)"); empty on a cache hit.
+  std::string confinement;
   // The binary policy's verdict (binary_policy set and the build succeeded): a refusal makes the
   // result not ok with refused_policy set and error "rejected_static: imports X: reason; ...".
   bool policy_checked = false;

@@ -141,6 +141,9 @@ struct ContenderResult {
   // The compute-sanitizer tools that ran clean on it before its timing (`mskb run --sanitize`,
   // cudamaster's gate), on kSanitizerShapes; empty when no gate ran.
   std::vector<std::string> sanitized;
+  // The OS sandbox the kernel's process ran in ("landlock-7+seccomp", "seccomp (landlock: ...)"),
+  // as its process reported it (issue 40); empty when the runner got no further than the build.
+  std::string sandbox;
   std::string log_tail;
 };
 

@@ -113,7 +113,12 @@ struct FatalEvent {
 // The runner finished what the request asked.
 struct DoneEvent {};
 
-using Event = std::variant<PhaseEvent, CheckEvent, TimingEvent, DeviceEvent, ProfiledEvent, FatalEvent, DoneEvent>;
+// The OS sandbox the kernel's process runs in ("landlock-7+seccomp", ...): in every report.
+struct SandboxEvent {
+  std::string level;
+};
+
+using Event = std::variant<PhaseEvent, CheckEvent, TimingEvent, DeviceEvent, ProfiledEvent, FatalEvent, DoneEvent, SandboxEvent>;
 
 // The line an event is sent as (without the token).
 nlohmann::json event_json(const Event& e);

@@ -37,6 +37,8 @@ enum class Disposition {
   no_device,
   harness_error,
   sanitizer_error,  // compute-sanitizer reported an error
+  sandbox_violation,     // the kernel's process was killed by the OS sandbox for a refused system call (final)
+  sandbox_setup_failed,  // the OS sandbox could not be installed: the kernel was not run
   not_run,
 };
 std::string to_string(Disposition d);

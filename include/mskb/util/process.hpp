@@ -44,9 +44,12 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
 // Runs a command (stdin /dev/null), capturing combined output (for nvcc and other tools).
 // Returns the exit code (or 128+signal), -1 if it could not start; ends it after timeout_s
 // (SIGTERM and term_grace_s to exit first, as in SpawnOptions, then SIGKILL) and returns 124.
-// `nice`: added to the command's nice value, as SpawnOptions::nice.
+// `nice`: added to the command's nice value, as SpawnOptions::nice. `in_child`: run in the child
+// between fork and exec (async-signal-safe work only, e.g. sandbox::LandlockRuleset::restrict_self);
+// false makes the child exit 126 without running the command.
 int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s = 600,
-                const std::string& cwd = "", double term_grace_s = 0, int nice = 0);
+                const std::string& cwd = "", double term_grace_s = 0, int nice = 0,
+                const std::function<bool()>& in_child = {});
 
 std::string tail_lines(const std::string& text, std::size_t max_lines);
 

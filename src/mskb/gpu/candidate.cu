@@ -26,6 +26,7 @@
 #include "mskb/gpu/runner.cuh"
 #include "mskb/protocol/request.hpp"
 #include "mskb/util/channel.hpp"
+#include "mskb/util/sandbox.hpp"
 
 namespace mskb::gpu {
 
@@ -62,9 +63,20 @@ class Candidate {
 
  private:
   void load(const json& b) {
+    // --- sandbox (issue 40), step 1: limits and Landlock while this process is single-threaded,
+    // before CUDA starts. The library is dlopened in context(), after step 2 (its constructors run
+    // inside the whole sandbox): a missing entry point is reported there.
+    library_ = b.at("library").get<std::string>();
+    symbol_ = b.at("symbol").get<std::string>();
+    try {
+      box_.confine_files({library_, b.value("task_file", std::string())});
+    } catch (const std::exception& e) {
+      throw CandidateFatal(Disposition::sandbox_setup_failed,
+                           std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
+    }
+    // --- end sandbox
     spec_ = &resolve_task(b.at("task").get<std::string>(), b.value("task_file", std::string()));
     precision_ = parse_precision(b.at("precision").get<std::string>());
-    fn_ = load_entry(b.at("library").get<std::string>(), b.at("symbol").get<std::string>(), *spec_, precision_);
     json reply = {{"ok", true}};
     if (b.value("identify", false)) reply["uuid"] = identify_device().uuid;
     ch_.send(reply);
@@ -72,7 +84,19 @@ class Candidate {
   void context() {
     MSKB_CUDA_CHECK(cudaFree(nullptr));
     l2_ = std::make_unique<L2Flusher>();
-    ch_.send({{"ok", true}});
+    // --- sandbox (issue 40), step 2: seccomp on every thread (CUDA's included) once the context
+    // exists; then the kernel library is loaded.
+    if (!spec_) throw CandidateFatal(Disposition::harness_error, "context before load");
+    try {
+      box_.confine_calls();
+    } catch (const std::exception& e) {
+      throw CandidateFatal(Disposition::sandbox_setup_failed,
+                           std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
+    }
+    MSKB_CUDA_CHECK(cudaDeviceSynchronize());  // a CUDA error here: the filter refused something the runtime needs
+    fn_ = load_entry(library_, symbol_, *spec_, precision_);
+    // --- end sandbox
+    ch_.send({{"ok", true}, {"sandbox", box_.level()}});
   }
   // An instance: its inputs from the sealed input region, or (with "device_inputs", an IPC handle,
   // and only the output region passed) from the verifier's device staging copy. Where that copy
@@ -163,6 +187,8 @@ class Candidate {
   }
 
   Channel ch_;
+  sandbox::CandidateSandbox box_;  // issue 40: step 1 in load(), step 2 in context()
+  std::string library_, symbol_;   // loaded in context(), inside the sandbox
   const TaskSpec* spec_ = nullptr;
   Precision precision_ = Precision::fp32;
   void* fn_ = nullptr;
@@ -195,7 +221,12 @@ int run_candidate(int channel_fd) {
   } catch (const CandidateFatal& f) {
     report(f.disposition, f.what());
   } catch (const CudaError& e) {
-    report(disposition_for(e.code()), e.what());
+    // Inside the OS sandbox a refused system call can surface as a CUDA error: said, with the way to name it.
+    const std::string why = std::string(e.what()) + (::prctl(PR_GET_SECCOMP, 0, 0, 0, 0) == 2
+                                                         ? " (inside the OS sandbox: a refused system call may be the cause; "
+                                                           "MSKB_SANDBOX_DEBUG=trap names it in the log)"
+                                                         : "");
+    report(disposition_for(e.code()), why.c_str());
   } catch (const std::exception& e) {
     report(Disposition::harness_error, e.what());
   }

@@ -11,6 +11,7 @@
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/device_instance.cuh"
 #include "mskb/gpu/entry_point.cuh"
+#include "mskb/util/sandbox.hpp"
 
 namespace mskb::gpu {
 
@@ -20,6 +21,20 @@ namespace mskb::gpu {
 ProfiledEvent run_profile(const RunRequest& req, const EventWriter& events) {
   const TaskSpec& spec = request_task(req);
   const std::string symbol = req.symbol.empty() ? spec.symbol(req.precision) : req.symbol;
+  // --- sandbox (issue 40): as the candidate's, in the same order (under ncu: see level()).
+  sandbox::CandidateSandbox box;
+  try {
+    box.confine_files({req.library, req.task_file});
+    MSKB_CUDA_CHECK(cudaFree(nullptr));
+    box.confine_calls();
+  } catch (const CudaError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CandidateFatal(Disposition::sandbox_setup_failed,
+                         std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
+  }
+  events.emit(SandboxEvent{box.level()});
+  // --- end sandbox
   void* fn = load_entry(req.library, symbol, spec, req.precision);
   if (req.checks.empty()) throw CandidateFatal(Disposition::harness_error, "profile mode needs one shape");
   const CheckItem& c = req.checks.front();

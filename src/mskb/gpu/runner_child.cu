@@ -10,15 +10,25 @@
 #include <utility>
 
 #include "mskb/util/process.hpp"
+#include "mskb/util/sandbox.hpp"
 
 namespace mskb::gpu {
 
-RunnerChild::RunnerChild(const char* mode, int report_fd) {
+RunnerChild::RunnerChild(const char* mode, int report_fd) : drain_(2) {
   auto [mine, theirs] = Channel::make_pair();
   char exe[4096];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) throw std::runtime_error("cannot find this runner's executable");
   exe[n] = '\0';
+  // --- sandbox (issue 40): the child gets a scrubbed environment and its stdout/stderr as a pipe
+  // this process drains into its own log (everything prepared before the fork: the child only
+  // dup2s and execs). The verifier made itself not dumpable at its start (runner.cu).
+  const std::vector<std::string> env = sandbox::scrub_environment(sandbox::current_environment());
+  std::vector<char*> envp;
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const int out_fd = drain_.child_fd();
+  // --- end sandbox
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -26,10 +36,13 @@ RunnerChild::RunnerChild(const char* mode, int report_fd) {
     if (cfd == 3) ::fcntl(3, F_SETFD, 0);
     else if (::dup2(cfd, 3) < 0) ::_exit(126);
     if (report_fd != 3) ::close(report_fd);
+    if (::dup2(out_fd, 1) < 0 || ::dup2(out_fd, 2) < 0) ::_exit(126);
     ::close_range(4, ~0U, 0);
-    ::execl(exe, exe, mode, "3", static_cast<char*>(nullptr));
+    char* const argv[] = {exe, const_cast<char*>(mode), const_cast<char*>("3"), nullptr};
+    ::execve(exe, argv, envp.data());
     ::_exit(127);
   }
+  drain_.parent_after_fork();
   ch_ = std::move(mine);
 }
 
@@ -57,6 +70,7 @@ std::string RunnerChild::reap(bool& signaled) {
   if (!reaped_) ::waitpid(pid_, &st, 0);
   reaped_ = true;
   signaled = WIFSIGNALED(st);
+  if (sandbox::killed_by_seccomp(st)) return kSandboxKill;
   if (signaled) return std::string("died of ") + signal_name(WTERMSIG(st));
   return "exited with code " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
@@ -99,13 +113,19 @@ Message CandidateProcess::reply() {
 void CandidateProcess::died() {
   bool signaled = false;
   const std::string how = child_.reap(signaled);
+  // issue 40: killed by the seccomp filter (SIGSYS): final; the call is named in the log in debug mode.
+  if (how == RunnerChild::kSandboxKill)
+    throw CandidateFatal(Disposition::sandbox_violation, "the kernel's process " + how +
+                                                             ": exec, fork, a socket, ptrace, a signal to another process, ... "
+                                                             "(MSKB_SANDBOX_DEBUG=trap names the call in the runner's log)");
   if (signaled) throw CandidateFatal(Disposition::crashed, "the kernel's process " + how);
   throw CandidateFatal(Disposition::crashed, "the kernel's process " + how + " in the middle of the evaluation");
 }
 
 Disposition candidate_disposition(const std::string& d) {
   const std::optional<Disposition> claimed = from_string<Disposition>(d);
-  for (Disposition ok : {Disposition::launch_error, Disposition::out_of_memory, Disposition::missing_entry})
+  for (Disposition ok : {Disposition::launch_error, Disposition::out_of_memory, Disposition::missing_entry,
+                        Disposition::sandbox_setup_failed})
     if (claimed == ok) return ok;
   return Disposition::harness_error;
 }

@@ -65,7 +65,7 @@ void Verifier::run() {
       break;
     }
   step("verifier_context");
-  cand_.reply();
+  rep_.emit(SandboxEvent{cand_.reply().body.value("sandbox", std::string("none"))});  // issue 40: in every report
   step("kernel_context");  // what the kernel's context took beyond ours
   kref_.start();  // a task file's reference kernel: its process and context are ours too
   if (sharing_) sharing_->context_created();

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/harness/build_sandbox.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/util/sha256.hpp"
 #include "mskb/util/text.hpp"
@@ -193,6 +195,11 @@ bool check_request(const std::string& source, const CompileOptions& opt, Compile
     r.error = e.what();
     return false;
   }
+  // issue 40: a host file named in the source (the build's confinement is the defence; this a belt).
+  if (const std::string why = screen_host_file_references(source); !why.empty()) {
+    r.error = "compile error: " + why;
+    return false;
+  }
   if (!r.libraries.empty() && !opt.allow_libraries) {
     r.error = "kernel asks to link " + r.libraries.front() + " but vendor libraries are not allowed (--allow-libraries)";
     return false;
@@ -262,18 +269,41 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
   // jobs) can build the same key at once (a task's vendor.cu serves both precisions).
   static std::atomic<unsigned> builds{0};
   std::error_code ec;
-  const fs::path tmp = dir / (r.key + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(++builds) + ".so");
+  // --- build confinement (issue 40): nvcc and its children under Landlock, writing only a private
+  // folder (the output and TMPDIR), reading the toolkit, system folders, the kernel's folder and
+  // kernels/include. Where Landlock is missing the build runs unconfined and says so.
+  BuildConfinement box;
+  try {
+    box = confine_build(dir.string(), r.key + ".build." + std::to_string(::getpid()) + "." + std::to_string(++builds), cu_path, cmd,
+                        {(fs::path(source_root()) / "kernels" / "include").string()});
+  } catch (const std::exception& e) {
+    r.error = std::string("harness error: ") + e.what();
+    return;
+  }
+  r.confinement = box.level;
+  struct RemoveDir {
+    std::string d;
+    ~RemoveDir() {
+      std::error_code e;
+      fs::remove_all(d, e);
+    }
+  } remove_build_dir{box.dir};
+  const fs::path tmp = fs::path(box.dir) / (r.key + ".so");
+  cmd.insert(cmd.begin(), {"env", "TMPDIR=" + box.tmp});
+  const std::function<bool()> confine = [&box] { return box.rules.restrict_self() == 0; };
+  // --- end build confinement
   cmd.push_back("-o");
   cmd.push_back(tmp.string());
   cmd.push_back(fs::absolute(cu_path).string());
   for (const auto& lib : r.libraries)
     for (const auto& l : kLibraries)
       if (lib == l.name) cmd.push_back(l.link);
-  const int rc = run_command(cmd, r.log, opt.timeout_s, "", 0, opt.nice);
+  const int rc = run_command(cmd, r.log, opt.timeout_s, "", 0, opt.nice, box.rules.ok() ? confine : std::function<bool()>());
   r.diagnostics = parse_nvcc_diagnostics(r.log);
   if (rc != 0) {
     fs::remove(tmp, ec);
-    r.error = "compile error: " + first_error(r, rc);
+    const std::string refused = explain_refused_read(r.log);
+    r.error = "compile error: " + (refused.empty() ? first_error(r, rc) : refused);
     if (rc != 124) {
       std::ofstream(fail) << nlohmann::json{{"error", r.error}, {"log", r.log}}.dump();
     }

@@ -241,7 +241,9 @@ RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req
       }
       case EventKind::fatal: rep.fatal = std::move(*ev); return 0;
       case EventKind::done: rep.done = true; return 0;
-      default: return 0;
+      default:
+        if (ev->event == "sandbox") res.sandbox = ev->body.value("level", std::string());  // issue 40
+        return 0;
     }
   });
   rep.process = as_local_result(opt.launcher, spawned);
@@ -538,6 +540,7 @@ json result_to_json(const ContenderResult& r) {
           {"timing_part_seconds", r.timing_part_seconds},
           {"slowest_generate", slowest_generate_json(r)},
           {"sanitized", r.sanitized},
+          {"sandbox", r.sandbox},
           {"log_tail", r.log_tail}};
 }
 
@@ -563,6 +566,7 @@ ContenderResult result_from_json(const json& j) {
   r.checks_total = j.value("checks_total", 0);
   r.seconds = j.value("seconds", 0.0);
   r.log_tail = j.value("log_tail", "");
+  r.sandbox = j.value("sandbox", "");
   for (const json& t : j.value("timings", json::array())) {
     ShapeTiming st;
     st.sweep = t.value("sweep", Sweep::paper);

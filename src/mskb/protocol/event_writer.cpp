@@ -92,6 +92,8 @@ json event_json(const Event& event) {
           j = {{"event", "fatal"}, {"disposition", e.disposition}, {"message", e.message}};
         } else if constexpr (std::is_same_v<E, DoneEvent>) {
           j = {{"event", "done"}};
+        } else if constexpr (std::is_same_v<E, SandboxEvent>) {
+          j = {{"event", "sandbox"}, {"level", e.level}};
         } else {
           static_assert(kAlwaysFalse<E>, "an event without its line");
         }

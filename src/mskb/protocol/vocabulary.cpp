@@ -27,6 +27,8 @@ constexpr EnumName<Disposition> kDispositions[] = {
     {Disposition::no_device, "no_device"},
     {Disposition::harness_error, "harness_error"},
     {Disposition::sanitizer_error, "sanitizer_error"},
+    {Disposition::sandbox_violation, "sandbox_violation"},
+    {Disposition::sandbox_setup_failed, "sandbox_setup_failed"},
     {Disposition::not_run, "not_run"},
 };
 

@@ -217,7 +217,7 @@ ProcessResult run_process(const SpawnOptions& opt, const std::function<double(co
 }
 
 int run_command(const std::vector<std::string>& argv, std::string& output, double timeout_s, const std::string& cwd,
-                double term_grace_s, int nice) {
+                double term_grace_s, int nice, const std::function<bool()>& in_child) {
   int pipefd[2];
   if (::pipe2(pipefd, O_CLOEXEC) != 0) return -1;
   auto cargv = c_argv(argv);
@@ -236,6 +236,11 @@ int run_command(const std::vector<std::string>& argv, std::string& output, doubl
     ::close(pipefd[1]);
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) ::_exit(126);
     lower_priority(nice);
+    if (in_child && !in_child()) {
+      static const char msg[] = "cannot confine the command (the sandbox could not be applied)\n";
+      (void)!::write(2, msg, sizeof msg - 1);
+      ::_exit(126);
+    }
     ::execvp(cargv[0], cargv.data());
     std::fprintf(stderr, "cannot execute %s: %s\n", cargv[0], std::strerror(errno));
     ::_exit(127);

@@ -30,7 +30,8 @@ namespace {
 const std::set<std::string> kDispositions = {
     "passed",        "noisy",           "compile_error",  "missing_entry", "launch_error", "out_of_memory",
     "crashed",       "timeout",         "wrong_result",   "unwritten_output", "input_mutated", "out_of_bounds",
-    "unsynced",      "too_fast",        "rejected_static", "sanitizer_error", "harness_error"};
+    "unsynced",      "too_fast",        "rejected_static", "sanitizer_error", "harness_error",
+    "sandbox_violation", "sandbox_setup_failed"};
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path);
