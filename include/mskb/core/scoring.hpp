@@ -13,6 +13,7 @@ struct Ceilings {
   double dram_bandwidth_gbs = 0;  // bytes read + written per second / 1e9
   double fp32_tflops = 0;
   double bf16_tflops = 0;
+  double l2_bytes = 0;  // the L2 cache (0: unknown): working sets far past it cannot be served from cache
   bool valid() const { return dram_bandwidth_gbs > 0 && fp32_tflops > 0 && bf16_tflops > 0; }
 };
 

@@ -29,13 +29,22 @@ struct TimingPolicy {
   // (one Strassen level: 7/8), not a result replayed without the arithmetic.
   double too_fast_fraction = 0.5;
   double too_fast_flop_fraction = 0.7;
+  // Past the cache: on a shape whose minimum DRAM traffic is at least replay_l2_multiple times the
+  // L2 (write-back caching cannot hold it), a median faster than the DRAM time by more than
+  // replay_dram_margin is too_fast. Calibrated on the H200 (docs/harness.md section 10): the
+  // fastest honest shipped kernel past 4x the L2 reached 1.02x its DRAM time; a replay that
+  // saves a third of the traffic reads 1.3-1.5x.
+  double replay_dram_margin = 1.12;
+  double replay_l2_multiple = 4.0;
   double unsynced_gap_us = 200;     // device still busy this long after the entry point returned
   double unsynced_gap_fraction = 0.25;
   double max_noise = 0.02;          // relative standard error above this at budget end: noisy
 };
 // dram_floor_us: the minimum DRAM traffic at the measured bandwidth; flop_floor_us: the FLOPs at
 // the fastest measured peak (0: not judged). See TimingPolicy.
-Disposition judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us = 0);
+// beyond_cache: the shape's minimum traffic is at least p.replay_l2_multiple times the L2.
+Disposition judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us = 0,
+                         bool beyond_cache = false);
 Disposition judge_check_gap(double gap_us, double call_us, const TimingPolicy& p);
 // The FLOPs of `c` at the fastest measured peak of the device (BF16 tensor), in microseconds.
 double flop_floor_us(const Cost& c, const Ceilings& ceilings);

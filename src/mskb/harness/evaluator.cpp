@@ -24,10 +24,11 @@ using json = nlohmann::json;
 
 namespace mskb {
 
-Disposition judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us) {
+Disposition judge_timing(const TimingStats& t, double dram_floor_us, const TimingPolicy& p, double flop_floor_us, bool beyond_cache) {
   if (t.wall_gap_p90_us > std::max(p.unsynced_gap_us, p.unsynced_gap_fraction * t.median_us)) return Disposition::unsynced;
   if (dram_floor_us > 0 && t.median_us < p.too_fast_fraction * dram_floor_us) return Disposition::too_fast;
   if (flop_floor_us > 0 && t.median_us < p.too_fast_flop_fraction * flop_floor_us) return Disposition::too_fast;
+  if (beyond_cache && p.replay_dram_margin > 0 && dram_floor_us > 0 && t.median_us * p.replay_dram_margin < dram_floor_us) return Disposition::too_fast;
   if (t.noise > p.max_noise) return Disposition::noisy;
   return Disposition::passed;
 }
@@ -317,7 +318,8 @@ std::string timing_message(const ShapeTiming& st, const RunnerEvent& t, double d
     return at + "median " + std::to_string(st.time.median_us) + " us is impossible: its minimum DRAM traffic needs " +
            std::to_string(dram_us) + " us at the measured bandwidth (limit " + std::to_string(policy.too_fast_fraction) +
            "x) and its FLOPs " + std::to_string(flops_us) + " us at the device's BF16 tensor peak (limit " +
-           std::to_string(policy.too_fast_flop_fraction) + "x)";
+           std::to_string(policy.too_fast_flop_fraction) + "x; past " + std::to_string(static_cast<int>(policy.replay_l2_multiple)) +
+           "x the L2, faster than the DRAM time by more than " + std::to_string(policy.replay_dram_margin) + "x)";
   if (st.disposition == Disposition::unsynced)
     return at + "device still busy " + std::to_string(static_cast<int>(st.time.wall_gap_p90_us)) +
            " us after the entry point returned (in at least a tenth of " + std::to_string(st.time.n) + " timed calls)";
@@ -348,7 +350,8 @@ void judge_timings(const RunnerReport& rep, const TaskSpec& spec, Precision p, c
     // the time of the device's fastest measured arithmetic (BF16 tensor cores), whatever the
     // precision (tensor-core emulation of FP32 included).
     const double dram_us = roofline_us(c.bytes, 0.0, false, opt.ceilings), flops_us = flop_floor_us(c, opt.ceilings);
-    st.disposition = t.after_timing != Disposition::passed ? t.after_timing : judge_timing(st.time, dram_us, opt.policy, flops_us);
+    st.disposition = t.after_timing != Disposition::passed ? t.after_timing : judge_timing(st.time, dram_us, opt.policy, flops_us,
+                                                 opt.ceilings.l2_bytes > 0 && c.bytes >= opt.policy.replay_l2_multiple * opt.ceilings.l2_bytes);
     const bool worse = res.disposition == Disposition::passed ||
                        (res.disposition == Disposition::noisy && st.disposition != Disposition::noisy);
     if (st.disposition != Disposition::passed && worse) {
@@ -485,6 +488,7 @@ Ceilings ceilings_from(const json& d) {
   c.dram_bandwidth_gbs = d.value("dram_bandwidth_gbs", 0.0);
   c.fp32_tflops = d.value("fp32_tflops", 0.0);
   c.bf16_tflops = d.value("bf16_tflops", 0.0);
+  c.l2_bytes = d.value("l2_bytes", 0.0);
   return c;
 }
 

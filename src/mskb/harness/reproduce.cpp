@@ -59,7 +59,8 @@ json relevant_environment() {
 json timing_policy_json(const TimingPolicy& p) {
   return {{"too_fast_fraction", p.too_fast_fraction},     {"too_fast_flop_fraction", p.too_fast_flop_fraction},
           {"unsynced_gap_us", p.unsynced_gap_us},         {"unsynced_gap_fraction", p.unsynced_gap_fraction},
-          {"max_noise", p.max_noise}};
+          {"max_noise", p.max_noise},                     {"replay_dram_margin", p.replay_dram_margin},
+          {"replay_l2_multiple", p.replay_l2_multiple}};
 }
 
 TimingPolicy timing_policy_from(const json& j) {
@@ -70,6 +71,9 @@ TimingPolicy timing_policy_from(const json& j) {
   p.unsynced_gap_us = j.value("unsynced_gap_us", p.unsynced_gap_us);
   p.unsynced_gap_fraction = j.value("unsynced_gap_fraction", p.unsynced_gap_fraction);
   p.max_noise = j.value("max_noise", p.max_noise);
+  // A report made before the replay margin existed judged without it: its rerun does too.
+  p.replay_dram_margin = j.value("replay_dram_margin", 0.0);
+  p.replay_l2_multiple = j.value("replay_l2_multiple", p.replay_l2_multiple);
   return p;
 }
 

@@ -360,3 +360,24 @@ TEST(Requests, SingleShapeRequestChecksSeedOneAndTimesOnlyInEvaluateMode) {
   EXPECT_EQ(json(profiled)["mode"], "profile");
   EXPECT_TRUE(profiled.timings.empty());
 }
+
+// A replay that keeps its last output and copies it (2N elements of traffic for vector_add's 3N) is
+// 1.5x faster than the DRAM time: too_fast once the working set is far past the L2, where no
+// cache can explain it; below that (or without a margin, as in reports made before it) it passes.
+TEST(TooFast, ReplayPastTheCacheBeyondTheMargin) {
+  const TimingPolicy p;
+  const double dram = 1000;  // us: the shape's minimum traffic at the measured bandwidth
+  TimingStats t;
+  t.n = 100;
+  t.median_us = dram / 1.5;  // a third of the traffic saved
+  EXPECT_EQ(judge_timing(t, dram, p, 0, /*beyond_cache=*/true), mskb::Disposition::too_fast);
+  EXPECT_EQ(judge_timing(t, dram, p, 0, /*beyond_cache=*/false), mskb::Disposition::passed);
+  t.median_us = dram / 1.02;  // the fastest honest kernel measured past 4x the L2
+  EXPECT_EQ(judge_timing(t, dram, p, 0, true), mskb::Disposition::passed);
+  t.median_us = dram / (p.replay_dram_margin * 1.01);
+  EXPECT_EQ(judge_timing(t, dram, p, 0, true), mskb::Disposition::too_fast);
+  TimingPolicy old = p;
+  old.replay_dram_margin = 0;  // a policy read from a report without the margin
+  t.median_us = dram / 1.5;
+  EXPECT_EQ(judge_timing(t, dram, old, 0, true), mskb::Disposition::passed);
+}
