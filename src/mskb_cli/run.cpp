@@ -405,7 +405,7 @@ void run_suite_on_slurm_command(const RunOptions& o, const SuitePlan& plan) {
   hooks.on_report = [&o](const json& report) { write_report_files(o, report); };
   hooks.report_path = o.json_path;
   hooks.quiet = o.quiet;
-  const SlurmRunResult r = run_suite_on_slurm(plan, o.slurm, hooks);
+  const SlurmRunResult r = run_suite_on_slurm(plan, slurm_executor(o.slurm, o.json_path), hooks);
   if (r.interrupted_by != 0) throw CommandExit(128 + r.interrupted_by);
   int failures = static_cast<int>(r.failed_units);
   for (const json& c : r.report["contenders"])

@@ -16,7 +16,7 @@
 #include "mskb/core/task_file.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/sanitizer.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
