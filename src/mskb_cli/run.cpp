@@ -357,9 +357,21 @@ void report_build_errors(const SuitePlan& plan) {
   std::cout.flush();
 }
 
-void write_report_files(const RunOptions& o, const SuiteReport& report) {
-  if (!is_file(o.json_path) && !is_file(o.csv_path) && o.md_path.empty()) return;
-  write_report_files(o, report.to_json());
+// The end of a run, whichever executor made the report: the check lines or the table (on stderr
+// when JSON or CSV goes to stdout: --json -, --csv -), the report files (`write_files`), the
+// report on stdout, and exit 1 when `failures`.
+void print_report(const RunOptions& o, const json& report, bool write_files, int failures) {
+  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
+  if (o.check) {
+    print_check_lines(report, text);
+    text << render_submission_summary(report);
+  } else {
+    text << render_table(report);
+  }
+  if (write_files) write_report_files(o, report);
+  if (o.json_path == "-") write_json(report, "-");
+  if (o.csv_path == "-") std::cout << csv_of(o, report);
+  if (failures) throw CommandExit(1);
 }
 
 // --executor slurm: one unit's command line, the run's options for one group (slurm_run.hpp).
@@ -410,16 +422,7 @@ void run_suite_on_slurm_command(const RunOptions& o, const SuitePlan& plan) {
   int failures = static_cast<int>(r.failed_units);
   for (const json& c : r.report["contenders"])
     if (!as_expected(c)) ++failures;
-  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
-  if (o.check) {
-    print_check_lines(r.report, text);
-    text << render_submission_summary(r.report);
-  } else {
-    text << render_table(r.report);
-  }
-  if (o.json_path == "-") write_json(r.report, "-");
-  if (o.csv_path == "-") std::cout << csv_of(o, r.report);
-  if (failures) throw CommandExit(1);
+  print_report(o, r.report, false, failures);  // its files written as it grew (hooks.on_report)
 }
 
 void run_suite_command(const RunOptions& o) {
@@ -433,7 +436,7 @@ void run_suite_command(const RunOptions& o) {
   // end), so a run that is killed or runs out of time leaves what it measured.
   PartialReport partial;
   if (is_file(o.json_path) || is_file(o.csv_path) || !o.md_path.empty())
-    partial = [&o](const SuiteReport& so_far) { write_report_files(o, so_far); };
+    partial = [&o](const SuiteReport& so_far) { write_report_files(o, so_far.to_json()); };
   SuiteReport report;
   const StderrProgress progress(o.quiet, o.check ? "check" : "run");
   try {
@@ -447,19 +450,7 @@ void run_suite_command(const RunOptions& o) {
   int failures = 0;
   for (const auto& r : report.runs)
     if (!r.as_expected()) ++failures;
-  // JSON or CSV on stdout (--json -, --csv -) leaves stdout to it: the lines or the table go to stderr.
-  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
-  if (o.check) {
-    const json j = report.to_json();
-    print_check_lines(j, text);
-    text << render_submission_summary(j);
-  } else {
-    text << report.table();
-  }
-  write_report_files(o, report);
-  if (o.json_path == "-") write_json(report.to_json(), "-");
-  if (o.csv_path == "-") std::cout << csv_of(o, report.to_json());
-  if (failures) throw CommandExit(1);
+  print_report(o, report.to_json(), true, failures);
 }
 
 void add_run_command(CLI::App& app) {
