@@ -363,9 +363,21 @@ void report_build_errors(const SuitePlan& plan) {
   std::cout.flush();
 }
 
-void write_report_files(const RunOptions& o, const SuiteReport& report) {
-  if (!is_file(o.json_path) && !is_file(o.csv_path) && o.md_path.empty()) return;
-  write_report_files(o, report_json(report));
+// The end of a run, whichever executor made the report: the check lines or the table (on stderr
+// when JSON or CSV goes to stdout: --json -, --csv -), the report files (`write_files`), the
+// report on stdout, and exit 1 when `failures`.
+void print_report(const RunOptions& o, const json& report, bool write_files, int failures) {
+  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
+  if (o.check) {
+    print_check_lines(report, text);
+    text << render_submission_summary(report);
+  } else {
+    text << render_table(report);
+  }
+  if (write_files) write_report_files(o, report);
+  if (o.json_path == "-") write_json(report, "-");
+  if (o.csv_path == "-") std::cout << csv_of(o, report);
+  if (failures) throw CommandExit(1);
 }
 
 // --executor slurm: one unit's command line, the run's options for one group (slurm_run.hpp).
@@ -409,23 +421,15 @@ void run_suite_on_slurm_command(const RunOptions& o, const SuitePlan& plan) {
     return unit_arguments(o, task, precision, seed, j);
   };
   hooks.on_report = [&o](const json& report) { write_report_files(o, report); };
+  hooks.merge = [](const std::vector<json>& reports) { return merge_reports(reports); };
   hooks.report_path = o.json_path;
   hooks.quiet = o.quiet;
-  const SlurmRunResult r = run_suite_on_slurm(plan, o.slurm, hooks);
+  const SlurmRunResult r = run_suite_on_slurm(plan, slurm_executor(o.slurm, o.json_path), hooks);
   if (r.interrupted_by != 0) throw CommandExit(128 + r.interrupted_by);
   int failures = static_cast<int>(r.failed_units);
   for (const json& c : r.report["contenders"])
     if (!as_expected(c)) ++failures;
-  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
-  if (o.check) {
-    print_check_lines(r.report, text);
-    text << render_submission_summary(r.report);
-  } else {
-    text << render_table(r.report);
-  }
-  if (o.json_path == "-") write_json(r.report, "-");
-  if (o.csv_path == "-") std::cout << csv_of(o, r.report);
-  if (failures) throw CommandExit(1);
+  print_report(o, r.report, false, failures);  // its files written as it grew (hooks.on_report)
 }
 
 void run_suite_command(const RunOptions& o) {
@@ -439,7 +443,7 @@ void run_suite_command(const RunOptions& o) {
   // end), so a run that is killed or runs out of time leaves what it measured.
   PartialReport partial;
   if (is_file(o.json_path) || is_file(o.csv_path) || !o.md_path.empty())
-    partial = [&o](const SuiteReport& so_far) { write_report_files(o, so_far); };
+    partial = [&o](const SuiteReport& so_far) { write_report_files(o, report_json(so_far)); };
   SuiteReport report;
   const StderrProgress progress(o.quiet, o.check ? "check" : "run");
   try {
@@ -453,19 +457,7 @@ void run_suite_command(const RunOptions& o) {
   int failures = 0;
   for (const auto& r : report.runs)
     if (!r.as_expected()) ++failures;
-  // JSON or CSV on stdout (--json -, --csv -) leaves stdout to it: the lines or the table go to stderr.
-  std::ostream& text = o.json_path == "-" || o.csv_path == "-" ? std::cerr : std::cout;
-  const json j = report_json(report);
-  if (o.check) {
-    print_check_lines(j, text);
-    text << render_submission_summary(j);
-  } else {
-    text << render_table(j);
-  }
-  write_report_files(o, j);
-  if (o.json_path == "-") write_json(j, "-");
-  if (o.csv_path == "-") std::cout << csv_of(o, j);
-  if (failures) throw CommandExit(1);
+  print_report(o, report_json(report), true, failures);
 }
 
 void add_run_command(CLI::App& app) {

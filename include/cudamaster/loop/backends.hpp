@@ -18,7 +18,7 @@
 #include "cudamaster/profile/filter.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/sanitizer.hpp"
 #include "mskb/core/task.hpp"
 
 namespace cudamaster::loop {

@@ -7,22 +7,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "mskb/gpu/candidate_fatal.cuh"
 #include "mskb/protocol/events.hpp"
 #include "mskb/protocol/request.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 
 namespace mskb::gpu {
-
-// A condition that ends an evaluation with a disposition (sticky CUDA error, OOM, missing entry).
-struct CandidateFatal : std::runtime_error {
-  Disposition disposition;
-  CandidateFatal(Disposition d, const std::string& m) : std::runtime_error(m), disposition(d) {}
-};
-
-// The disposition of a CUDA error a kernel left behind.
-inline Disposition disposition_for(cudaError_t e) {
-  return e == cudaErrorMemoryAllocation ? Disposition::out_of_memory : Disposition::launch_error;
-}
 
 // The candidate process (`mskb-runner --candidate FD`): serves the verifier's requests on the
 // channel FD (mskb/channel.hpp); the only process that loads the kernel library.

@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/gpu/runner.cuh"
+#include "mskb/gpu/candidate_fatal.cuh"
 #include "mskb/util/channel.hpp"
 #include "mskb/util/sandbox.hpp"
 

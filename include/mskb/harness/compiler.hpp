@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/binary_policy.hpp"
+#include "mskb/protocol/vocabulary.hpp"
 #include "mskb/util/files.hpp"  // source_root
 
 namespace mskb {
@@ -36,8 +37,20 @@ struct CompileOptions {
   int nice = 0;  // added to nvcc's nice value (SpawnOptions::nice); not part of the cache key
 };
 
+// How a build ended, typed: the judge turns it into a disposition without reading messages.
+enum class CompileOutcome {
+  built,            // ok: so_path holds the library
+  missing_file,     // the kernel file does not exist (harness_error)
+  refused_request,  // the request broke a rule before nvcc ran: a flag off the whitelist, an
+                    // unknown or disallowed `// mskb-link:` library (rejected_static)
+  refused_policy,   // built, then refused by the binary policy (rejected_static)
+  compile_error,    // nvcc failed or timed out (compile_error)
+  build_failed,     // the build could not run or its output could not be stored (compile_error)
+};
+
 struct CompileResult {
   bool ok = false;
+  CompileOutcome outcome = CompileOutcome::build_failed;  // built exactly when ok
   bool cache_hit = false;
   std::string so_path;
   std::string key;
@@ -57,6 +70,24 @@ struct CompileResult {
 };
 
 CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt);
+
+// A kernel file to build (and judge): the unit of compile_all and of the suite's build pool.
+struct KernelFile {
+  std::string path;
+  std::string contender;  // "baseline", "vendor", "wrong/<stem>", "adversarial/<stem>" or the file's stem (contender_kind)
+  bool trusted = false;   // shipped with the task: may link vendor libraries
+  // Judged on this precision only when it builds and exports the entry point (a submission's
+  // TASK.cu on bf16); otherwise left out of the run (no entry in the report).
+  bool optional = false;
+};
+
+// Builds `files` with `jobs` parallel nvcc processes (0 = all cores), each path once; results in
+// the order of `files`. Trusted files may link vendor libraries; every file but a vendor
+// contender's passes the binary policy.
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
+
+// Symbols a built library exports (nm -D --defined-only); empty on failure.
+std::vector<std::string> exported_symbols(const std::string& so_path);
 
 // The policy verdict of a build, as `mskb build --json` and the run store carry it:
 // {"ok": bool, "violations": [{"kind", "symbol", "reason"}], "notes": [...]}; null when not applied.

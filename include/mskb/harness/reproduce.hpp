@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/suite_plan.hpp"
 
 namespace mskb {
 

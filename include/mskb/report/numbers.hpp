@@ -13,12 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/report/category.hpp"
+
 namespace mskb {
 
-// The category of a task: the registry's, "other" for a name the registry does not know (a
-// report from another version of the suite).
-std::string registry_category(const std::string& task);
-using CategoryOf = std::function<std::string(const std::string& task)>;
 
 // The sweeps a report timed (its "scores"), paper first, then the others by name.
 std::vector<std::string> report_sweeps(const nlohmann::json& run);

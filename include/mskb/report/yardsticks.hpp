@@ -19,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mskb/report/numbers.hpp"
+#include "mskb/report/category.hpp"
 
 namespace mskb {
 

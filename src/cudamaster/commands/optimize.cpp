@@ -33,7 +33,7 @@
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/core/registry.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/lane_scheduler.hpp"
 #include "mskb/util/text.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/util/progress.hpp"

@@ -5,7 +5,7 @@
 #include <stdexcept>
 
 #include "mskb/protocol/request.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/sanitizer.hpp"
 
 namespace cudamaster::loop {
 
@@ -59,6 +59,7 @@ mskb::CompileResult compile_result_from_json(const json& j) {
     for (const json& v : p.value("violations", json::array())) r.policy_violations.push_back({v.value("kind", ""), v.value("symbol", ""), v.value("reason", "")});
     for (const json& n : p.value("notes", json::array())) r.policy_notes.push_back(n.get<std::string>());
   }
+  r.outcome = r.ok ? mskb::CompileOutcome::built : r.refused_policy ? mskb::CompileOutcome::refused_policy : mskb::CompileOutcome::compile_error;
   return r;
 }
 

@@ -17,7 +17,8 @@
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/score.hpp"
 #include "cudamaster/loop/screen.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/sanitizer.hpp"
+#include "mskb/harness/suite_plan.hpp"
 #include "mskb/util/text.hpp"
 
 namespace cudamaster::loop::detail {

@@ -17,7 +17,7 @@
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/settings.hpp"
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/sanitizer.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "mskb/harness/compiler.hpp"
-#include "mskb/harness/suite.hpp"
 #include "mskb/util/parallel.hpp"
 
 namespace mskb {
@@ -50,6 +49,7 @@ class BuildPool {
             job.second->set_value(compile_kernel(job.first.path, o));
           } catch (const std::exception& e) {
             CompileResult r;
+            r.outcome = CompileOutcome::build_failed;
             r.error = std::string("build failed: ") + e.what();
             job.second->set_value(r);
           }

@@ -178,6 +178,7 @@ CompileResult finish_compile(CompileResult& r, const CompileOptions& opt, std::c
     r.policy_notes = v.notes;
     if (!v.ok) {
       r.ok = false;
+      r.outcome = CompileOutcome::refused_policy;
       r.refused_policy = true;
       r.error = "rejected_static: " + v.describe();
     }
@@ -192,6 +193,7 @@ bool check_request(const std::string& source, const CompileOptions& opt, Compile
     r.libraries = requested_libraries(source);
     for (const auto& f : opt.flags) check_flag(f);
   } catch (const std::invalid_argument& e) {
+    r.outcome = CompileOutcome::refused_request;
     r.error = e.what();
     return false;
   }
@@ -201,6 +203,7 @@ bool check_request(const std::string& source, const CompileOptions& opt, Compile
     return false;
   }
   if (!r.libraries.empty() && !opt.allow_libraries) {
+    r.outcome = CompileOutcome::refused_request;
     r.error = "kernel asks to link " + r.libraries.front() + " but vendor libraries are not allowed (--allow-libraries)";
     return false;
   }
@@ -245,6 +248,7 @@ bool load_cached_failure(const fs::path& fail, CompileResult& r) {
   r.log = j.value("log", "");
   r.diagnostics = parse_nvcc_diagnostics(r.log);
   r.error = j.value("error", "compile error");
+  r.outcome = CompileOutcome::compile_error;
   return true;
 }
 
@@ -302,6 +306,7 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
   r.diagnostics = parse_nvcc_diagnostics(r.log);
   if (rc != 0) {
     fs::remove(tmp, ec);
+    r.outcome = CompileOutcome::compile_error;
     const std::string refused = explain_refused_read(r.log);
     r.error = "compile error: " + (refused.empty() ? first_error(r, rc) : refused);
     if (rc != 124) {
@@ -315,6 +320,7 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
     return;
   }
   r.ok = true;
+  r.outcome = CompileOutcome::built;
 }
 
 }  // namespace
@@ -324,6 +330,7 @@ CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& o
   CompileResult r;
   std::error_code ec;
   if (!fs::is_regular_file(cu_path, ec)) {
+    r.outcome = CompileOutcome::missing_file;
     r.error = "kernel file not found: " + cu_path;
     return finish_compile(r, opt, t0);
   }
@@ -341,6 +348,7 @@ CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& o
   r.so_path = so.string();
   if (fs::is_regular_file(so, ec)) {
     r.ok = r.cache_hit = true;
+    r.outcome = CompileOutcome::built;
     return finish_compile(r, opt, t0);
   }
   // The same source failed with the same compiler before.

@@ -6,7 +6,7 @@
 #include <mutex>
 #include <vector>
 
-#include "mskb/harness/suite.hpp"
+#include "mskb/harness/compiler.hpp"
 
 namespace fs = std::filesystem;
 

@@ -24,10 +24,6 @@ using report::num_at;
 using report::shape_label;
 using report::str_at;
 
-std::string registry_category(const std::string& task) {
-  const TaskSpec* t = find_task(task);
-  return t != nullptr ? t->category : "other";
-}
 
 namespace {
 

@@ -1,5 +1,8 @@
-// The suite's inputs: the kernel files of a task (shipped, wrong/, the adversarial corpus), their
-// builds (compile_all), the GPU lanes, and the compute-sanitizer command and shapes.
+// The suite's plan (mskb/harness/suite_plan.hpp): the kernel files of a task (shipped, wrong/,
+// the adversarial corpus), a submission's kernels, contender names, and the plan's groups less
+// the done ones.
+#include "mskb/harness/suite_plan.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -12,15 +15,13 @@
 
 #include <fmt/format.h>
 
-#include "build_pool.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
-#include "mskb/harness/suite.hpp"
 #include "mskb/util/files.hpp"
-#include "mskb/util/process.hpp"
 #include "mskb/util/text.hpp"
 
 namespace fs = std::filesystem;
+using json = nlohmann::json;
 
 namespace mskb {
 
@@ -148,31 +149,6 @@ std::map<std::string, std::string> user_contender_names(const std::vector<std::s
   return out;
 }
 
-std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs) {
-  std::vector<std::shared_future<CompileResult>> futures;
-  {
-    BuildPool pool(opt, jobs);
-    for (const auto& f : files) futures.push_back(pool.submit(f));
-    pool.start();
-  }  // joins the workers
-  std::vector<CompileResult> out;
-  for (auto& f : futures) out.push_back(f.get());
-  return out;
-}
-
-std::vector<std::string> exported_symbols(const std::string& so_path) {
-  std::string out;
-  if (run_command({"nm", "-D", "--defined-only", so_path}, out, 30) != 0) return {};
-  std::vector<std::string> syms;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto sp = line.rfind(' ');
-    if (sp != std::string::npos && line.size() > sp + 1 && line[sp - 1] == 'T') syms.push_back(line.substr(sp + 1));
-  }
-  return syms;
-}
-
 std::vector<KernelFile> shipped_kernels(const TaskSpec& spec, Precision p, const std::vector<ContenderKind>& which) {
   std::vector<KernelFile> out;
   if (const TaskFile* tf = spec.file) {  // a user's task: its baseline (no vendor)
@@ -233,59 +209,131 @@ std::vector<WrongKernel> declared_kernels(const std::string& folder) {
   return out;
 }
 
-int auto_checks_per_gpu(int cpus, double host_memory_gb, std::size_t lanes) {
-  const double per_lane = static_cast<double>(std::max<std::size_t>(1, lanes));
-  const double by_cpu = std::max(1, cpus) / 2.0 / per_lane, by_memory = host_memory_gb / 12.0 / per_lane;
-  return static_cast<int>(std::clamp(std::floor(std::min(by_cpu, by_memory)), 1.0, 8.0));
-}
+namespace {
 
-int auto_timing_overlap(bool all_trusted) { return all_trusted ? 3 : 1; }
-
-std::vector<std::string> gpu_lanes(const std::vector<int>& requested, int device_count, const char* visible_env) {
-  // Ordinals as this process sees them, mapped to what a child's CUDA_VISIBLE_DEVICES must say when
-  // the parent already runs under a CUDA_VISIBLE_DEVICES list (e.g. a Slurm allocation).
-  std::vector<std::string> visible;
-  if (visible_env && *visible_env) visible = split(visible_env, ',', /*skip_empty=*/true);
-  const int count = visible.empty() ? std::max(1, device_count) : std::min<int>(std::max(1, device_count), static_cast<int>(visible.size()));
-  std::vector<int> ordinals = requested;
-  if (ordinals.empty())
-    for (int i = 0; i < count; ++i) ordinals.push_back(i);
-  std::vector<std::string> lanes;
-  for (int o : ordinals) {
-    if (o < 0 || o >= count)
-      throw std::invalid_argument(fmt::format("--gpus: no GPU {} ({} visible)", o, count));
-    const std::string id = visible.empty() ? std::to_string(o) : visible[static_cast<std::size_t>(o)];
-    if (std::find(lanes.begin(), lanes.end(), id) == lanes.end()) lanes.push_back(id);
+// (task, precision) groups a previous report already has whole: every contender this run would
+// evaluate is there, finished (not waiting for its timing). They are not run again. In a timed
+// run, a correct contender without a single timed shape in that report is not done either
+// (reports written before `timing_pending` existed mark such contenders just `passed`).
+std::map<std::string, std::set<std::string>> done_groups(const json& previous, bool timed_plan) {
+  std::map<std::string, std::set<std::string>> done;
+  if (!previous.is_object()) return done;
+  std::set<std::string> timed;
+  for (const json& r : previous.value("results", json::array()))
+    if (r.is_object())
+      timed.insert(r.value("task", std::string()) + "|" + r.value("precision", std::string()) + "|" + r.value("contender", std::string()));
+  for (const json& c : previous.value("contenders", json::array())) {
+    if (!c.is_object() || c.value("timing_pending", false)) continue;
+    const std::string group = c.value("task", std::string()) + "|" + c.value("precision", std::string());
+    const std::string who = c.value("contender", std::string());
+    const std::optional<Disposition> d = from_string<Disposition>(c.value("disposition", std::string()));
+    if (timed_plan && d && is_correct(*d) && timed.count(group + "|" + who) == 0) continue;
+    done[group].insert(who);
   }
-  return lanes;
+  return done;
 }
 
-std::vector<std::string> sanitizer_wrapper(SanitizerTool tool, const std::string& path) {
-  // API errors a contender handles itself (e.g. a cuDNN engine that fails its trial launch and is
-  // skipped) are not memory errors; launch errors that matter fail the checks. racecheck:
-  // shared-memory hazards (a missing __syncthreads) are errors. --target-processes all: the
-  // runner may start a child process that loads and calls the kernel.
-  return {path, "--tool", to_string(tool), "--report-api-errors", "no", "--error-exitcode", std::to_string(kSanitizerExitCode),
-          "--print-limit", "5", "--target-processes", "all"};
+bool has_precision(const WrongKernel& w, Precision p) { return std::find(w.precisions.begin(), w.precisions.end(), p) != w.precisions.end(); }
+
+std::string declared(const WrongKernel& w) { return w.expect.empty() ? std::string("(no mskb-expect header)") : w.expect; }
+
+// Why an adversarial kernel is not judged in this run ("" when it is): `mskb-gate: memcheck`
+// kernels run only under --memcheck (and then only they), `mskb-gate: timing` ones only in a
+// timed run (mskb run).
+std::string adversarial_skip(const WrongKernel& w, const SuitePlan& plan) {
+  const std::string memcheck = to_string(SanitizerTool::memcheck);
+  const bool timed_run = !plan.eval.check_only && !plan.sanitizer;
+  if (w.gate == memcheck && plan.sanitizer != SanitizerTool::memcheck) return "gate memcheck: judged only by mskb check --memcheck";
+  if (w.gate != memcheck && plan.sanitizer) return "judged only without --" + to_string(*plan.sanitizer);
+  if (w.gate == to_string(Part::timing) && !timed_run) return "gate timing: judged only by mskb run";
+  return "";
 }
 
-std::string find_sanitizer() {
-  const char* e = std::getenv("MSKB_SANITIZER");
-  return find_cuda_tool("compute-sanitizer", e != nullptr ? e : "");
+// The kernels of one (task, precision) with their declared dispositions ("" for none).
+std::vector<std::pair<KernelFile, std::string>> group_kernels(const SuitePlan& plan, const TaskSpec& spec, Precision p,
+                                                              const std::map<std::string, std::string>& names, const Progress& progress) {
+  auto wanted = [&](ContenderKind k) { return std::find(plan.contenders.begin(), plan.contenders.end(), k) != plan.contenders.end(); };
+  std::vector<std::pair<KernelFile, std::string>> group;
+  for (auto& k : shipped_kernels(spec, p, plan.contenders)) group.push_back({k, ""});
+  if (wanted(ContenderKind::wrong))
+    for (const auto& w : wrong_kernels(spec))
+      if (has_precision(w, p))
+        group.push_back({KernelFile{w.path, to_string(ContenderKind::wrong) + "/" + fs::path(w.path).stem().string(), true}, declared(w)});
+  // The adversarial corpus (tests/adversarial/<task>): user kernels (the binary policy applies),
+  // each judged against its declared disposition.
+  if (wanted(ContenderKind::adversarial))
+    for (const auto& w : adversarial_kernels(spec)) {
+      if (!has_precision(w, p)) continue;
+      const std::string contender = to_string(ContenderKind::adversarial) + "/" + fs::path(w.path).stem().string();
+      if (const std::string skip = adversarial_skip(w, plan); !skip.empty()) {
+        if (progress) progress(fmt::format("{} {} {}: skipped ({})", spec.name, to_string(p), contender, skip), true);
+        continue;
+      }
+      group.push_back({KernelFile{w.path, contender, false}, declared(w)});
+    }
+  for (const auto& path : plan.kernels) group.push_back({KernelFile{path, names.at(path), false}, ""});
+  if (plan.submission)
+    for (const TaskKernel& k : plan.submission->kernels) {
+      if (k.task != spec.name || (k.precision && *k.precision != p)) continue;
+      KernelFile f{k.path, names.at(k.path), false};
+      f.optional = !k.precision && p != Precision::fp32;  // TASK.cu: bf16 when it exports it
+      group.push_back({f, ""});
+    }
+  return group;
 }
 
-TaskSpec sanitizer_subset(const TaskSpec& spec) {
-  auto smallest = [&](std::vector<Shape> shapes, std::size_t n) {
-    std::stable_sort(shapes.begin(), shapes.end(), [&](const Shape& a, const Shape& b) { return spec.complexity(a) < spec.complexity(b); });
-    if (shapes.size() > n) shapes.resize(n);
-    return shapes;
-  };
-  TaskSpec s = spec;
-  s.paper = smallest(spec.paper, 2);
-  s.heldout = smallest(spec.heldout, 1);
-  s.large.clear();
-  s.seeds = 2;
-  return s;
+// The contender names of the plan's user kernels (user_contender_names over all of them).
+std::map<std::string, std::string> plan_kernel_names(const SuitePlan& plan) {
+  std::vector<std::string> paths = plan.kernels;
+  if (plan.submission)
+    for (const TaskKernel& k : plan.submission->kernels) paths.push_back(k.path);
+  return user_contender_names(paths);
 }
+
+}  // namespace
+
+std::vector<SuiteGroup> plan_groups(const SuitePlan& plan, const Progress& progress, std::size_t& skipped) {
+  const auto done = done_groups(plan.skip_done, !plan.eval.check_only && !plan.sanitizer);
+  const auto names = plan_kernel_names(plan);
+  std::vector<SuiteGroup> out;
+  for (const auto& name : plan.tasks) {
+    const TaskSpec& spec = get_task(name);
+    for (Precision p : plan.precisions) {
+      if (!plan.only_groups.empty() &&
+          std::find(plan.only_groups.begin(), plan.only_groups.end(), spec.name + "|" + to_string(p)) == plan.only_groups.end())
+        continue;
+      auto group = group_kernels(plan, spec, p, names, progress);
+      // A submission's group without a kernel of the submission: nothing to compare.
+      if (plan.submission && std::none_of(group.begin(), group.end(), [&](const auto& g) { return names.count(g.first.path) > 0; })) continue;
+      const auto d = done.find(spec.name + "|" + to_string(p));
+      // Done: every contender is in the previous report (an optional one may have been left out).
+      if (d != done.end() && !group.empty() && std::all_of(group.begin(), group.end(), [&](const auto& g) {
+            return g.first.optional || d->second.count(g.first.contender) > 0;
+          })) {
+        ++skipped;
+        continue;
+      }
+      SuiteGroup sg{spec.name, p, {}, {}};
+      for (auto& [k, expect] : group) {
+        sg.kernels.push_back(std::move(k));
+        sg.expect.push_back(std::move(expect));
+      }
+      out.push_back(std::move(sg));
+    }
+  }
+  return out;
+}
+
+std::vector<SuiteGroup> suite_groups(const SuitePlan& plan, std::size_t* skipped) {
+  std::size_t n = 0;
+  std::vector<SuiteGroup> out;
+  for (auto& g : plan_groups(plan, {}, n)) {
+    if (g.kernels.empty()) continue;
+    out.push_back(std::move(g));
+  }
+  if (skipped != nullptr) *skipped = n;
+  return out;
+}
+
 
 }  // namespace mskb
