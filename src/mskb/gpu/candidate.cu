@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/core/instance.hpp"
-#include "mskb/core/task_file.hpp"
+#include "mskb/core/registry.hpp"
 #include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/device_instance.cuh"
