@@ -121,11 +121,7 @@ class SuiteRun {
     // section 9) also start as soon as their group is checked, beside the other groups' checks.
     // Off by default: on the H200 it bought no wall time, the checks waiting for the GPU behind
     // the timings (section 9).
-<<<<<<< HEAD
-    pipelined_ = two_phase() && timing_overlap() > 1 && eval_.settings.pipeline.value_or(false);
-=======
-    pipelined_ = two_phase() && timing_overlap_ > 1 && env_switch("MSKB_PIPELINE").value_or(false);
->>>>>>> suite
+    pipelined_ = two_phase() && timing_overlap_ > 1 && eval_.settings.pipeline.value_or(false);
     // Shipped kernels' libraries are loaded before the lock (RunRequest::load_before_lock);
     // MSKB_LOAD_OUTSIDE_LOCK=0 loads them under it, as a user's kernel always is.
     load_outside_lock_ = eval_.settings.load_outside_lock.value_or(true);
