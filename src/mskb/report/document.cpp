@@ -65,6 +65,7 @@ json report_json(const SuiteReport& report) {
                           {"gpu", run.gpu.empty() ? json(nullptr) : json(run.gpu)},
                           {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
     if (run.timing_pending) contenders.back()["timing_pending"] = true;
+    if (!r.sandbox.empty()) contenders.back()["sandbox"] = r.sandbox;  // the OS sandbox the kernel ran in (issue 40)
     if (!r.timing_part_seconds.empty()) contenders.back()["timing_part_seconds"] = r.timing_part_seconds;
     if (!r.sanitized.empty()) contenders.back()["sanitized"] = {{"tools", r.sanitized}, {"shapes", kSanitizerShapes}};
     std::map<std::string, std::vector<WeightedSample>> weighted;
