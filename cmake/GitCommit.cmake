@@ -21,7 +21,9 @@ if(GIT_FOUND)
     endif()
   endif()
 endif()
-if(EXISTS "${SRC}/.source-stamp")
+# A clean git checkout names its own commit; the stamp speaks where git cannot (no metadata) or
+# where the metadata is stale (a copy whose tracked files differ from its HEAD).
+if(EXISTS "${SRC}/.source-stamp" AND (commit STREQUAL "unknown" OR commit MATCHES "\\+modified$"))
   set(git_commit "${commit}")
   file(STRINGS "${SRC}/.source-stamp" stamp_commit REGEX "^commit: [0-9a-f]+$")
   file(STRINGS "${SRC}/.source-stamp" stamp_modified REGEX "^modified: ")

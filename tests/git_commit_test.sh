@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cmake/GitCommit.cmake names the commit the tools are built from: in a git checkout its short
 # hash; in a tree made by `git archive` (a release tarball, no .git) the commit .git_archival.txt
-# was filled with, marked "(archive)"; elsewhere "unknown".
+# was filled with, marked "(archive)"; in a copy stamped by scripts/stamp-source.sh the stamp's
+# commit, verified file by file; elsewhere "unknown".
 set -uo pipefail
 root=$1
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -19,4 +20,13 @@ got=$(commit_of "$work/archive"); [ "$got" = "${full:0:12} (archive)" ] || fail 
 
 mkdir "$work/plain" && printf 'commit: $Format:%%H$\n' > "$work/plain/.git_archival.txt"
 got=$(commit_of "$work/plain"); [ "$got" = unknown ] || fail "an unfilled archival file: got '$got'"
+# A copy without git metadata, stamped by scripts/stamp-source.sh: its commit while every stamped file
+# matches, "+modified" once one differs; without the stamp, unknown.
+mkdir "$work/stamped" && git -C "$root" archive HEAD | tar -x -C "$work/stamped" && rm -f "$work/stamped/.git_archival.txt"
+{ echo "commit: $full"; echo "modified: no"; git -C "$root" ls-files -z | (cd "$work/stamped" && xargs -0 sha256sum -- 2>/dev/null) | sed 's/^/file: /'; } > "$work/stamped/.source-stamp"
+got=$(commit_of "$work/stamped"); [ "$got" = "${full:0:12} (stamp)" ] || fail "stamped copy: got '$got', want '${full:0:12} (stamp)'"
+echo "// changed" >> "$work/stamped/README.md"
+got=$(commit_of "$work/stamped"); [ "$got" = "${full:0:12}+modified (stamp)" ] || fail "stamped copy, changed: got '$got'"
+rm "$work/stamped/.source-stamp"
+got=$(commit_of "$work/stamped"); [ "$got" = unknown ] || fail "unstamped copy: got '$got'"
 echo PASS
