@@ -159,7 +159,9 @@ void add_build_command(CLI::App& app) {
   build->add_flag("--all", o->all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
   build->add_option("--kernel", o->kernels, "Kernel file(s)");
   build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
-  build->add_option("--arch", o->arch, "GPU architecture to compile for, e.g. sm_80 (default: " + default_arch() + ", the build's)");
+  build->add_option("--arch", o->arch,
+                    "GPU architecture to compile for: 80, sm_80, compute_80, 90a or sm_90a (default: " + default_arch() + ", the build's)")
+      ->transform(gpu_arch_option());
   add_json_option(build, o->json, "Write [{kernel, ok, so, cache_hit, seconds, error, diagnostics, policy, expect}]");
   build->add_flag("--allow-libraries", o->allow_libraries, "Let --kernel files link vendor libraries (// mskb-link:)");
   build->callback([o] { run_build(*o); });

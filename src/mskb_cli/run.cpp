@@ -136,7 +136,8 @@ void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--seeds", o.seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
   c->add_option("--shape-seed", o.shape_seed,
                 "Seed of the random shapes checked besides paper + held-out (default: a fresh one per run, recorded in the report)");
-  c->add_option("--arch", o.arch, "CUDA arch for kernel builds, e.g. 90 or 90a");
+  c->add_option("--arch", o.arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the build's)")
+      ->transform(gpu_arch_option());
   c->add_option("--flag", o.flags, "Extra nvcc flag for kernel builds (whitelisted)");
   c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
   c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)")->check(mskb::positive());

@@ -6,6 +6,7 @@
 // Header-only (CLI11 is header-only; util links nothing for it).
 #pragma once
 
+#include <cctype>
 #include <exception>
 #include <iostream>
 #include <optional>
@@ -19,6 +20,32 @@
 namespace mskb {
 
 inline constexpr int kUsageExitCode = 2;
+
+// A GPU architecture as a user writes it: "80", "sm_80", "compute_80", "90a", "sm_90a", "SM_90"
+// alike -> the harness's form ("80", "90a"); nullopt for anything else.
+inline std::optional<std::string> normalize_gpu_arch(std::string a) {
+  for (char& c : a) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* prefix : {"sm_", "compute_", "sm", "compute"})
+    if (a.rfind(prefix, 0) == 0) {
+      a = a.substr(std::string(prefix).size());
+      break;
+    }
+  static const std::regex form(R"([1-9][0-9]{1,2}[af]?)");
+  if (!std::regex_match(a, form)) return std::nullopt;
+  return a;
+}
+// The check every --arch option takes: the forms above, anything else a usage error (exit 2)
+// that lists them.
+inline CLI::Validator gpu_arch_option() {
+  return CLI::Validator(
+      [](std::string& v) {
+        const std::optional<std::string> n = normalize_gpu_arch(v);
+        if (!n) return "'" + v + "' is not a GPU architecture: write it as 90, sm_90, compute_90, 90a or sm_90a";
+        v = *n;
+        return std::string();
+      },
+      "ARCH");
+}
 // The machine has no usable CUDA device (or driver): an environment failure, not a usage error.
 inline constexpr int kNoDeviceExitCode = 1;
 

@@ -362,7 +362,8 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--allow-libraries", o->allow_libraries, "Let candidates call vendor libraries (// mskb-link: ...)");
   cmd->add_flag("--no-sanitize", o->no_sanitize,
                 "Accept candidates without compute-sanitizer memcheck + racecheck (weaker: memory errors and races go unseen)");
-  cmd->add_option("--arch", o->arch, "Build architecture (e.g. 90, 90a; default: the harness's)");
+  cmd->add_option("--arch", o->arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the harness's)")
+      ->transform(mskb::gpu_arch_option());
   cmd->add_option("--flag", o->flags, "Extra nvcc flag for candidates (whitelisted; repeatable)");
   cmd->add_option("--archs", o->archs, "Architectures the Compiler agent may choose (default 90,90a)");
   cmd->add_option("--record", o->record, "Record every LLM exchange to this cassette (live providers)");

@@ -1,5 +1,6 @@
 // mskb/util/text.hpp: reading files, trimming, splitting and joining lists.
 #include "mskb/util/text.hpp"
+#include "mskb/util/command_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -63,3 +64,18 @@ TEST(Text, JoinAndStartsWith) {
 
 }  // namespace
 }  // namespace mskb
+
+// Every --arch option (mskb build/run/check, cudamaster optimize) takes the forms a GPU engineer
+// writes and refuses the rest as a usage error.
+TEST(GpuArchOption, EveryCommonFormAndNothingElse) {
+  for (const char* s : {"80", "sm_80", "compute_80", "SM_80", "sm80"}) EXPECT_EQ(mskb::normalize_gpu_arch(s), std::optional<std::string>("80")) << s;
+  for (const char* s : {"90a", "sm_90a", "compute_90a"}) EXPECT_EQ(mskb::normalize_gpu_arch(s), std::optional<std::string>("90a")) << s;
+  EXPECT_EQ(mskb::normalize_gpu_arch("100f"), std::optional<std::string>("100f"));
+  for (const char* s : {"", "sm_", "9", "compute_sm_80", "hopper", "90b", "sm_90 ", "1000"}) EXPECT_FALSE(mskb::normalize_gpu_arch(s)) << s;
+  CLI::App app;
+  std::string arch;
+  app.add_option("--arch", arch)->transform(mskb::gpu_arch_option());
+  EXPECT_NO_THROW(app.parse(std::vector<std::string>{"sm_80", "--arch"}));  // CLI11 takes the arguments reversed
+  EXPECT_EQ(arch, "80");
+  EXPECT_THROW(app.parse(std::vector<std::string>{"sm80x", "--arch"}), CLI::ValidationError);
+}
