@@ -25,20 +25,10 @@ library only.
 import argparse
 import json
 import os
-import re
 import sys
 import time
 
-AGENT = re.compile(r"You are the (Planner|Coder|Compiler|Debug)")
-
-
-def agent_of(messages):
-    for m in messages or []:
-        if m.get("role") == "system":
-            found = AGENT.search(m.get("content") or "")
-            if found:
-                return found.group(1)
-    return "unknown"
+from cassette_lines import agent_of, cassette_entries
 
 
 def heading_of(messages):
@@ -50,17 +40,9 @@ def heading_of(messages):
 
 def load_cassette(path):
     by_heading = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"exchange_answer: {path}:{n}: not JSON ({e})")
-            messages = entry.get("request", {}).get("messages")
-            by_heading.setdefault(heading_of(messages), []).append((n, agent_of(messages), entry))
+    for n, entry in cassette_entries(path, "exchange_answer: "):
+        messages = entry.get("request", {}).get("messages")
+        by_heading.setdefault(heading_of(messages), []).append((n, agent_of(messages), entry))
     return by_heading
 
 

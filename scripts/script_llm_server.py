@@ -15,40 +15,19 @@ whose answers are used up gets HTTP 503 with an OpenAI-style error body.
 """
 import argparse
 import json
-import re
 import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-AGENT = re.compile(r"You are the (Planner|Coder|Compiler|Debug)")
-
-
-def agent_of(messages):
-    for m in messages or []:
-        if m.get("role") == "system":
-            content = m.get("content")
-            if isinstance(content, list):
-                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
-            found = AGENT.search(content or "")
-            if found:
-                return found.group(1)
-    return "unknown"
+from cassette_lines import agent_of, cassette_entries
 
 
 def load(path):
     queues = {}
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as e:
-                sys.exit(f"{path}:{n}: not JSON ({e})")
-            agent = agent_of(entry.get("request", {}).get("messages"))
-            queues.setdefault(agent, []).append(entry)
+    for _, entry in cassette_entries(path):
+        agent = agent_of(entry.get("request", {}).get("messages"))
+        queues.setdefault(agent, []).append(entry)
     return queues
 
 
