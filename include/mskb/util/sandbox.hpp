@@ -187,6 +187,10 @@ class CandidateSandbox {
   // step 2 is left out, unless MSKB_SANDBOX_TOOLS=strict. The level says so.
   static bool under_injection_tool();
   static bool strict_under_tools();
+  // MSKB_SANDBOX=off: resource limits only, no Landlock and no seccomp (to measure what the
+  // sandbox costs, or to tell whether it is the cause of a failure). Never a default: every
+  // report's sandbox field then reads "off (...)".
+  static bool switched_off();
 
  private:
   int landlock_abi_ = 0;
@@ -194,6 +198,7 @@ class CandidateSandbox {
   std::string tool_note_;
   bool seccomp_ = false;
   bool step1_ = false;
+  bool off_ = false;
 };
 
 // MSKB_SANDBOX_DEBUG=trap: kill -> trap with a handler that names the call on stderr.

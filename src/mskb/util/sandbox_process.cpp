@@ -264,6 +264,11 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
     throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
                              " threads): Landlock would bind only this thread");
   apply_limits(Limits{});
+  if (switched_off()) {  // resource limits only; level() says so in every report
+    off_ = true;
+    step1_ = true;
+    return;
+  }
   LandlockRuleset::Scopes scopes;
   if (under_injection_tool()) scopes.tcp = scopes.abstract_unix = false;
   LandlockRuleset rs(candidate_rules(paths), scopes);
@@ -283,7 +288,7 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
 
 void CandidateSandbox::confine_calls() {
   if (!step1_) throw std::runtime_error("the sandbox's second step before its first");
-  if (seccomp_) return;
+  if (seccomp_ || off_) return;
   if (under_injection_tool() && !strict_under_tools()) {
     tool_note_ = "no seccomp under an injected CUDA tool";
     return;
@@ -295,6 +300,7 @@ void CandidateSandbox::confine_calls() {
 }
 
 std::string CandidateSandbox::level() const {
+  if (off_) return "off (MSKB_SANDBOX=off: the kernel ran unconfined, for measurement only)";
   std::string s;
   if (landlock_abi_ > 0) s = "landlock-" + std::to_string(landlock_abi_);
   if (seccomp_) s += s.empty() ? "seccomp" : "+seccomp";
@@ -308,6 +314,11 @@ std::string CandidateSandbox::level() const {
 bool CandidateSandbox::under_injection_tool() {
   const char* v = std::getenv("CUDA_INJECTION64_PATH");
   return v && *v;
+}
+
+bool CandidateSandbox::switched_off() {
+  const char* v = std::getenv("MSKB_SANDBOX");
+  return v && std::strcmp(v, "off") == 0;
 }
 
 bool CandidateSandbox::strict_under_tools() {
