@@ -196,6 +196,7 @@ class CandidateSandbox {
   int landlock_abi_ = 0;
   std::string landlock_note_;
   std::string tool_note_;
+  std::string tool_threads_note_;
   bool seccomp_ = false;
   bool step1_ = false;
   bool off_ = false;

@@ -260,9 +260,16 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
 void CandidateSandbox::confine_files(const CandidatePaths& paths) {
   if (step1_) return;
   const int threads = thread_count();
-  if (threads != 1)
-    throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
-                             " threads): Landlock would bind only this thread");
+  if (threads != 1) {
+    // An injected CUDA tool (ncu, compute-sanitizer) starts its own thread before main. Landlock
+    // then binds this thread and the threads it creates (CUDA's, the kernel's), not the tool's:
+    // said in the level. Without a tool, more than one thread here is a harness error.
+    if (!under_injection_tool())
+      throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
+                               " threads): Landlock would bind only this thread");
+    tool_threads_note_ = "landlock binds the candidate's threads, not the " + std::to_string(threads - 1) +
+                         " thread(s) the injected tool started";
+  }
   apply_limits(Limits{});
   if (switched_off()) {  // resource limits only; level() says so in every report
     off_ = true;
@@ -306,6 +313,7 @@ std::string CandidateSandbox::level() const {
   if (seccomp_) s += s.empty() ? "seccomp" : "+seccomp";
   if (s.empty()) s = "none";
   if (landlock_abi_ <= 0 && !landlock_note_.empty()) s += " (" + landlock_note_ + ")";
+  if (!tool_threads_note_.empty()) s += " (" + tool_threads_note_ + ")";
   if (!tool_note_.empty()) s += " (" + tool_note_ + ")";
   if (violation_mode_from_environment() == OnViolation::trap) s += " [debug: trap]";
   return s;

@@ -363,6 +363,55 @@ TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
 }
 
+// Under an injected CUDA tool (ncu starts a thread before main) the first step binds the
+// candidate's thread and says so; it still refuses writes on that thread.
+TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so", 1);
+    std::atomic<bool> stop{false};
+    std::thread t([&] {
+      while (!stop) std::this_thread::yield();
+    });
+    int code = 0;
+    try {
+      sb::CandidateSandbox box;
+      box.confine_files({"/nonexistent/kernel.so", ""});
+      const std::string level = box.level();
+      if (level.find("thread(s) the injected tool started") == std::string::npos) code = 2;
+      std::string why;
+      if (code == 0 && sb::landlock_abi(&why) > 0) {
+        const int fd = ::open("/var/tmp/mskb_sandbox_injected_probe", O_WRONLY | O_CREAT, 0600);
+        if (fd >= 0) code = 3;  // Landlock must hold on this thread
+      }
+    } catch (const std::runtime_error&) {
+      code = 1;
+    }
+    stop = true;
+    t.join();
+    ::_exit(code);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
+// MSKB_SANDBOX=off: resource limits only, and the level says the kernel ran unconfined.
+TEST(SandboxPieces, SwitchedOffSaysSo) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setenv("MSKB_SANDBOX", "off", 1);
+    sb::CandidateSandbox box;
+    box.confine_files({"/nonexistent/kernel.so", ""});
+    box.confine_calls();
+    const std::string level = box.level();
+    ::_exit(level.rfind("off (MSKB_SANDBOX=off", 0) == 0 && !box.calls_confined() && !box.files_confined() ? 0 : 1);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
 TEST(SandboxPieces, EnvironmentIsScrubbed) {
   const auto out = sb::scrub_environment({"PATH=/usr/bin", "OPENAI_API_KEY=sk-x", "ANTHROPIC_API_KEY=y", "GITHUB_TOKEN=z",
                                           "CUDA_VISIBLE_DEVICES=0", "MSKB_LLM_TOKEN=t", "AWS_SECRET_ACCESS_KEY=a",
