@@ -159,6 +159,7 @@ class OutputDrain {
 struct CandidatePaths {
   std::string library;    // the kernel library (its folder: read + execute)
   std::string task_file;  // a task file, if any (its folder: read)
+  bool under_tool = false;  // the caller knows a CUDA tool (ncu, compute-sanitizer) runs it (profile mode)
 };
 
 class CandidateSandbox {
@@ -200,6 +201,7 @@ class CandidateSandbox {
   bool seccomp_ = false;
   bool step1_ = false;
   bool off_ = false;
+  bool tool_ = false;  // under an injected CUDA tool (detected, or said by the caller)
 };
 
 // MSKB_SANDBOX_DEBUG=trap: kill -> trap with a handler that names the call on stderr.

@@ -248,7 +248,7 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
   }
   add("/dev/null", kRead | kWrite | kDevIoctl);
   add("/dev/zero", kRead | kWrite);
-  if (under_injection_tool()) {
+  if (paths.under_tool || under_injection_tool()) {
     for (const char* p : {static_cast<const char*>("/tmp"), static_cast<const char*>("/dev/shm"), static_cast<const char*>(std::getenv("TMPDIR"))})
       if (p && *p == '/') add(p, kRead | kWrite);
   }
@@ -259,12 +259,13 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
 
 void CandidateSandbox::confine_files(const CandidatePaths& paths) {
   if (step1_) return;
+  tool_ = paths.under_tool || under_injection_tool();
   const int threads = thread_count();
   if (threads != 1) {
     // An injected CUDA tool (ncu, compute-sanitizer) starts its own thread before main. Landlock
     // then binds this thread and the threads it creates (CUDA's, the kernel's), not the tool's:
     // said in the level. Without a tool, more than one thread here is a harness error.
-    if (!under_injection_tool())
+    if (!tool_)
       throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
                                " threads): Landlock would bind only this thread");
     tool_threads_note_ = "landlock binds the candidate's threads, not the " + std::to_string(threads - 1) +
@@ -277,7 +278,7 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
     return;
   }
   LandlockRuleset::Scopes scopes;
-  if (under_injection_tool()) scopes.tcp = scopes.abstract_unix = false;
+  if (tool_) scopes.tcp = scopes.abstract_unix = false;
   LandlockRuleset rs(candidate_rules(paths), scopes);
   if (rs.abi() <= 0 && !rs.ok()) {
     landlock_note_ = "landlock: " + (rs.error().empty() ? std::string("not available") : rs.error());
@@ -296,7 +297,7 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
 void CandidateSandbox::confine_calls() {
   if (!step1_) throw std::runtime_error("the sandbox's second step before its first");
   if (seccomp_ || off_) return;
-  if (under_injection_tool() && !strict_under_tools()) {
+  if (tool_ && !strict_under_tools()) {
     tool_note_ = "no seccomp under an injected CUDA tool";
     return;
   }
@@ -321,7 +322,16 @@ std::string CandidateSandbox::level() const {
 
 bool CandidateSandbox::under_injection_tool() {
   const char* v = std::getenv("CUDA_INJECTION64_PATH");
-  return v && *v;
+  if (v && *v) return true;
+  // ncu launches its target with its interceptor preloaded (it sets the CUDA injection later,
+  // inside the process): measured on the H200, the target starts with a second thread and no
+  // CUDA_INJECTION64_PATH.
+  const char* pre = std::getenv("LD_PRELOAD");
+  if (!pre) return false;
+  const std::string p(pre);
+  for (const char* mark : {"InjectionTarget", "Nsight", "nsight", "compute-sanitizer", "sanitizer-public"})
+    if (p.find(mark) != std::string::npos) return true;
+  return false;
 }
 
 bool CandidateSandbox::switched_off() {

@@ -365,10 +365,16 @@ TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
 
 // Under an injected CUDA tool (ncu starts a thread before main) the first step binds the
 // candidate's thread and says so; it still refuses writes on that thread.
-TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
+namespace {
+// How the tool is known: CUDA_INJECTION64_PATH, ncu's preloaded interceptor, or the caller.
+enum class ToolSignal { injection_env, preload, caller };
+void expect_tool_thread_named(ToolSignal how) {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::setenv("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so", 1);
+    ::unsetenv("CUDA_INJECTION64_PATH");
+    if (how == ToolSignal::injection_env) ::setenv("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so", 1);
+    if (how == ToolSignal::preload)
+      ::setenv("LD_PRELOAD", "/opt/nvidia/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/libInterceptorInjectionTarget.so", 1);
     std::atomic<bool> stop{false};
     std::thread t([&] {
       while (!stop) std::this_thread::yield();
@@ -376,7 +382,7 @@ TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
     int code = 0;
     try {
       sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", ""});
+      box.confine_files({"/nonexistent/kernel.so", "", how == ToolSignal::caller});
       const std::string level = box.level();
       if (level.find("thread(s) the injected tool started") == std::string::npos) code = 2;
       std::string why;
@@ -394,6 +400,13 @@ TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
   int st = 0;
   ::waitpid(pid, &st, 0);
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+}  // namespace
+
+TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
+  expect_tool_thread_named(ToolSignal::injection_env);
+  expect_tool_thread_named(ToolSignal::preload);
+  expect_tool_thread_named(ToolSignal::caller);
 }
 
 // MSKB_SANDBOX=off: resource limits only, and the level says the kernel ran unconfined.
