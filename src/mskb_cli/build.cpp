@@ -271,7 +271,7 @@ CLI::Option* add_nvcc_flag_option(CLI::App* cmd, std::vector<std::string>& flags
           return std::string(e.what());
         }
       },
-      "FLAG");
+      "");  // the type name says FLAG
   return cmd
       ->add_option("--nvcc-flag,--flag", flags,
                    "Extra nvcc argument for kernel builds, one per option, e.g. --nvcc-flag=-Xptxas=-v --nvcc-flag=-lineinfo "
