@@ -138,7 +138,7 @@ void add_common_options(CLI::App* c, RunOptions& o) {
                 "Seed of the random shapes checked besides paper + held-out (default: a fresh one per run, recorded in the report)");
   c->add_option("--arch", o.arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the build's)")
       ->transform(gpu_arch_option());
-  c->add_option("--flag", o.flags, "Extra nvcc flag for kernel builds (whitelisted)");
+  add_nvcc_flag_option(c, o.flags);
   c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
   c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)")->check(mskb::positive());
   add_json_option(c, o.json_path, "Write the JSON report");
@@ -396,7 +396,7 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
                      "--contenders", o.contenders, "--checks-per-gpu", o.checks_per_gpu, "--json", json_path});
   for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", abs(k)});
   if (!o.arch.empty()) a.insert(a.end(), {"--arch", o.arch});
-  for (const std::string& f : o.flags) a.push_back("--flag=" + f);
+  for (const std::string& f : o.flags) a.push_back("--nvcc-flag=" + f);
   if (o.allow_libraries) a.push_back("--allow-libraries");
   if (o.timeout > 0) a.push_back(fmt::format("--timeout={}", o.timeout));
   if (o.jobs > 0) a.push_back("--jobs=" + std::to_string(o.jobs));

@@ -26,9 +26,9 @@ namespace fs = std::filesystem;
 namespace mskb::cli {
 
 std::string use_task_file(const std::string& path, const std::string& precision, SuitePlan& plan) {
-  const TaskFile& tf = register_task_file(path);  // one-line errors (file:line: key: ...)
-  (void)compile_reference(tf);  // a reference that does not compile fails here, before any GPU work
-  (void)build_reference_kernel(tf, plan.compile);  // a reference kernel too, with the contenders' recipe
+  // The rules of `mskb task validate` (one-line errors: file:line: key: ...); a reference that does
+  // not compile fails here, before any GPU work, a reference kernel built with the contenders' recipe.
+  const TaskFile& tf = prepare_task_file(path, plan.compile);
   if (precision == "all") {
     plan.precisions = tf.precisions;
   } else {
@@ -60,10 +60,12 @@ void new_task(const NewOptions& o) {
                            dir.string());
 }
 
+// The same rules as every --task-file (prepare_task_file): a file validate accepts, build, check
+// and run accept too, and one it refuses they refuse with the same line.
 void validate_task(const std::string& path) {
-  const TaskFile tf = load_task_file(path);
-  const std::string so = compile_reference(tf);
-  const std::string kernel_so = build_reference_kernel(tf);  // "" without a reference kernel
+  const TaskFile& tf = prepare_task_file(path);
+  const std::string so = compile_reference(tf);                   // compiled by prepare_task_file: the cached object
+  const std::string kernel_so = reference_kernel_library(tf.spec);  // "" without a reference kernel
   const TaskSpec& s = tf.spec;
   std::vector<std::string> precisions, baselines;
   for (Precision p : tf.precisions) {

@@ -1,10 +1,8 @@
 // The compiler's batch side (mskb/harness/compiler.hpp): compile_all through the build pool, and
 // the symbols a built library exports.
-#include <sstream>
-
 #include "build_pool.hpp"
+#include "mskb/harness/binary_policy.hpp"
 #include "mskb/harness/compiler.hpp"
-#include "mskb/util/process.hpp"
 
 namespace mskb {
 
@@ -21,16 +19,11 @@ std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, con
 }
 
 std::vector<std::string> exported_symbols(const std::string& so_path) {
-  std::string out;
-  if (run_command({"nm", "-D", "--defined-only", so_path}, out, 30) != 0) return {};
-  std::vector<std::string> syms;
-  std::istringstream in(out);
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto sp = line.rfind(' ');
-    if (sp != std::string::npos && line.size() > sp + 1 && line[sp - 1] == 'T') syms.push_back(line.substr(sp + 1));
+  try {
+    return exported_functions(so_path);  // the ELF's dynamic symbol table (binary_policy.hpp)
+  } catch (const std::exception&) {
+    return {};
   }
-  return syms;
 }
 
 }  // namespace mskb

@@ -576,6 +576,7 @@ TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
 // way on a machine without a GPU); an unknown name in the list is a one-line usage error.
 TEST(MskbCli, BuildTakesAListOfTasks) {
   Cli c;
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";  // mskb build checks each kernel's entry points
   const Proc p = c.run({"build", "--task", "vector_add,dot_product", "--json", "-"}, CM_MSKB_BIN);
   ASSERT_EQ(p.code, 0) << p.err;
   std::set<std::string> folders;
@@ -984,6 +985,7 @@ TEST(CliContract, HelpShowsDefaults) {
 // stdout; `--json FILE` writes the same JSON to FILE.
 TEST(CliContract, JsonIsAFileOrDashForStdoutOnEveryCommand) {
   Cli c;
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";  // mskb build checks each kernel's entry points
   const std::string kernel = c.dir.file("k.cu");
   std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/algebra/vector_add/baseline_fp32.cu");
   const std::string cassette = record_story(c.dir.file("story.jsonl"));
