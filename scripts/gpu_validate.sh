@@ -126,19 +126,19 @@ fi
 
 if [[ $phases == *,agents,* ]]; then
   t1=$(date +%s)
-  $B/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
+  $B/cudamaster optimize --task matrix_vector_mul --llm replay:data/demo/matrix_vector_mul_fp32.jsonl --rounds 2 \
     --db "$OUT/demo.db" --out "$OUT/demo" --json > "$OUT/demo-summary.json" 2> "$OUT/demo.log"
   echo "demo rc=$? ($(since $t1))"; tail -25 "$OUT/demo.log"
   $B/cudamaster runs --db "$OUT/demo.db" > "$OUT/demo-runs.txt" 2>&1; cat "$OUT/demo-runs.txt"
   $B/cudamaster show 1 --calls --db "$OUT/demo.db" > "$OUT/demo-show.txt" 2>&1; echo "show rc=$?"
   # Live: the same script served over real HTTP by a loopback OpenAI-compatible server.
   rm -f "$OUT/llm.port"
-  python3 scripts/script_llm_server.py --cassette data/demo/spmv_csr_fp32.jsonl --port-file "$OUT/llm.port" \
+  python3 scripts/script_llm_server.py --cassette data/demo/matrix_vector_mul_fp32.jsonl --port-file "$OUT/llm.port" \
     --log "$OUT/llm-server.log" > /dev/null 2>&1 &
   srv=$!
   for _ in $(seq 50); do [ -s "$OUT/llm.port" ] && break; sleep 0.1; done
   t1=$(date +%s)
-  $B/cudamaster optimize --task spmv_csr --llm "openai-compatible:http://127.0.0.1:$(cat "$OUT/llm.port")/v1:cudamaster-demo-script" \
+  $B/cudamaster optimize --task matrix_vector_mul --llm "openai-compatible:http://127.0.0.1:$(cat "$OUT/llm.port")/v1:cudamaster-demo-script" \
     --rounds 2 --db "$OUT/live.db" --out "$OUT/live" --json > "$OUT/live-summary.json" 2> "$OUT/live.log"
   echo "live rc=$? ($(since $t1)), $(wc -l < "$OUT/llm-server.log") HTTP requests served"; tail -8 "$OUT/live.log"
   kill $srv 2>/dev/null

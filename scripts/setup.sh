@@ -24,7 +24,7 @@ slice=vector_add,dot_product,matrix_mul,softmax,spmv_csr,stencil_2d
 if [ "$preset" = gpu ]; then
   mkdir -p results
   $mskb device
-  build/$preset/apps/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
+  build/$preset/apps/cudamaster optimize --task matrix_vector_mul --llm replay:data/demo/matrix_vector_mul_fp32.jsonl --rounds 2 \
     --db results/demo.db --out results/demo
   $mskb run --task "$slice" --json results/mskb-run.json --markdown results/mskb-run.md "$@"
   cat <<MSG
