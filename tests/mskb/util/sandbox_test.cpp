@@ -90,7 +90,7 @@ int sandboxed(const Scratch& s, As as, const std::function<int()>& body, bool ca
     if (as == As::nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(91);
     try {
       sb::CandidateSandbox box;
-      box.confine_files({s.library.string(), ""});
+      box.confine_files({s.library.string(), "", {}});
       if (calls) box.confine_calls();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "setup: %s\n", e.what());
@@ -316,7 +316,7 @@ TEST(SandboxPieces, LevelIsRecorded) {
   if (pid == 0) {
     ::close(fds[0]);
     sb::CandidateSandbox box;
-    box.confine_files({"/nonexistent/kernel.so", ""});
+    box.confine_files({"/nonexistent/kernel.so", "", {}});
     box.confine_calls();
     const std::string level = box.level();
     (void)!::write(fds[1], level.data(), level.size());
@@ -349,7 +349,7 @@ TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
     int code = 0;
     try {
       sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", ""});
+      box.confine_files({"/nonexistent/kernel.so", "", {}});
       code = 1;  // must have refused
     } catch (const std::runtime_error&) {
       code = 0;
