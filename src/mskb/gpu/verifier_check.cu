@@ -179,10 +179,15 @@ void Verifier::time(const CheckItem& c, uint64_t seed) {
     t.device_note = "off (MSKB_DEVICE_TIME=off)";
   } else if (m.body.contains("device_us")) {
     std::string why;
-    t.device = summarize_device_samples(m.body.value("device_us", std::vector<double>{}), m.body.value("device_call_us", std::vector<double>{}), &why);
+    try {
+      t.device = summarize_device_samples(m.body.value("device_us", std::vector<double>{}), m.body.value("device_call_us", std::vector<double>{}), &why);
+    } catch (const json::exception&) {
+      why = "the device samples are not two lists of numbers";
+    }
     if (!t.device) t.device_note = "refused: " + why;
   } else {
-    t.device_note = m.body.value("device_note", std::string("not reported"));
+    const auto note = m.body.find("device_note");
+    t.device_note = note != m.body.end() && note->is_string() ? note->get<std::string>() : std::string("not reported");
   }
   const auto t_after = Clock::now();
   if (sharing_ && sharing_->known()) {
