@@ -103,7 +103,7 @@ json device_time_summary(const json& report) {
                          {"device_us", r["device_us"]},
                          {"time_us", r.value("time_us", json::object()).value("median", json())}});
     } else {
-      ++notes[str_at(r, "device_note").empty() ? std::string("not measured (a report from before device time)") : str_at(r, "device_note")];
+      ++notes[str_at(r, "device_note").empty() ? std::string("a report from before device time was measured") : str_at(r, "device_note")];
     }
   }
   std::stable_sort(bound.begin(), bound.end(), [](const json& a, const json& b) { return a["host_share"].get<double>() > b["host_share"].get<double>(); });
