@@ -159,6 +159,9 @@ class OutputDrain {
 struct CandidatePaths {
   std::string library;    // the kernel library (its folder: read + execute)
   std::string task_file;  // a task file, if any (its folder: read)
+  // Libraries the harness itself loads into the candidate after step 1 (CUPTI, for device time):
+  // their folders read + execute.
+  std::vector<std::string> libraries;
   bool under_tool = false;  // the caller knows a CUDA tool (ncu, compute-sanitizer) runs it (profile mode)
 };
 

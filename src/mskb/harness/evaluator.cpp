@@ -111,6 +111,7 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   if (const auto v = opt.gpu_compare_min_complexity ? opt.gpu_compare_min_complexity : env.gpu_compare_min_complexity)
     req.gpu_compare_min_complexity = *v;
   if (const std::optional<bool> on = opt.device_inputs ? opt.device_inputs : env.device_inputs) req.device_inputs = *on;
+  if (env.device_time == false) req.timing.device_samples = 0;  // MSKB_DEVICE_TIME=off
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.

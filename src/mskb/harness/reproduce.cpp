@@ -50,7 +50,7 @@ json file_entry(const std::string& path) { return {{"path", absolute(path)}, {"s
 // The environment variables that change what a run does or where its tools come from.
 json relevant_environment() {
   json env = json::object();
-  for (const char* name : {"MSKB_ROOT", "MSKB_NVCC", "MSKB_RUNNER", "MSKB_SANITIZER", "MSKB_DEVICE_INPUTS", "MSKB_PIPELINE", "MSKB_SHARE_INSTANCES",
+  for (const char* name : {"MSKB_ROOT", "MSKB_NVCC", "MSKB_RUNNER", "MSKB_SANITIZER", "MSKB_DEVICE_INPUTS", "MSKB_PIPELINE", "MSKB_SHARE_INSTANCES", "MSKB_DEVICE_TIME",
                            "MSKB_GPU_INSTANCE_MIN_COMPLEXITY", "MSKB_GPU_COMPARE_MIN_COMPLEXITY", "CUDA_VISIBLE_DEVICES"})
     if (const char* v = std::getenv(name); v != nullptr && *v != '\0') env[name] = v;
   return env;

@@ -10,6 +10,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
 #include "run_pieces.hpp"
@@ -50,14 +51,15 @@ std::string render_table(const json& j) {
   std::size_t cw = 12;
   for (const auto& c : j["contenders"]) cw = std::max(cw, c["contender"].get<std::string>().size());
   const std::string paper = to_string(Sweep::paper);
-  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}  {}\n", "task", "prec", "contender", cw,
-                                "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)", "SOL by shape (paper)");
+  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", "task", "prec", "contender", cw,
+                                "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)", "P device", "SOL by shape (paper)");
   for (const auto& c : j["contenders"]) {
-    std::string P = "-", G = "-", S = "-", T = "-";
+    std::string P = "-", G = "-", S = "-", T = "-", PD = "-";
     for (const auto& s : j["scores"])
       if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s["sweep"] == paper) {
         if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
         if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
+        PD = report::fixed2(s.value("p_device", json()));
       }
     std::vector<double> vv, sol;
     double largest = 0;
@@ -71,14 +73,15 @@ std::string render_table(const json& j) {
     const std::string V = vendor_cell(task_vendor(j, c["task"]), g ? json(*g) : json(nullptr), false);
     if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
     if (largest > 0) T = fmt::format("{:.1f}", largest);
-    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10}  {}\n", c["task"].get<std::string>(),
+    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", c["task"].get<std::string>(),
                        c["precision"].get<std::string>(), c["contender"].get<std::string>(), cw,
-                       c["disposition"].get<std::string>(), P, G, V, S, T,
+                       c["disposition"].get<std::string>(), P, G, V, S, T, PD,
                        sol_cell(sol_by_shape(j, c["task"], c["precision"], c["contender"], paper)));
   }
   out += launch_floor_line(j.value("device", json::object())) + "\n";
   for (const std::string& n : vendor_notes(j)) out += "vendor: " + n + "\n";
   for (const std::string& l : roofline_summary_lines(roofline_summary(j))) out += "roofline: " + l + "\n";
+  for (const std::string& l : device_time_lines(device_time_summary(j))) out += l + "\n";
   return out + shared_gpu_warning(j, "", "\n", "  ") + render_submission_summary(j);
 }
 
@@ -97,6 +100,8 @@ std::string render_run_text(const json& data) {
   out += launch_floor_line(dev) + "\n";
   if (s.contains("roofline"))
     for (const std::string& l : roofline_summary_lines(s["roofline"])) out += "roofline: " + l + "\n";
+  if (s.contains("device_time"))
+    for (const std::string& l : device_time_lines(s["device_time"])) out += l + "\n";
   return out;
 }
 

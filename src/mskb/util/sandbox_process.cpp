@@ -233,6 +233,8 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
   for (const std::string& d : split_colon(std::getenv("MSKB_SANDBOX_READ"))) add(d, kRead | kExec);
   if (!paths.library.empty()) add(parent_dir(paths.library), kRead | kExec);
   if (!paths.task_file.empty()) add(parent_dir(paths.task_file), kRead);
+  for (const std::string& l : paths.libraries)
+    if (!l.empty()) add(parent_dir(l), kRead | kExec);
   // What CUDA's start-up reads, and /proc/<pid>/task written (the threads' names): not /proc as a
   // whole (the verifier's environ and maps are there).
   add("/sys", kRead);

@@ -927,10 +927,11 @@ TEST(MskbCli, CsvHasARowPerTimedShapeOrPerContender) {
   ASSERT_EQ(rows.size(), report["results"].size() + 1) << text;
   EXPECT_EQ(rows[0], (std::vector<std::string>{"task", "precision", "contender", "sweep", "shape", "complexity", "disposition", "median_us",
                                                "min_us", "max_us", "n", "noise", "speedup_vs_baseline", "ratio_vs_vendor", "sol_fraction",
-                                               "launch_bound", "vendor"}));
+                                               "launch_bound", "vendor", "device_us", "host_share", "device_samples", "host_bound",
+                                               "device_note"}));
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const json& r = report["results"][i - 1];
-    ASSERT_EQ(rows[i].size(), 17u) << i;
+    ASSERT_EQ(rows[i].size(), 22u) << i;
     EXPECT_EQ(rows[i][15], r["launch_bound"].get<bool>() ? "true" : "false");
     EXPECT_EQ(rows[i][0], "spmv_csr");
     EXPECT_EQ(rows[i][2], r["contender"].get<std::string>());

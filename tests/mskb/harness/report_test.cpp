@@ -395,11 +395,12 @@ TEST(ReportPages, CsvOneLinePerEntryQuoted) {
   std::getline(in, header);
   EXPECT_EQ(header,
             "task,precision,category,contender,kind,disposition,checks_passed,checks_total,P_paper,geomean_paper,vendor_ratio_paper,"
-            "median_sol_paper,best_sol_paper,P_large,geomean_large,vendor_ratio_large,median_sol_large,best_sol_large,message");
+            "median_sol_paper,best_sol_paper,p_device_paper,P_large,geomean_large,vendor_ratio_large,median_sol_large,best_sol_large,"
+            "p_device_large,message");
   int lines = 0;
   while (std::getline(in, line)) ++lines;
   EXPECT_EQ(lines, 8);
-  EXPECT_NE(csv.find("t1,fp32,cat1,mine,candidate,passed,9,9,3,3,4,0.4,0.6,,,,,,\n"), std::string::npos);
+  EXPECT_NE(csv.find("t1,fp32,cat1,mine,candidate,passed,9,9,3,3,4,0.4,0.6,,,,,,,,\n"), std::string::npos);
   EXPECT_NE(csv.find(",\"<script>alert(1)</script> & \"\"q\"\" 'x'\"\n"), std::string::npos);
 }
 

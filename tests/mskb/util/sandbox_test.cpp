@@ -90,7 +90,7 @@ int sandboxed(const Scratch& s, As as, const std::function<int()>& body, bool ca
     if (as == As::nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(91);
     try {
       sb::CandidateSandbox box;
-      box.confine_files({s.library.string(), ""});
+      box.confine_files({s.library.string(), "", {}});
       if (calls) box.confine_calls();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "setup: %s\n", e.what());
@@ -302,6 +302,40 @@ TEST_P(Sandbox, LandlockHidesFilesOutsideTheRules) {
 INSTANTIATE_TEST_SUITE_P(Users, Sandbox, ::testing::Values(As::self, As::nobody),
                          [](const ::testing::TestParamInfo<As>& p) { return p.param == As::self ? std::string("self") : std::string("nobody"); });
 
+// A library the harness loads itself after step 1 (CUPTI, for device time): its folder is readable
+// and executable, a folder beside it is not.
+TEST(SandboxPieces, HarnessLibrariesFoldersAreReadable) {
+  Scratch s;
+  fs::create_directories(s.dir / "cupti");
+  fs::permissions(s.dir / "cupti", fs::perms::all);
+  const fs::path cupti = s.dir / "cupti" / "libcupti.so.13";
+  std::ofstream(cupti) << "not really CUPTI\n";
+  fs::permissions(cupti, fs::perms::owner_all | fs::perms::others_read | fs::perms::group_read);
+  bool listed = false;
+  for (const sb::FsRule& r : sb::CandidateSandbox::candidate_rules({s.library.string(), "", {cupti.string()}}))
+    listed = listed || (r.path == (s.dir / "cupti").string() && r.rights == (sb::kRead | sb::kExec));
+  EXPECT_TRUE(listed);
+  std::string why;
+  if (sb::landlock_abi(&why) <= 0) GTEST_SKIP() << "Landlock: " << why;
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    try {
+      sb::CandidateSandbox box;
+      box.confine_files({s.library.string(), "", {cupti.string()}});
+    } catch (const std::exception&) {
+      ::_exit(90);
+    }
+    const int fd = ::open(cupti.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) ::_exit(1);
+    ::close(fd);
+    ::_exit(eperm_or_eacces(::open(s.existing.c_str(), O_RDONLY | O_CLOEXEC)) ? 2 : 0);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
 TEST(SandboxPieces, ProgramAndNames) {
   EXPECT_GT(sb::seccomp_program_size({::getpid(), sb::OnViolation::kill}), 100u);
   EXPECT_LT(sb::seccomp_program_size({::getpid(), sb::OnViolation::kill}), 4096u);
@@ -316,7 +350,7 @@ TEST(SandboxPieces, LevelIsRecorded) {
   if (pid == 0) {
     ::close(fds[0]);
     sb::CandidateSandbox box;
-    box.confine_files({"/nonexistent/kernel.so", ""});
+    box.confine_files({"/nonexistent/kernel.so", "", {}});
     box.confine_calls();
     const std::string level = box.level();
     (void)!::write(fds[1], level.data(), level.size());
@@ -349,7 +383,7 @@ TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
     int code = 0;
     try {
       sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", ""});
+      box.confine_files({"/nonexistent/kernel.so", "", {}});
       code = 1;  // must have refused
     } catch (const std::runtime_error&) {
       code = 0;
@@ -382,7 +416,9 @@ void expect_tool_thread_named(ToolSignal how) {
     int code = 0;
     try {
       sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", "", how == ToolSignal::caller});
+      sb::CandidatePaths paths{"/nonexistent/kernel.so", "", {}};
+      paths.under_tool = how == ToolSignal::caller;
+      box.confine_files(paths);
       const std::string level = box.level();
       if (level.find("thread(s) the injected tool started") == std::string::npos) code = 2;
       std::string why;
