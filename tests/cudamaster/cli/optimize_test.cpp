@@ -162,11 +162,19 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("--llm"), std::string::npos);
   p = c.run({"optimize", "--resume", "7", "--db", c.db()});
-  EXPECT_EQ(p.code, 1);
-  EXPECT_NE(p.err.find("no run 7"), std::string::npos) << p.err;
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("no run store at " + c.db()), std::string::npos) << p.err;
+  // A bad --llm is a usage error found before the GPU is probed (FAKE_GPUS=0 would say "no CUDA device").
+  c.env["FAKE_GPUS"] = "0";
   p = c.run({"optimize", "--task", "spmv_csr", "--llm", "replay:/no/such/file.jsonl", "--db", c.db(), "--profile", "none"});
-  EXPECT_EQ(p.code, 1);
+  EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("cannot read cassette"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--llm", "gpt-4o", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_EQ(p.err.find("no CUDA device"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("bad --llm 'gpt-4o'"), std::string::npos) << p.err;
+  EXPECT_FALSE(std::filesystem::exists(c.db()));
+  c.env.erase("FAKE_GPUS");
   p = c.run({"runs", "--db", c.dir.file("missing.db")});
   EXPECT_EQ(p.code, 2);
   p = c.run({"show", "3", "--db", c.db()});
