@@ -181,7 +181,9 @@ void apply_custom_shapes(const RunOptions& o, SuitePlan& plan) {
   if (o.sweep_given) throw std::invalid_argument("--shape replaces the sweeps: drop --sweep");
   const TaskSpec& spec = get_task(plan.tasks.front());
   for (const std::string& text : o.shapes) {
-    const Shape s = custom_shape(spec, text);
+    std::vector<std::string> notes;
+    const Shape s = custom_shape(spec, text, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "mskb %s: warning: %s\n", o.check ? "check" : "run", n.c_str());
     if (std::find(plan.eval.custom_shapes.begin(), plan.eval.custom_shapes.end(), s) != plan.eval.custom_shapes.end())
       throw std::invalid_argument("--shape " + s.str() + " is given twice");
     plan.eval.custom_shapes.push_back(s);

@@ -307,7 +307,7 @@ void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
   // A resume that names no executor may continue a Slurm run: its GPUs are elsewhere. A dry run
   // touches no GPU: its device is a placeholder that says so.
   if (o.dry_run) {
-    req.device = {{"name", "dry run: no GPU"}, {"dry_run", true}};
+    req.device = {{"name", "NVIDIA GPU"}, {"dry_run", true}, {"note", "dry run: no GPU was probed or measured"}};
   } else {
     if (!slurm) pick_gpu_lanes(o, executor.has_value(), req);
     if (o.resume < 0) measure_device(o, executor, req);

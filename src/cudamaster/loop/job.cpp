@@ -152,9 +152,10 @@ std::string Job::best_summary() const {
 std::string Job::round_table() const {
   std::string out = fmt::format("rounds:\n  {:<6} {:<9} {:>8} {:>7} {:>7}  {}\n", "round", "outcome", "attempts", "P", "best", "class");
   for (const json& r : table_)
-    out += fmt::format("  {:<6} {:<9} {:>8} {:>7} {:>7.2f}  {}\n", r["round"].get<int>(), r["outcome"].get<std::string>(),
+    out += fmt::format("  {:<6} {:<9} {:>8} {:>7} {:>7}  {}\n", r["round"].get<int>(), r["outcome"].get<std::string>(),
                        r["attempts"].get<int>(), r["p"].is_null() ? std::string("-") : fmt::format("{:.2f}", r["p"].get<double>()),
-                       r["best"].get<double>(), r["class"].get<std::string>().empty() ? "-" : r["class"].get<std::string>());
+                       cfg_.dry_run ? std::string("-") : fmt::format("{:.2f}", r["best"].get<double>()),
+                       r["class"].get<std::string>().empty() ? "-" : r["class"].get<std::string>());
   if (!out.empty()) out.pop_back();
   return out;
 }

@@ -146,14 +146,15 @@ std::string render_summary(const json& s) {
   for (const json& t : s["tasks"]) {
     out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7} {:>7}\n", t.value("task", ""), t.value("precision", ""),
                        t.value("status", ""), t.value("stop_reason", ""), fmt_opt(t["p"]),
-                       mskb::vendor_cell(t.value("vendor", json()), t.value("vs_vendor", json()), false), sol_text(t.value("roofline", json())),
-                       t.value("rounds", 0));
+                       dry ? std::string("-") : mskb::vendor_cell(t.value("vendor", json()), t.value("vs_vendor", json()), false),
+                       sol_text(t.value("roofline", json())), t.value("rounds", 0));
     const json v = t.value("vendor", json());
     if (v.is_object() && v.value("route", "").empty() && t.value("precision", "") == "fp32")
       notes.push_back(fmt::format("  vendor of {}: none: {}\n", t.value("task", ""), v.value("none_reason", "")));
   }
   for (const std::string& n : notes) out += n;
-  out += "  SOL: the best kernel's fraction of the roofline at its largest timed shape (L: launch-bound). " +
+  if (!dry)
+    out += "  SOL: the best kernel's fraction of the roofline at its largest timed shape (L: launch-bound). " +
          mskb::launch_floor_line(json{{"launch_floor_us", s.value("launch_floor_us", json())}}) + "\n";
   const json& u = s["suite"];
   if (dry) {

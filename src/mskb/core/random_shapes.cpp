@@ -275,7 +275,7 @@ uint64_t fresh_shape_seed() {
   return s ? s : 1;
 }
 
-std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const Shape& s) {
+std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const Shape& s, std::vector<std::string>* notes) {
   std::vector<std::string> out;
   const Space sp = derive(spec, true);
   std::string all, required;
@@ -307,20 +307,22 @@ std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const S
       out.push_back(at + "must be a multiple of " + std::to_string(d.g) + " (as every declared shape of " + spec.name + ")");
     else if (d.kind == Dim::range && d.odd && v % 2 == 0) out.push_back(at + "must be odd (as every declared shape of " + spec.name + ")");
   }
-  if (!out.empty()) return out;
+  // Relations between dimensions may be the task's (top_k's K <= N) or chance (matrix_mul's N <= K):
+  // notes, not problems.
+  if (!out.empty() || notes == nullptr) return out;
+  const std::string declared = " in every declared shape of " + spec.name + " (the task may assume it)";
   for (const Dim& d : sp.dims)
-    if (d.tie >= 0 && s[d.name] != s[sp.dims[static_cast<std::size_t>(d.tie)].name])
-      out.push_back(d.name + " must equal " + sp.dims[static_cast<std::size_t>(d.tie)].name + " (as in every declared shape of " + spec.name + ")");
+    if (d.tie >= 0 && s.has(d.name) && s[d.name] != s[sp.dims[static_cast<std::size_t>(d.tie)].name])
+      notes->push_back(d.name + " = " + sp.dims[static_cast<std::size_t>(d.tie)].name + declared);
   for (const Order& o : sp.order) {
     const Dim &a = sp.dims[static_cast<std::size_t>(o.a)], &b = sp.dims[static_cast<std::size_t>(o.b)];
     if (o.strict ? !(s[a.name] < s[b.name]) : !(s[a.name] <= s[b.name]))
-      out.push_back(a.name + (o.strict ? " < " : " <= ") + b.name + " is required (as in every declared shape of " + spec.name + "), got " +
-                    a.name + "=" + std::to_string(s[a.name]) + ", " + b.name + "=" + std::to_string(s[b.name]));
+      notes->push_back(a.name + (o.strict ? " < " : " <= ") + b.name + declared);
   }
   return out;
 }
 
-Shape custom_shape(const TaskSpec& spec, const std::string& text) {
+Shape custom_shape(const TaskSpec& spec, const std::string& text, std::vector<std::string>* notes) {
   const std::string where = "--shape '" + text + "': ";
   Shape given;
   std::size_t at = 0;
@@ -337,12 +339,15 @@ Shape custom_shape(const TaskSpec& spec, const std::string& text) {
     given.dims.emplace_back(name, std::stoll(value));
     at = comma + 1;
   }
-  const std::vector<std::string> problems = shape_constraint_problems(spec, given);
+  std::vector<std::string> relations;
+  const std::vector<std::string> problems = shape_constraint_problems(spec, given, &relations);
   if (!problems.empty()) {
     std::string all;
     for (const std::string& p : problems) all += (all.empty() ? "" : "; ") + p;
     throw std::invalid_argument(where + all);
   }
+  if (notes != nullptr)
+    for (const std::string& r : relations) notes->push_back(where + r);
   // The task's own order of the dimensions (as its declared shapes list them).
   Shape s;
   for (const Dim& d : derive(spec, true).dims)

@@ -32,6 +32,16 @@ TEST(CustomShape, SeveralDimensionsInTheTasksOrder) {
   EXPECT_EQ(custom_shape(get_task("matrix_mul"), "K=128,N=256,M=512").str(), "M=512,N=256,K=128");
 }
 
+// A relation every declared shape keeps may be chance (matrix_mul's N <= K): a note, not a refusal.
+TEST(CustomShape, BrokenRelationsAreNotes) {
+  std::vector<std::string> notes;
+  EXPECT_EQ(custom_shape(get_task("matrix_mul"), "M=512,N=256,K=128", &notes).str(), "M=512,N=256,K=128");
+  EXPECT_EQ(notes, std::vector<std::string>{"--shape 'M=512,N=256,K=128': N <= K in every declared shape of matrix_mul (the task may assume it)"});
+  notes.clear();
+  (void)custom_shape(get_task("matrix_mul"), "M=512,N=256,K=1024", &notes);
+  EXPECT_TRUE(notes.empty());
+}
+
 TEST(CustomShape, UnknownAndMissingDimensionsAreNamed) {
   EXPECT_EQ(refusal("vector_add", "M=4"), "--shape 'M=4': unknown dimension 'M' (vector_add's dimensions: N); missing dimension N (vector_add needs N)");
   EXPECT_EQ(refusal("matrix_mul", "M=512,N=256"), "--shape 'M=512,N=256': missing dimension K (matrix_mul needs M, N, K)");

@@ -24,7 +24,7 @@ TEST(EditDistance, CountsEditsAndSwapsOfNeighbours) {
   EXPECT_EQ(edit_distance("--kernal", "--kernel"), 1u);
   EXPECT_EQ(edit_distance("", "abc"), 3u);
   EXPECT_EQ(edit_distance("abc", ""), 3u);
-  EXPECT_EQ(edit_distance("--json", "--jobs"), 2u);
+  EXPECT_EQ(edit_distance("--json", "--jobs"), 3u);
 }
 
 TEST(NearestName, TheClosestNameWithinReachOrNone) {
@@ -99,7 +99,7 @@ TEST(UsageMessage, AnUnknownCommandSuggestsTheNearest) {
   EXPECT_EQ(code, kUsageExitCode);
   EXPECT_EQ(line, "tool: unknown command 'buidl' (did you mean 'build'?)");
   std::tie(line, code) = t.run({"zzzzzz"});
-  EXPECT_EQ(line, "tool: unknown command 'zzzzzz' (one of: build, report, task)");
+  EXPECT_EQ(line, "tool: unknown command 'zzzzzz' (one of: build, report, task) (tool --help)");
 }
 
 TEST(UsageMessage, AMissingFileIsOneLineWithoutDoubledNames) {
