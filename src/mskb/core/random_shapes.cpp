@@ -307,7 +307,7 @@ std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const S
       out.push_back(at + "must be a multiple of " + std::to_string(d.g) + " (as every declared shape of " + spec.name + ")");
     else if (d.kind == Dim::range && d.odd && v % 2 == 0) out.push_back(at + "must be odd (as every declared shape of " + spec.name + ")");
   }
-  // Relations between dimensions may be the task's (top_k's K <= N) or chance (matrix_mul's N <= K):
+  // Relations between dimensions may be the task's (top_k's k <= N) or chance (matrix_mul's N <= K):
   // notes, not problems.
   if (!out.empty() || notes == nullptr) return out;
   const std::string declared = " in every declared shape of " + spec.name + " (the task may assume it)";
