@@ -1169,7 +1169,7 @@ TEST(MskbCli, SubmissionJudgesAFolderOfKernelsAndSummarizesIt) {
   for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"run", "--submission", c.dir.file("sub"), "--kernel", c.dir.file("sub/RELU.cu")}, "--submission names the kernels: drop --kernel and --task-file"},
            {{"run", "--submission", c.dir.file("sub"), "--category", "scientific"}, ": no kernel of the selected tasks"},
-           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: " + c.dir.file("nowhere") + " is not a folder"}}) {
+           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: no such folder: " + c.dir.file("nowhere")}}) {
     const Proc bad = c.run(args, CM_MSKB_BIN);
     EXPECT_EQ(bad.code, 2) << bad.err;
     EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
