@@ -286,10 +286,10 @@ void add_build_command(CLI::App& app) {
   auto* build = app.add_subcommand("build", "Build (and cache) kernels without a GPU: the shipped ones of a task, --all, or --kernel files");
   build->add_option("--task", o->tasks, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
   build->add_option("--task-file", o->task_file, "Your own task from a task file (docs/task-files.md): its reference and baselines")
-      ->type_name("FILE")
+      ->check(existing_file())
       ->excludes("--task");
   build->add_flag("--all", o->all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
-  build->add_option("--kernel", o->kernels, "Kernel file(s)");
+  build->add_option("--kernel", o->kernels, "Kernel file(s)")->check(existing_file());
   build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
   build->add_option("--arch", o->arch,
                     "GPU architecture to compile for: 80, sm_80, compute_80, 90a or sm_90a (default: " + default_arch() + ", the build's)")

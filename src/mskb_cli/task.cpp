@@ -18,6 +18,7 @@
 #include "mskb/core/task_file.hpp"
 #include "mskb/harness/reference_kernel.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/util/command_line.hpp"
 #include "mskb/util/files.hpp"
 #include "task_templates.hpp"
 
@@ -97,7 +98,7 @@ void add_task_command(CLI::App& app) {
   create->callback([n] { new_task(*n); });
   auto path = std::make_shared<std::string>();
   auto* validate = task->add_subcommand("validate", "Read a task file (every expression at every shape) and compile its reference; no GPU");
-  validate->add_option("file", *path, "The task file (.toml)")->required();
+  validate->add_option("file", *path, "The task file (.toml)")->required()->check(existing_file());
   validate->callback([path] { validate_task(*path); });
 }
 

@@ -114,6 +114,9 @@ struct ProfiledEvent {
 struct FatalEvent {
   Disposition disposition = Disposition::harness_error;
   std::string message;
+  // A failed device query (identify, device): the facts of mskb/util/device_probe.hpp as JSON,
+  // sent as "device_probe"; null otherwise.
+  nlohmann::json device_probe;
 };
 
 // The runner finished what the request asked.

@@ -50,9 +50,14 @@ std::string render_table(const json& j) {
   // The contender column fits the longest name (at least 12): two user kernels stay apart.
   std::size_t cw = 12;
   for (const auto& c : j["contenders"]) cw = std::max(cw, c["contender"].get<std::string>().size());
-  const std::string paper = to_string(Sweep::paper);
+  // The paper sweep's P, or the ad-hoc shapes' (--shape: sweep "custom") where a run timed only those.
+  std::string paper = to_string(Sweep::paper);
+  bool custom = !j["scores"].empty();
+  for (const auto& s : j["scores"]) custom = custom && s.value("sweep", paper) == to_string(Sweep::custom);
+  if (custom) paper = to_string(Sweep::custom);
   std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", "task", "prec", "contender", cw,
-                                "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)", "P device", "SOL by shape (paper)");
+                                "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)", "P device",
+                                "SOL by shape (" + paper + ")");
   for (const auto& c : j["contenders"]) {
     std::string P = "-", G = "-", S = "-", T = "-", PD = "-";
     for (const auto& s : j["scores"])
@@ -77,6 +82,12 @@ std::string render_table(const json& j) {
                        c["precision"].get<std::string>(), c["contender"].get<std::string>(), cw,
                        c["disposition"].get<std::string>(), P, G, V, S, T, PD,
                        sol_cell(sol_by_shape(j, c["task"], c["precision"], c["contender"], paper)));
+  }
+  if (custom) {
+    std::string shapes;
+    for (const auto& r : j.value("reproduce", json::object()).value("settings", json::object()).value("custom_shapes", json::array()))
+      shapes += (shapes.empty() ? "" : "; ") + r.get<std::string>();
+    out += "shapes: ad-hoc (--shape, sweep custom; not the task's sweeps): " + shapes + "\n";
   }
   out += launch_floor_line(j.value("device", json::object())) + "\n";
   for (const std::string& n : vendor_notes(j)) out += "vendor: " + n + "\n";

@@ -162,11 +162,19 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("--llm"), std::string::npos);
   p = c.run({"optimize", "--resume", "7", "--db", c.db()});
-  EXPECT_EQ(p.code, 1);
-  EXPECT_NE(p.err.find("no run 7"), std::string::npos) << p.err;
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("no run store at " + c.db()), std::string::npos) << p.err;
+  // A bad --llm is a usage error found before the GPU is probed (FAKE_GPUS=0 would say "no CUDA device").
+  c.env["FAKE_GPUS"] = "0";
   p = c.run({"optimize", "--task", "spmv_csr", "--llm", "replay:/no/such/file.jsonl", "--db", c.db(), "--profile", "none"});
-  EXPECT_EQ(p.code, 1);
+  EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("cannot read cassette"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--llm", "gpt-4o", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_EQ(p.err.find("no CUDA device"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("bad --llm 'gpt-4o'"), std::string::npos) << p.err;
+  EXPECT_FALSE(std::filesystem::exists(c.db()));
+  c.env.erase("FAKE_GPUS");
   p = c.run({"runs", "--db", c.dir.file("missing.db")});
   EXPECT_EQ(p.code, 2);
   p = c.run({"show", "3", "--db", c.db()});
@@ -756,7 +764,9 @@ TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
     for (const std::string& a : args) what += " " + a;
     EXPECT_EQ(p.code, 2) << what << "\n" << p.err;
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << what << ": " << p.err;
-    EXPECT_EQ(p.err.rfind(program.substr(program.rfind('/') + 1) + ": ", 0), 0u) << what << ": " << p.err;
+    // "mskb: ..." or, naming the subcommand, "mskb run: ..."
+    const std::string tool = program.substr(program.rfind('/') + 1);
+    EXPECT_TRUE(p.err.rfind(tool + ": ", 0) == 0 || p.err.rfind(tool + " " + (args.empty() ? "" : args[0]) + ": ", 0) == 0) << what << ": " << p.err;
     EXPECT_TRUE(p.out.empty()) << what << ": " << p.out;
   }
   const Proc unknown = c.run({"bogus"}, CM_MSKB_BIN);
@@ -1162,7 +1172,7 @@ TEST(MskbCli, SubmissionJudgesAFolderOfKernelsAndSummarizesIt) {
   for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"run", "--submission", c.dir.file("sub"), "--kernel", c.dir.file("sub/RELU.cu")}, "--submission names the kernels: drop --kernel and --task-file"},
            {{"run", "--submission", c.dir.file("sub"), "--category", "scientific"}, ": no kernel of the selected tasks"},
-           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: " + c.dir.file("nowhere") + " is not a folder"}}) {
+           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: no such folder: " + c.dir.file("nowhere")}}) {
     const Proc bad = c.run(args, CM_MSKB_BIN);
     EXPECT_EQ(bad.code, 2) << bad.err;
     EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;
