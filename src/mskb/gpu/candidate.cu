@@ -78,7 +78,7 @@ class Candidate {
     }
     if (device_time_) cupti_library_ = find_cupti_library();
     try {
-      box_.confine_files({library_, b.value("task_file", std::string()), {cupti_library_}});
+      box_.confine_files({library_, b.value("task_file", std::string()), {cupti_library_}, false});
     } catch (const std::exception& e) {
       throw CandidateFatal(Disposition::sandbox_setup_failed,
                            std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());

@@ -90,7 +90,7 @@ int sandboxed(const Scratch& s, As as, const std::function<int()>& body, bool ca
     if (as == As::nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(91);
     try {
       sb::CandidateSandbox box;
-      box.confine_files({s.library.string(), "", {}});
+      box.confine_files({s.library.string(), "", {}, false});
       if (calls) box.confine_calls();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "setup: %s\n", e.what());
@@ -322,7 +322,7 @@ TEST(SandboxPieces, HarnessLibrariesFoldersAreReadable) {
   if (pid == 0) {
     try {
       sb::CandidateSandbox box;
-      box.confine_files({s.library.string(), "", {cupti.string()}});
+      box.confine_files({s.library.string(), "", {cupti.string()}, false});
     } catch (const std::exception&) {
       ::_exit(90);
     }
@@ -350,7 +350,7 @@ TEST(SandboxPieces, LevelIsRecorded) {
   if (pid == 0) {
     ::close(fds[0]);
     sb::CandidateSandbox box;
-    box.confine_files({"/nonexistent/kernel.so", "", {}});
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
     box.confine_calls();
     const std::string level = box.level();
     (void)!::write(fds[1], level.data(), level.size());
@@ -383,7 +383,7 @@ TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
     int code = 0;
     try {
       sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", "", {}});
+      box.confine_files({"/nonexistent/kernel.so", "", {}, false});
       code = 1;  // must have refused
     } catch (const std::runtime_error&) {
       code = 0;
@@ -416,7 +416,7 @@ void expect_tool_thread_named(ToolSignal how) {
     int code = 0;
     try {
       sb::CandidateSandbox box;
-      sb::CandidatePaths paths{"/nonexistent/kernel.so", "", {}};
+      sb::CandidatePaths paths{"/nonexistent/kernel.so", "", {}, false};
       paths.under_tool = how == ToolSignal::caller;
       box.confine_files(paths);
       const std::string level = box.level();
@@ -451,7 +451,7 @@ TEST(SandboxPieces, SwitchedOffSaysSo) {
   if (pid == 0) {
     ::setenv("MSKB_SANDBOX", "off", 1);
     sb::CandidateSandbox box;
-    box.confine_files({"/nonexistent/kernel.so", ""});
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
     box.confine_calls();
     const std::string level = box.level();
     ::_exit(level.rfind("off (MSKB_SANDBOX=off", 0) == 0 && !box.calls_confined() && !box.files_confined() ? 0 : 1);
