@@ -312,7 +312,7 @@ TEST(SandboxPieces, HarnessLibrariesFoldersAreReadable) {
   std::ofstream(cupti) << "not really CUPTI\n";
   fs::permissions(cupti, fs::perms::owner_all | fs::perms::others_read | fs::perms::group_read);
   bool listed = false;
-  for (const sb::FsRule& r : sb::CandidateSandbox::candidate_rules({s.library.string(), "", {cupti.string()}}))
+  for (const sb::FsRule& r : sb::CandidateSandbox::candidate_rules({s.library.string(), "", {cupti.string()}, false}))
     listed = listed || (r.path == (s.dir / "cupti").string() && r.rights == (sb::kRead | sb::kExec));
   EXPECT_TRUE(listed);
   std::string why;
