@@ -1,12 +1,15 @@
 // `mskb build`: builds (and caches) kernels without a GPU - the shipped ones of a task (or of a
-// task file: its reference and baselines), --all, or --kernel files - and applies the binary
-// policy to each (compile_all).
-#include <algorithm>
+// task file: its reference and baselines; which of them: --contenders, build_plan.hpp), --all, or
+// --kernel files - and applies the binary policy to each (compile_all), one line per kernel as it
+// ends and a live [done/total] line with an ETA on a terminal.
+#include <unistd.h>
+
 #include <cstddef>
+#include <cstdio>
 #include <filesystem>
-#include <iostream>
-#include <map>
 #include <memory>
+#include <mutex>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "build_plan.hpp"
 #include "commands.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/core/task_file.hpp"
@@ -22,6 +26,7 @@
 #include "mskb/harness/suite.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/util/files.hpp"
+#include "mskb/util/progress.hpp"
 
 namespace fs = std::filesystem;
 
@@ -40,18 +45,15 @@ struct BuildOptions {
   std::string arch;
   std::string json;  // FILE, or "-" for stdout
   bool allow_libraries = false;
+  std::string contenders = kDefaultBuildContenders;
 };
 
-// The files to build, sorted and unique by path, and the disposition each wrong/ and adversarial
-// kernel declares.
-struct BuildList {
-  std::vector<KernelFile> files;
-  std::map<std::string, std::string> expect;
-};
-
+// The files of the command line: --all, --task or --task-file (its reference kernel, built like
+// a baseline; its reference compiled too, or the file fails here) narrowed to --contenders,
+// and the --kernel files.
 BuildList build_list(const BuildOptions& o) {
-  BuildList list;
   std::vector<std::string> names;
+  std::vector<KernelFile> extra;
   if (o.all)
     for (const auto& t : all_tasks()) names.push_back(t.name);
   else if (!o.tasks.empty())
@@ -59,41 +61,15 @@ BuildList build_list(const BuildOptions& o) {
   else if (!o.task_file.empty()) {
     const TaskFile& tf = register_task_file(o.task_file);  // one-line errors (file:line: key: ...)
     (void)compile_reference(tf);                           // the reference builds too, or the file fails here
-    if (!tf.reference_kernel.empty()) list.files.push_back({tf.reference_kernel, "reference", true});  // built like a baseline
+    if (!tf.reference_kernel.empty()) extra.push_back({tf.reference_kernel, "reference", true});  // built like a baseline
     names.push_back(tf.spec.name);
   }
-  for (const auto& n : names) {
-    const TaskSpec& t = get_task(n);
-    for (Precision p : {Precision::fp32, Precision::bf16})
-      for (auto& k : shipped_kernels(t, p, {ContenderKind::baseline, ContenderKind::vendor})) list.files.push_back(k);
-    for (const auto& w : wrong_kernels(t)) {
-      list.files.push_back({w.path, "wrong", true});  // ours: may link libraries, as in mskb check
-      list.expect[w.path] = w.expect;
-    }
-    for (const auto& w : adversarial_kernels(t)) {
-      list.files.push_back({w.path, "adversarial", false});
-      list.expect[w.path] = w.expect;
-    }
-  }
-  for (const auto& k : o.kernels) list.files.push_back({k, "kernel", false});
-  auto& files = list.files;
-  std::sort(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path < b.path; });
-  files.erase(std::unique(files.begin(), files.end(), [](const KernelFile& a, const KernelFile& b) { return a.path == b.path; }), files.end());
-  return list;
+  for (const auto& k : o.kernels) extra.push_back({k, "kernel", false});
+  return select_build_files(names, parse_build_contenders(o.contenders), extra);
 }
 
-// A refusal by the binary policy that the file declares (`mskb-expect: rejected_static`), or a
-// failed build it declares (`mskb-expect: compile_error`: the corpus's host-file includes, refused
-// by the build's confinement).
-bool expected_refusal(const BuildList& list, const CompileResult& r, std::size_t i) {
-  const auto e = list.expect.find(list.files[i].path);
-  if (e == list.expect.end()) return false;
-  return (r.refused_policy && e->second == "rejected_static") || (!r.ok && !r.refused_policy && e->second == "compile_error");
-}
-
-// The JSON array, written to `path` ("-": stdout); returns the number of failed builds.
-int write_build_json(const BuildList& list, const std::vector<CompileResult>& results, const std::string& path) {
-  int failed = 0;
+// The JSON array, written to `path` ("-": stdout).
+void write_build_json(const BuildList& list, const std::vector<CompileResult>& results, const std::string& path) {
   json out = json::array();
   for (std::size_t i = 0; i < list.files.size(); ++i) {
     const auto& r = results[i];
@@ -103,31 +79,52 @@ int write_build_json(const BuildList& list, const std::vector<CompileResult>& re
                  {"seconds", r.seconds}, {"error", r.error}, {"diagnostics", diags}, {"policy", policy_to_json(r)}};
     if (const auto e = list.expect.find(list.files[i].path); e != list.expect.end()) item["expect"] = e->second;
     out.push_back(std::move(item));
-    failed += r.ok || expected_refusal(list, r, i) ? 0 : 1;
   }
   write_json(out, path);
-  return failed;
 }
 
-// Prints one line per file (and its error and policy notes) and the count; returns the number of
-// failed builds.
-int print_table(const BuildList& list, const std::vector<CompileResult>& results, const std::string& arch) {
-  int failed = 0;
-  std::cout << "kernels for " << (arch.empty() ? default_arch() + " (the default of this build; --arch to change)" : arch) << "\n";
-  for (std::size_t i = 0; i < list.files.size(); ++i) {
-    const auto& r = results[i];
-    // Shipped kernels relative to the source tree; a user's file as given.
-    std::string rel = fs::relative(list.files[i].path, source_root()).string();
-    if (rel.empty() || rel.rfind("..", 0) == 0) rel = list.files[i].path;
-    const bool as_declared = expected_refusal(list, r, i);
-    if (!r.ok && !as_declared) ++failed;
-    std::cout << fmt::format("{} {} ({:.1f} s{}{})\n", r.ok ? "ok  " : as_declared ? "ok  " : r.refused_policy ? "REFUSED" : "FAIL", rel,
-                             r.seconds, r.cache_hit ? ", cached" : "", as_declared ? ", refused as declared" : "");
-    if (!r.ok) std::cout << "     " << r.error << "\n";
-    for (const auto& n : r.policy_notes) std::cout << "     note: " << n << "\n";
-  }
-  std::cout << fmt::format("{} built, {} failed\n", list.files.size() - static_cast<std::size_t>(failed), failed);
-  return failed;
+// The path as the user should read it: a shipped kernel relative to the source tree, a user's file
+// as given.
+std::string shown_path(const std::string& path) {
+  std::string rel = fs::relative(path, source_root()).string();
+  return rel.empty() || rel.rfind("..", 0) == 0 ? path : rel;
+}
+
+// Builds the list, one result (its lines: build_result_lines) as each build ends, on stdout (on
+// stderr with --json -: stdout is the JSON's), and the count; returns the results by index.
+// Progress on stderr (util/progress.hpp): on a terminal (or MSKB_PROGRESS=live) a live line,
+// `[done/total] build  files in flight  elapsed  ETA`, with the result lines printed above it when
+// they go to the same terminal; in a log just the result lines, each as it comes (stdout is
+// line-buffered: mskb_main).
+std::vector<CompileResult> build_with_progress(const BuildList& list, const CompileOptions& co, const BuildOptions& o, int& failed) {
+  FILE* text = o.json == "-" ? stderr : stdout;
+  const std::string arch = o.arch.empty() ? default_arch() + " (the default of this build; --arch to change)" : o.arch;
+  std::fprintf(text, "kernels for %s: %zu to build\n", arch.c_str(), list.files.size());
+  ProgressDisplay display(list.files.size());
+  display.phase("build", list.files.size());
+  // Live, and the result lines would land on the same terminal: print them above the live line.
+  const bool above = display.mode() == ProgressMode::live && (text == stderr || ::isatty(::fileno(text)) == 1);
+  std::mutex m;
+  std::size_t done = 0;
+  BuildEvents events;
+  events.started = [&](std::size_t i) { display.start(i, shown_path(list.files[i].path)); };
+  events.finished = [&](std::size_t i, const CompileResult& r) {
+    const bool declared = refused_as_declared(list, list.files[i].path, r);
+    std::lock_guard<std::mutex> lock(m);
+    if (!r.ok && !declared) ++failed;
+    const std::vector<std::string> lines = build_result_lines(++done, list.files.size(), shown_path(list.files[i].path), r, declared);
+    if (above) {
+      display.finish(i, "");
+      for (const std::string& l : lines) display.line(l);
+    } else {
+      for (const std::string& l : lines) std::fprintf(text, "%s\n", l.c_str());  // line-buffered (main.cpp): in a log now
+      display.finish(i, "");
+    }
+  };
+  std::vector<CompileResult> results = compile_all(list.files, co, o.jobs, events);
+  display.close();
+  std::fprintf(text, "%zu built, %d failed\n", list.files.size() - static_cast<std::size_t>(failed), failed);
+  return results;
 }
 
 // The binary policy screens every file but vendor contenders (compile_all applies it): a refusal
@@ -140,10 +137,9 @@ void run_build(const BuildOptions& o) {
   CompileOptions co;
   co.arch = o.arch;
   co.allow_libraries = o.allow_libraries;  // shipped and wrong/ kernels are trusted with libraries (compile_all)
-  const std::vector<CompileResult> results = compile_all(list.files, co, o.jobs);
   int failed = 0;
-  if (!o.json.empty()) failed = write_build_json(list, results, o.json);
-  if (o.json != "-") failed = print_table(list, results, o.arch);
+  const std::vector<CompileResult> results = build_with_progress(list, co, o, failed);
+  if (!o.json.empty()) write_build_json(list, results, o.json);
   if (failed) throw CommandExit(1);
 }
 
@@ -156,7 +152,20 @@ void add_build_command(CLI::App& app) {
   build->add_option("--task-file", o->task_file, "Your own task from a task file (docs/task-files.md): its reference and baselines")
       ->type_name("FILE")
       ->excludes("--task");
-  build->add_flag("--all", o->all, "Every task's baselines, vendor contenders, wrong/ kernels and adversarial corpus (tests/adversarial)");
+  build->add_flag("--all", o->all, "Every task (--contenders: which of each task's kernels)");
+  build->add_option("--contenders", o->contenders,
+                    "Which of a task's kernels: baseline, vendor, wrong (its wrong/ kernels), adversarial (its corpus in "
+                    "tests/adversarial, docs/adversarial.md), comma-separated, or none")
+      ->check(CLI::Validator(
+          [](const std::string& v) -> std::string {
+            try {
+              (void)parse_build_contenders(v);
+              return "";
+            } catch (const std::invalid_argument& e) {
+              return e.what();
+            }
+          },
+          "LIST", "contenders"));
   build->add_option("--kernel", o->kernels, "Kernel file(s)");
   build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
   build->add_option("--arch", o->arch,

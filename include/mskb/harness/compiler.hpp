@@ -5,6 +5,8 @@
 // cusparse, cufft, cudnn, curand).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,14 @@ struct KernelFile {
 // the order of `files`. Trusted files may link vendor libraries; every file but a vendor
 // contender's passes the binary policy.
 std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
+// compile_all, telling as it goes (`mskb build`'s progress): `started(i)` as the build of files[i]
+// begins, `finished(i, result)` as it ends, both from the build threads (so thread safe, and they
+// must not throw); a path given twice is built once, under its first index.
+struct BuildEvents {
+  std::function<void(std::size_t index)> started;
+  std::function<void(std::size_t index, const CompileResult& result)> finished;
+};
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs, const BuildEvents& events);
 
 // Symbols a built library exports (nm -D --defined-only); empty on failure.
 std::vector<std::string> exported_symbols(const std::string& so_path);
