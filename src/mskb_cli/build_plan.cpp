@@ -21,10 +21,10 @@ std::vector<ContenderKind> parse_build_contenders(const std::string& list) {
     else if (c == "vendor") k = ContenderKind::vendor;
     else if (c == "wrong") k = ContenderKind::wrong;
     else if (c == "adversarial") k = ContenderKind::adversarial;
-    else throw std::invalid_argument("--contenders: unknown contender '" + c + "' (baseline, vendor, wrong, adversarial or none)");
+    else throw std::invalid_argument("unknown contender '" + c + "' (baseline, vendor, wrong, adversarial or none)");
     if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
   }
-  if (kinds.empty()) throw std::invalid_argument("--contenders: give baseline, vendor, wrong, adversarial (comma-separated) or none");
+  if (kinds.empty()) throw std::invalid_argument("empty: give baseline, vendor, wrong, adversarial (comma-separated) or none");
   return kinds;
 }
 

@@ -1,7 +1,8 @@
 // Progress on stderr through the real binaries (mskb over the fake runner, cudamaster over a
 // replayed story): MSKB_PROGRESS=live draws the live line (done/total, phase, items in flight,
 // elapsed, ETA) with the result lines above it and leaves a clean line; stderr that is not a
-// terminal (a file here) gets today's plain lines, no carriage return, no escape code.
+// terminal (a file here) gets today's plain lines, no carriage return, no escape code. mskb build
+// prints one [n/total] line per kernel, each in a log as soon as its build ends.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
