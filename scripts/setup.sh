@@ -35,7 +35,7 @@ if [ "$preset" = gpu ]; then
 
 results: results/mskb-run.json, results/mskb-run.md (the six slice tasks: $slice)
 the whole suite, 50 tasks x FP32/BF16 (about 7 minutes on one H200; docs/results/h200/throughput/):
-  mskb run --all --json results/suite.json --markdown results/suite.md
+  $mskb run --all --json results/suite.json --markdown results/suite.md
 MSG
 else
   $mskb list
