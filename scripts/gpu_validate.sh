@@ -102,7 +102,7 @@ sel=(--all); [ -n "${TASKS:-}" ] && sel=(--task "$TASKS")
 if [[ $phases == *,tests,* ]]; then
   $mskb device --json > "$OUT/device.json"; $mskb device
   t1=$(date +%s)
-  $mskb build --all > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
+  $mskb build --all --contenders baseline,vendor,wrong,adversarial > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
   grep FAIL -A1 "$OUT/kernels-build.log" | head -20
   # The timing test alone on GPU 0; the FP64 reference test beside it on the last GPU.
   CUDA_VISIBLE_DEVICES=${gpus[0]} build/gpu/tests/mskb/gpu/mskb_gpu_harness_test > "$OUT/mskb_gpu_harness_test.log" 2>&1 &

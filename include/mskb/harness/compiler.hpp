@@ -5,6 +5,8 @@
 // cusparse, cufft, cudnn, curand).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,14 @@ struct KernelFile {
 // the order of `files`. Trusted files may link vendor libraries; every file but a vendor
 // contender's passes the binary policy.
 std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
+// compile_all, telling as it goes (`mskb build`'s progress): `started(i)` as the build of files[i]
+// begins, `finished(i, result)` as it ends, both from the build threads (so thread safe, and they
+// must not throw); a path given twice is built once, under its first index.
+struct BuildEvents {
+  std::function<void(std::size_t index)> started;
+  std::function<void(std::size_t index, const CompileResult& result)> finished;
+};
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs, const BuildEvents& events);
 
 // The functions a built library exports (exported_functions: its dynamic symbol table, read in
 // process); empty when it cannot be read.

@@ -1,4 +1,4 @@
-// Owns the settings an evaluation takes from the environment: the MSKB_* variables README.md and
+// Owns the settings an evaluation takes from the environment: the MSKB_* variables docs/reference.md and
 // docs/harness.md document for the evaluator and the suite, read in this one place, once, where a
 // command starts (Settings::from_environment: mskb run / check / rerun, cudamaster's evaluator),
 // and passed down with the evaluation options (EvalOptions::settings). Nothing below reads them.

@@ -17,7 +17,7 @@
 
 namespace mskb {
 
-// Every way an evaluation can end (listed in README.md, judged as docs/harness.md describes).
+// Every way an evaluation can end (listed in docs/reference.md, judged as docs/harness.md describes).
 enum class Disposition {
   passed,
   compile_error,
