@@ -137,6 +137,7 @@ std::vector<std::string> two_kernels(Cli& c) {
 TEST(Progress, MskbBuildWritesEachKernelsLineToALogAsItEnds) {
   Cli c;
   c.env["FAKE_NVCC_SLEEP"] = "2";
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";  // the fake exports vector_add, so the entry check passes
   const std::vector<std::string> k = two_kernels(c);
   const pid_t pid = spawn({"build", "--kernel", k[0], "--kernel", k[1], "-j", "1"}, c.env, c.dir.file(""), "log", CM_MSKB_BIN, c.drop);
   bool running_at_first_line = false, seen = false, ended = false;
@@ -170,6 +171,7 @@ TEST(Progress, MskbBuildWritesEachKernelsLineToALogAsItEnds) {
 TEST(Progress, MskbBuildDrawsTheCountAndEtaOnATerminal) {
   Cli c;
   c.env["FAKE_NVCC_SLEEP"] = "1.1";
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";
   c.env["MSKB_PROGRESS"] = "live";
   const std::vector<std::string> k = two_kernels(c);
   const Proc p = c.run({"build", "--kernel", k[0], "--kernel", k[1], "-j", "1"}, CM_MSKB_BIN);
