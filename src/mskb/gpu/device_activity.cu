@@ -18,6 +18,7 @@
 #include "mskb/core/invoke.hpp"
 #include "mskb/gpu/candidate_fatal.cuh"
 #include "mskb/gpu/check.cuh"
+#include "mskb/gpu/event_pair.cuh"
 #include "mskb/gpu/stopwatch.cuh"
 #include "mskb/protocol/device_time.hpp"
 
@@ -35,21 +36,6 @@ std::string parent_dir(const std::string& path) {
 }
 
 std::string cupti_soname() { return "libcupti.so." + std::to_string(CUDART_VERSION / 1000); }
-
-// The CUDA events around one extra call, as around a timed sample.
-struct EventPair {
-  cudaEvent_t start{}, stop{};
-  EventPair() {
-    MSKB_CUDA_CHECK(cudaEventCreate(&start));
-    MSKB_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~EventPair() {
-    MSKB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(start));
-    MSKB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(stop));
-  }
-  EventPair(const EventPair&) = delete;
-  EventPair& operator=(const EventPair&) = delete;
-};
 
 #if MSKB_HAVE_CUPTI
 
@@ -331,7 +317,7 @@ DeviceSamples time_device(void* fn, DeviceInstance& d, const TimingConfig& cfg, 
     out.note = a.why();
     return out;
   }
-  EventPair ev;
+  CudaEventPair ev;
   {
     DeviceActivity::Recording recording(a);
     if (!recording.ok()) {

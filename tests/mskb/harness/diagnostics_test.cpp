@@ -12,24 +12,19 @@
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/diagnostics.hpp"
 
+#include "support/scratch_dir.hpp"
+
 using namespace mskb;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path p;
-  TempDir() : p(fs::temp_directory_path() / ("mskb-diagnostics-test-" + std::to_string(::getpid()))) { fs::create_directories(p); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
+// The test's scratch folder (tests/support/scratch_dir.hpp).
+struct TempDir : mskb_test::ScratchDir {
+  TempDir() : ScratchDir("diagnostics") {}
 };
 
-std::string write(const fs::path& p, const std::string& s) {
-  std::ofstream(p) << s;
-  return p.string();
-}
+using mskb_test::write;
 
 // What nvcc 13 printed for a file with three undefined names (cudafe++ quotes each line and puts
 // a caret under the token).

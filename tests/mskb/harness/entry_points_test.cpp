@@ -17,18 +17,16 @@
 #include "mskb/harness/entry_points.hpp"
 #include "mskb/util/process.hpp"
 
+#include "support/scratch_dir.hpp"
+
 using namespace mskb;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path p;
-  TempDir() : p(fs::temp_directory_path() / ("mskb-entry-points-test-" + std::to_string(::getpid()))) { fs::create_directories(p); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
+// The test's scratch folder (tests/support/scratch_dir.hpp).
+struct TempDir : mskb_test::ScratchDir {
+  TempDir() : ScratchDir("entry-points") {}
 };
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }

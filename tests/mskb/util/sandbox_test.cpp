@@ -373,27 +373,47 @@ TEST(SandboxPieces, LevelIsRecorded) {
   std::printf("sandbox level here: %s\n", level.c_str());
 }
 
-TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
+namespace {
+// Forks; the child runs `body` and exits with its return value (0: as expected). Returns the
+// wait status.
+int in_child(const std::function<int()>& body) {
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::atomic<bool> stop{false};
-    std::thread t([&] {
-      while (!stop) std::this_thread::yield();
-    });
-    int code = 0;
+  if (pid == 0) ::_exit(body());
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  return st;
+}
+
+// A second thread in this process for as long as it lives (as CUDA's, or an injected tool's).
+class SpinningThread {
+ public:
+  SpinningThread()
+      : t_([this] {
+          while (!stop_) std::this_thread::yield();
+        }) {}
+  ~SpinningThread() {
+    stop_ = true;
+    t_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread t_;
+};
+}  // namespace
+
+TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
+  const int st = in_child([] {
+    SpinningThread other;
     try {
       sb::CandidateSandbox box;
       box.confine_files({"/nonexistent/kernel.so", "", {}, false});
-      code = 1;  // must have refused
+      return 1;  // must have refused
     } catch (const std::runtime_error&) {
-      code = 0;
+      return 0;
     }
-    stop = true;
-    t.join();
-    ::_exit(code);
-  }
-  int st = 0;
-  ::waitpid(pid, &st, 0);
+  });
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
 }
 
@@ -403,38 +423,26 @@ namespace {
 // How the tool is known: CUDA_INJECTION64_PATH, ncu's preloaded interceptor, or the caller.
 enum class ToolSignal { injection_env, preload, caller };
 void expect_tool_thread_named(ToolSignal how) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
+  const int st = in_child([how] {
     ::unsetenv("CUDA_INJECTION64_PATH");
     if (how == ToolSignal::injection_env) ::setenv("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so", 1);
     if (how == ToolSignal::preload)
       ::setenv("LD_PRELOAD", "/opt/nvidia/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/libInterceptorInjectionTarget.so", 1);
-    std::atomic<bool> stop{false};
-    std::thread t([&] {
-      while (!stop) std::this_thread::yield();
-    });
-    int code = 0;
+    SpinningThread tool;
     try {
       sb::CandidateSandbox box;
       sb::CandidatePaths paths{"/nonexistent/kernel.so", "", {}, false};
       paths.under_tool = how == ToolSignal::caller;
       box.confine_files(paths);
-      const std::string level = box.level();
-      if (level.find("thread(s) the injected tool started") == std::string::npos) code = 2;
+      if (box.level().find("thread(s) the injected tool started") == std::string::npos) return 2;
       std::string why;
-      if (code == 0 && sb::landlock_abi(&why) > 0) {
-        const int fd = ::open("/var/tmp/mskb_sandbox_injected_probe", O_WRONLY | O_CREAT, 0600);
-        if (fd >= 0) code = 3;  // Landlock must hold on this thread
-      }
+      if (sb::landlock_abi(&why) > 0 && ::open("/var/tmp/mskb_sandbox_injected_probe", O_WRONLY | O_CREAT, 0600) >= 0)
+        return 3;  // Landlock must hold on this thread
+      return 0;
     } catch (const std::runtime_error&) {
-      code = 1;
+      return 1;
     }
-    stop = true;
-    t.join();
-    ::_exit(code);
-  }
-  int st = 0;
-  ::waitpid(pid, &st, 0);
+  });
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
 }
 }  // namespace
@@ -447,17 +455,13 @@ TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
 
 // MSKB_SANDBOX=off: resource limits only, and the level says the kernel ran unconfined.
 TEST(SandboxPieces, SwitchedOffSaysSo) {
-  const pid_t pid = ::fork();
-  if (pid == 0) {
+  const int st = in_child([] {
     ::setenv("MSKB_SANDBOX", "off", 1);
     sb::CandidateSandbox box;
     box.confine_files({"/nonexistent/kernel.so", "", {}, false});
     box.confine_calls();
-    const std::string level = box.level();
-    ::_exit(level.rfind("off (MSKB_SANDBOX=off", 0) == 0 && !box.calls_confined() && !box.files_confined() ? 0 : 1);
-  }
-  int st = 0;
-  ::waitpid(pid, &st, 0);
+    return box.level().rfind("off (MSKB_SANDBOX=off", 0) == 0 && !box.calls_confined() && !box.files_confined() ? 0 : 1;
+  });
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
 }
 
