@@ -15,7 +15,12 @@ namespace {
 struct Op {
   __device__ __forceinline__ float f(float x) const { return tanhf(x); }
   __device__ __forceinline__ float operator()(float x) const { return f(x); }
-  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(f(__bfloat162float(x))); }
+  // bf16: tanh(x) = 1 - 2 / (e^2x + 1) with __expf and __fdividef (absolute error ~1e-7, far below the bf16
+  // output rounding and the 1e-5 absolute tolerance; e^2x = inf gives 1, e^2x = 0 gives -1) in place of
+  // tanhf, which made the bf16 call instruction-bound (0.76 of the bandwidth roofline on the H200 at the
+  // largest shape against 0.94 for RELU).
+  __device__ __forceinline__ float fast(float x) const { return 1.0f - __fdividef(2.0f, __expf(2.0f * x) + 1.0f); }
+  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(fast(__bfloat162float(x))); }
 };
 
 template <class T>

@@ -15,7 +15,11 @@ namespace {
 struct Op {
   __device__ __forceinline__ float f(float x) const { return 1.0f / (1.0f + expf(-x)); }
   __device__ __forceinline__ float operator()(float x) const { return f(x); }
-  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(f(__bfloat162float(x))); }
+  // bf16: __expf and __fdividef (a few ulp of FP32, far below the bf16 output rounding) in place of expf
+  // and an IEEE division, which made the bf16 call instruction-bound (0.70 of the bandwidth roofline on
+  // the H200 at N = 2^28 against 0.94 for RELU). 1 + e^-x overflowing to inf gives 0, as it should.
+  __device__ __forceinline__ float fast(float x) const { return __fdividef(1.0f, 1.0f + __expf(-x)); }
+  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(fast(__bfloat162float(x))); }
 };
 
 template <class T>
