@@ -95,8 +95,9 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
                 r1.timings[i].shape.str().c_str(), a, c, 100 * diff, 100 * r1.timings[i].roofline_us / a, t1.min_us, t2.min_us, t1.n,
                 t2.n, 100 * t1.noise, 100 * t2.noise, t1.sm_clock_mhz, t2.sm_clock_mhz);
     // Two processes get different physical pages: below ~100 us that alone moved the median by up
-    // to 2.0% on the H200 (61.57 vs 60.35 us, both with 0.2% noise); above, runs agree within 0.6%.
-    EXPECT_LT(diff, std::min(a, c) < 100 ? 0.03 : 0.02) << r1.timings[i].shape.str();
+    // to 3.8% on the H200 (62.82 vs 60.51 us at N = 2^24, both with <= 0.35% noise, at 9e9e6f7; 2.0%
+    // earlier); above, runs agree within 0.6%. The bounds leave room for that, not for a regression.
+    EXPECT_LT(diff, std::min(a, c) < 100 ? 0.05 : 0.02) << r1.timings[i].shape.str();
     ++compared;
   }
   EXPECT_GT(compared, 0);
