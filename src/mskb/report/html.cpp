@@ -11,6 +11,7 @@
 
 #include "mskb/report/cells.hpp"
 #include "mskb/report/numbers.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
 #include "mskb/util/html.hpp"
@@ -221,12 +222,12 @@ std::string entries_table(const json& data) {
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(w.get<std::string>(), json::object());
       const json P = x.value("P", json()), V = x.value("vendor_ratio", json()), S = x.value("median_sol", json());
-      h += ncell(P, f2(P), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) + ncell(S, pct(S)) +
+      h += ncell(P, esc(p_with_interval(P, x.value("P_interval", json()))), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) + ncell(S, pct(S)) +
            tcell(esc(sol_cell(x.value("sol_by_shape", json::array()))));
     }
     h += "</tr>\n";
   }
-  return h + "</tbody></table></div>\n";
+  return h + "</tbody></table></div>\n<p class=\"small\">" + esc(interval_legend()) + ".</p>\n";
 }
 
 std::string failures_table(const json& failures, bool with_task) {
@@ -381,7 +382,7 @@ std::string group_section(const json& g, const json& entries, const json& sweeps
     std::string P;
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(js(w), json::object());
-      if (isnum(x.value("P", json()))) P += fmt::format("{}P {} {:.2f}", P.empty() ? "" : ", ", ejs(w), d(x["P"]));
+      if (isnum(x.value("P", json()))) P += fmt::format("{}P {} {}", P.empty() ? "" : ", ", ejs(w), esc(p_with_interval(x["P"], x.value("P_interval", json()))));
     }
     line += fmt::format("{}<b>{}</b> {}{}", line.empty() ? "" : "; ", ejs(e["contender"]), disposition_html(e), P.empty() ? "" : " (" + P + ")");
   }

@@ -10,6 +10,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
 #include "mskb/util/text.hpp"
@@ -71,9 +72,10 @@ std::vector<std::string> timed_sweeps(const json& j) {
 std::string markdown_summary(const json& j) {
   const std::vector<std::string> sweeps = timed_sweeps(j);
   const std::string paper = to_string(Sweep::paper);
+  const auto intervals = p_intervals(j);
   std::string head = "| task | prec | contender | disposition | checks |", rule = "|---|---|---|---|---|";
   for (const auto& w : sweeps) {
-    head += sweeps.size() > 1 ? " P " + w + " | geomean " + w + " |" : std::string(" P | geomean |");
+    head += sweeps.size() > 1 ? " P [interval] " + w + " | geomean " + w + " |" : std::string(" P [interval] | geomean |");
     rule += "---|---|";
   }
   std::string sol_head;
@@ -92,7 +94,7 @@ std::string markdown_summary(const json& j) {
       std::string P = "-", G = "-";
       for (const auto& s : j["scores"])
         if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s.value("sweep", paper) == w) {
-          if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
+          P = p_with_interval(s["P"], find_interval(intervals, {c["task"], c["precision"], c["contender"], w}));
           if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
         }
       PG += " " + P + " | " + G + " |";
@@ -115,6 +117,7 @@ std::string markdown_summary(const json& j) {
                        c["checks_total"].get<int>(), PG, V, S, by_shape);
   }
   out += "\nSOL by shape: the fraction of the roofline at each timed shape, smallest first; L: launch-bound.\n";
+  if (!intervals.empty()) out += md_cell(interval_legend()) + ".\n";
   const std::vector<std::string> notes = vendor_notes(j);
   if (!notes.empty()) {
     out += "\nVendor routes:\n\n";
