@@ -91,10 +91,14 @@ TEST(Score, AcceptOnlyBeyondTheSpreadBetweenProcesses) {
   EXPECT_FALSE(v.accept);
   EXPECT_EQ(v.margin_source, "the --min-gain floor 20%");
   EXPECT_NEAR(v.required_p, 1.2, 1e-12);
-  // Noisy measurements widen the margin: 3% noise -> each side sqrt(0.02^2 + 2 z^2 0.03^2) = 0.0721.
+  // Noisy measurements widen the margin: 3% noise -> each side sqrt(0.02^2 + 2 z^2 0.03^2) =
+  // 0.072595, h = 0.102664, margin 10.81%: 8% faster is accepted without the noise, not with it.
+  v = loop::judge(loop::score_result(timed({{1, 185}}), base200, nullptr, m), loop::score_result(base200, base200, nullptr, m), 0.0, m);
+  EXPECT_TRUE(v.accept) << v.reason;
   const auto noisy_base = timed({{1, 200}}, 0.03);
-  v = loop::judge(loop::score_result(timed({{1, 180}}, 0.03), noisy_base, nullptr, m), loop::score_result(noisy_base, noisy_base, nullptr, m), 0.0, m);
+  v = loop::judge(loop::score_result(timed({{1, 185}}, 0.03), noisy_base, nullptr, m), loop::score_result(noisy_base, noisy_base, nullptr, m), 0.0, m);
   EXPECT_FALSE(v.accept) << v.reason;
+  EXPECT_NEAR(v.margin, 0.1081193, 1e-6);
   // The verdict as the store records it.
   EXPECT_EQ(v.json()["margin_source"], v.margin_source);
   EXPECT_DOUBLE_EQ(v.json()["required_p"].get<double>(), v.required_p);
