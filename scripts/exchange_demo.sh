@@ -6,7 +6,7 @@
 # the script says so instead of hiding it.
 #
 #   scripts/exchange_demo.sh [BUILD_APPS_DIR] [OUT_DIR] [CASSETTE] [TASKS]
-#   defaults: build/gpu/apps, exchange-demo, data/demo/spmv_csr_fp32.jsonl, spmv_csr
+#   defaults: build/gpu/apps, exchange-demo, data/demo/matrix_vector_mul_fp32.jsonl, matrix_vector_mul
 #
 # Each exchange session stops with exit 4 until scripts/exchange_answer.py has answered the
 # waiting requests from the cassette; the run is resumed until it ends. Exit 0 when both runs
@@ -14,8 +14,8 @@
 set -u
 B=${1:-build/gpu/apps}
 OUT=${2:-exchange-demo}
-CASSETTE=${3:-data/demo/spmv_csr_fp32.jsonl}
-TASKS=${4:-spmv_csr}
+CASSETTE=${3:-data/demo/matrix_vector_mul_fp32.jsonl}
+TASKS=${4:-matrix_vector_mul}
 HERE=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 2
 common=(--task "$TASKS" --rounds 2 --precision fp32)

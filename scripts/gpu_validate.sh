@@ -102,7 +102,7 @@ sel=(--all); [ -n "${TASKS:-}" ] && sel=(--task "$TASKS")
 if [[ $phases == *,tests,* ]]; then
   $mskb device --json > "$OUT/device.json"; $mskb device
   t1=$(date +%s)
-  $mskb build --all > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
+  $mskb build --all --contenders baseline,vendor,wrong,adversarial > "$OUT/kernels-build.log" 2>&1; echo "kernel builds rc=$? ($(since $t1)): $(tail -1 "$OUT/kernels-build.log")"
   grep FAIL -A1 "$OUT/kernels-build.log" | head -20
   # The timing test alone on GPU 0; the FP64 reference test beside it on the last GPU.
   CUDA_VISIBLE_DEVICES=${gpus[0]} build/gpu/tests/mskb/gpu/mskb_gpu_harness_test > "$OUT/mskb_gpu_harness_test.log" 2>&1 &
@@ -126,19 +126,19 @@ fi
 
 if [[ $phases == *,agents,* ]]; then
   t1=$(date +%s)
-  $B/cudamaster optimize --task spmv_csr --llm replay:data/demo/spmv_csr_fp32.jsonl --rounds 2 \
+  $B/cudamaster optimize --task matrix_vector_mul --llm replay:data/demo/matrix_vector_mul_fp32.jsonl --rounds 2 \
     --db "$OUT/demo.db" --out "$OUT/demo" --json > "$OUT/demo-summary.json" 2> "$OUT/demo.log"
   echo "demo rc=$? ($(since $t1))"; tail -25 "$OUT/demo.log"
   $B/cudamaster runs --db "$OUT/demo.db" > "$OUT/demo-runs.txt" 2>&1; cat "$OUT/demo-runs.txt"
   $B/cudamaster show 1 --calls --db "$OUT/demo.db" > "$OUT/demo-show.txt" 2>&1; echo "show rc=$?"
   # Live: the same script served over real HTTP by a loopback OpenAI-compatible server.
   rm -f "$OUT/llm.port"
-  python3 scripts/script_llm_server.py --cassette data/demo/spmv_csr_fp32.jsonl --port-file "$OUT/llm.port" \
+  python3 scripts/script_llm_server.py --cassette data/demo/matrix_vector_mul_fp32.jsonl --port-file "$OUT/llm.port" \
     --log "$OUT/llm-server.log" > /dev/null 2>&1 &
   srv=$!
   for _ in $(seq 50); do [ -s "$OUT/llm.port" ] && break; sleep 0.1; done
   t1=$(date +%s)
-  $B/cudamaster optimize --task spmv_csr --llm "openai-compatible:http://127.0.0.1:$(cat "$OUT/llm.port")/v1:cudamaster-demo-script" \
+  $B/cudamaster optimize --task matrix_vector_mul --llm "openai-compatible:http://127.0.0.1:$(cat "$OUT/llm.port")/v1:cudamaster-demo-script" \
     --rounds 2 --db "$OUT/live.db" --out "$OUT/live" --json > "$OUT/live-summary.json" 2> "$OUT/live.log"
   echo "live rc=$? ($(since $t1)), $(wc -l < "$OUT/llm-server.log") HTTP requests served"; tail -8 "$OUT/live.log"
   kill $srv 2>/dev/null

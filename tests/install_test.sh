@@ -21,6 +21,7 @@ echo "default architecture without a preset: sm_$got"
 cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log" 2>&1 || { tail -20 "$tmp/install.log"; exit 1; }
 for f in bin/mskb bin/mskb-runner bin/cudamaster share/mskb/tasks/algebra/vector_add/baseline_fp32.cu \
          share/mskb/kernels/include/mskb_vendor.cuh share/mskb/prompts share/mskb/data/demo/spmv_csr_fp32.jsonl \
+         share/mskb/data/demo/matrix_vector_mul_fp32.jsonl \
          share/mskb/tests/adversarial share/mskb/README.md share/mskb/docs/harness.md; do
   [ -e "$tmp/prefix/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done

@@ -9,10 +9,12 @@
 #include "commands/commands.hpp"
 #include "mskb/harness/build_info.hpp"
 #include "mskb/util/command_line.hpp"
+#include "mskb/util/progress.hpp"
 
 namespace cudamaster {
 
 int cudamaster_main(int argc, char** argv) {
+  mskb::line_buffer(stdout);  // every line reaches a pipe or a log as it is printed (util/progress.hpp)
   CLI::App app{"CUDAMaster: multi-agent CUDA kernel optimizer over MSKernelBench", "cudamaster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", mskb::version_text("cudamaster"));

@@ -14,6 +14,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 namespace mskb {
 struct SuitePlan;
@@ -28,6 +29,9 @@ void add_list_command(CLI::App& app);
 void add_device_command(CLI::App& app);
 void add_run_and_check_commands(CLI::App& app);  // run.cpp: the two share most options
 void add_build_command(CLI::App& app);
+// --nvcc-flag FLAG (alias --flag), repeatable, of build, run and check (build.cpp): each value
+// checked by the harness's allowlist (check_flag) when parsed, a refused one a usage error naming it.
+CLI::Option* add_nvcc_flag_option(CLI::App* cmd, std::vector<std::string>& flags);
 void add_merge_command(CLI::App& app);
 void add_task_command(CLI::App& app);     // task.cpp: mskb task new / validate
 // run/check --task-file (task.cpp): registers the file's task (found by name from then on), compiles

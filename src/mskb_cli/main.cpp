@@ -3,6 +3,7 @@
 // compiler.hpp, reproduce.hpp).
 #include "mskb/cli.hpp"
 
+#include <cstdio>
 #include <exception>
 #include <iostream>
 
@@ -12,6 +13,7 @@
 #include "mskb/harness/build_info.hpp"
 #include "mskb/util/command_line.hpp"
 #include "mskb/util/files.hpp"
+#include "mskb/util/progress.hpp"
 
 namespace mskb {
 
@@ -36,6 +38,7 @@ void write_json(const nlohmann::json& j, const std::string& path) {
 }  // namespace cli
 
 int mskb_main(int argc, char** argv) {
+  line_buffer(stdout);  // every line reaches a pipe or a log as it is printed (util/progress.hpp)
   CLI::App app{"mskb - MSKernelBench: a multi-scenario CUDA kernel benchmark with a harness that cannot be fooled", "mskb"};
   app.require_subcommand(1);
   app.set_version_flag("--version", version_text("mskb"));

@@ -74,7 +74,7 @@ void add_merge_command(CLI::App& app) {
   auto* merge = app.add_subcommand("merge", "Merge mskb run/check JSON reports (e.g. one per category or cluster job) into one JSON and Markdown");
   merge->add_option("reports", o->inputs, "JSON reports; a (task, precision) group comes whole from the last report that has it")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(existing_file());
   add_json_option(merge, o->json, "Write the merged JSON report");
   merge->add_option("--markdown", o->markdown, "Write the merged Markdown report to FILE (default: stdout when no --json)");
   merge->add_option("--expect", o->expect,

@@ -18,6 +18,7 @@
 #include "mskb/report/markdown.hpp"
 #include "mskb/report/numbers.hpp"
 #include "mskb/report/text.hpp"
+#include "mskb/util/command_line.hpp"
 
 namespace mskb::cli {
 
@@ -122,7 +123,7 @@ void run_compare(const CompareOptions& o) {
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
   auto* cmd = app.add_subcommand("report", "Render an mskb run/check JSON report as one self-contained HTML page (charts, sortable tables) or CSV");
-  cmd->add_option("report", o->input, "The JSON report (mskb run --json, mskb merge --json)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("report", o->input, "The JSON report (mskb run --json, mskb merge --json)")->required()->check(existing_file());
   cmd->add_option("--html", o->html, "Write the HTML page to FILE (- for stdout)")->type_name("FILE");
   cmd->add_option("--csv", o->csv, "Write one CSV line per contender to FILE (- for stdout)")->type_name("FILE");
   cmd->footer("Without --html or --csv the overview by category is printed.");
@@ -133,7 +134,7 @@ void add_compare_command(CLI::App& app) {
   auto o = std::make_shared<CompareOptions>();
   auto* cmd = app.add_subcommand("compare", "Compare mskb run JSON reports side by side (two submissions, commits or GPUs): deltas of P "
                                             "and vs vendor, a scatter plot, correctness changes");
-  cmd->add_option("reports", o->inputs, "Two or more JSON reports; the first is the reference")->required()->expected(2, -1)->check(CLI::ExistingFile);
+  cmd->add_option("reports", o->inputs, "Two or more JSON reports; the first is the reference")->required()->expected(2, -1)->check(existing_file());
   cmd->add_option("--html", o->html, "Write the HTML page to FILE (- for stdout)")->type_name("FILE");
   cmd->add_option("--markdown", o->markdown, "Write the Markdown tables to FILE (- for stdout; default: stdout when no --html)")
       ->type_name("FILE");

@@ -140,7 +140,7 @@ void add_rerun_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("rerun",
                                  "Run a report's run again on this machine (its \"reproduce\" record: same tasks, kernels, shape seed, "
                                  "settings) and show per entry how far the new times and P are from the report's");
-  cmd->add_option("report", o->input, "The JSON report (mskb run|check --json)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("report", o->input, "The JSON report (mskb run|check --json)")->required()->check(existing_file());
   add_json_option(cmd, o->json_path, "Write the new report (with the comparison under \"rerun_of\")");
   cmd->add_option("--markdown", o->md_path, "Write the comparison as Markdown to FILE")->type_name("FILE");
   cmd->add_option("--html", o->html_path, "Write the comparison as an HTML page to FILE (mskb compare's, with the reproduction first)")

@@ -22,6 +22,7 @@
 #include "slurm_run.hpp"
 #include "mskb/core/instance.hpp"
 #include "mskb/core/matrix_market.hpp"
+#include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
 #include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
@@ -49,6 +50,8 @@ struct RunOptions {
   std::string category, skip_done_path, task_file, submission;
   std::string precision = "all", contenders = "baseline,vendor", json_path, csv_path, arch;
   std::vector<std::string> kernels, flags;
+  std::vector<std::string> shapes;  // --shape: ad-hoc shapes of the one task (sweep "custom")
+  bool sweep_given = false;         // --sweep was on the command line
   bool all = false, allow_libraries = false, quiet = false;
   int seeds = 3, jobs = 0;
   std::string checks_per_gpu = "auto";  // N or auto (SuitePlan::checks_per_gpu 0)
@@ -124,21 +127,21 @@ std::vector<Precision> parse_precisions(const std::string& s) {
 
 void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--task", o.tasks, "Task name(s) (mskb list); comma-separated or repeated")->delimiter(',');
-  c->add_option("--kernel", o.kernels, "Kernel file(s) exporting the MSKernelBench entry point");
+  c->add_option("--kernel", o.kernels, "Kernel file(s) exporting the MSKernelBench entry point")->check(existing_file());
   c->add_option("--task-file", o.task_file, "Your own task from a task file (TOML, docs/task-files.md), judged like a built-in one")
-      ->type_name("FILE");
+      ->check(existing_file());
   c->add_option("--submission", o.submission,
                 "A folder of kernels for many tasks, each judged on its task: TASK.cu (fp32, and bf16 if it exports it), "
                 "TASK_bf16.cu, or fp32/TASK.cu and bf16/TASK.cu; other .cu files are skipped with the reason. "
                 "--task / --category narrow it; the report ends with the submission's summary")
-      ->type_name("DIR");
+      ->check(existing_folder());
   c->add_option("--precision", o.precision, "fp32 | bf16 | all")->check(CLI::IsMember({"fp32", "bf16", "all"}));
   c->add_option("--seeds", o.seeds, "Correctness seeds per paper/held-out shape (>= 3)")->check(CLI::Range(3, 100));
   c->add_option("--shape-seed", o.shape_seed,
                 "Seed of the random shapes checked besides paper + held-out (default: a fresh one per run, recorded in the report)");
   c->add_option("--arch", o.arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the build's)")
       ->transform(gpu_arch_option());
-  c->add_option("--flag", o.flags, "Extra nvcc flag for kernel builds (whitelisted)");
+  add_nvcc_flag_option(c, o.flags);
   c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
   c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)")->check(mskb::positive());
   add_json_option(c, o.json_path, "Write the JSON report");
@@ -161,10 +164,32 @@ void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--skip-done", o.skip_done_path,
                 "A previous --json report (e.g. of a killed run): skip its complete (task, precision) groups; "
                 "join the two with mskb merge")
-      ->check(CLI::ExistingFile);
+      ->check(existing_file());
   c->add_option("--contenders", o.contenders, "Shipped contenders: baseline,vendor (or none); check also takes wrong (each wrong/ kernel must get its declared disposition); "
                 "adversarial: the tests/adversarial/<task> corpus, judged like wrong/ kernels (run too: the timing-gated ones)");
+  c->add_option("--shape", o.shapes,
+                "An ad-hoc shape of the one task, e.g. N=1048576 or M=512,N=256,K=128 (repeatable: one shape each), checked"
+                " against the task's dimensions and constraints; it replaces the sweeps (reported as sweep \"custom\")")
+      ->type_name("DIMS");
   add_slurm_run_options(c, o.slurm);
+}
+
+// --shape: the task's ad-hoc shapes (usage errors name what is wrong with one).
+void apply_custom_shapes(const RunOptions& o, SuitePlan& plan) {
+  if (plan.tasks.size() != 1) throw std::invalid_argument("--shape needs a single task (--task T or --task-file F): shapes are a task's");
+  if (!o.matrix_path.empty()) throw std::invalid_argument("--shape and --matrix: give one of them");
+  if (o.sweep_given) throw std::invalid_argument("--shape replaces the sweeps: drop --sweep");
+  const TaskSpec& spec = get_task(plan.tasks.front());
+  for (const std::string& text : o.shapes) {
+    std::vector<std::string> notes;
+    const Shape s = custom_shape(spec, text, &notes);
+    for (const std::string& n : notes) std::fprintf(stderr, "mskb %s: warning: %s\n", o.check ? "check" : "run", n.c_str());
+    if (std::find(plan.eval.custom_shapes.begin(), plan.eval.custom_shapes.end(), s) != plan.eval.custom_shapes.end())
+      throw std::invalid_argument("--shape " + s.str() + " is given twice");
+    plan.eval.custom_shapes.push_back(s);
+  }
+  plan.eval.timed_sweeps = {Sweep::custom};
+  plan.eval.checked_sweeps.clear();
 }
 
 // --task / --category / --all (exactly one) -> the plan's task names.
@@ -265,8 +290,6 @@ SuitePlan make_plan(const RunOptions& o) {
   plan.shape_seed = o.shape_seed;
   if (o.timeout > 0) plan.eval.call_timeout_s = o.timeout;
   if (o.json_path == "-" && o.csv_path == "-") throw std::invalid_argument("--json - and --csv -: only one of them can go to stdout");
-  for (const auto& k : o.kernels)
-    if (!fs::exists(k)) throw std::invalid_argument("kernel file not found: " + k);
   if (!o.submission.empty()) {
     plan.submission = scan_submission(o.submission);
     plan.tasks = submission_tasks(o, *plan.submission);
@@ -296,6 +319,7 @@ SuitePlan make_plan(const RunOptions& o) {
     plan.eval.timing.warmup_s = o.warmup;
     plan.eval.timing.target_noise = o.noise;
   }
+  if (!o.shapes.empty()) apply_custom_shapes(o, plan);
   return plan;
 }
 
@@ -396,16 +420,18 @@ std::vector<std::string> unit_arguments(const RunOptions& o, const std::string& 
                      "--contenders", o.contenders, "--checks-per-gpu", o.checks_per_gpu, "--json", json_path});
   for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", abs(k)});
   if (!o.arch.empty()) a.insert(a.end(), {"--arch", o.arch});
-  for (const std::string& f : o.flags) a.push_back("--flag=" + f);
+  for (const std::string& s : o.shapes) a.insert(a.end(), {"--shape", s});
+  for (const std::string& f : o.flags) a.push_back("--nvcc-flag=" + f);
   if (o.allow_libraries) a.push_back("--allow-libraries");
   if (o.timeout > 0) a.push_back(fmt::format("--timeout={}", o.timeout));
   if (o.jobs > 0) a.push_back("--jobs=" + std::to_string(o.jobs));
   if (o.check) {
-    if (!o.check_sweep.empty()) a.insert(a.end(), {"--sweep", o.check_sweep});
+    if (!o.check_sweep.empty() && o.shapes.empty()) a.insert(a.end(), {"--sweep", o.check_sweep});
     if (o.memcheck) a.push_back("--memcheck");
     if (o.racecheck) a.push_back("--racecheck");
   } else {
-    a.insert(a.end(), {"--sweep", o.sweep, fmt::format("--budget={}", o.budget), fmt::format("--warmup={}", o.warmup),
+    if (o.shapes.empty()) a.insert(a.end(), {"--sweep", o.sweep});
+    a.insert(a.end(), {fmt::format("--budget={}", o.budget), fmt::format("--warmup={}", o.warmup),
                        fmt::format("--noise={}", o.noise)});
     if (!o.matrix_path.empty()) a.insert(a.end(), {"--matrix", abs(o.matrix_path)});
     if (o.sanitize_gate) a.push_back("--sanitize");
@@ -479,7 +505,8 @@ void add_run_command(CLI::App& app) {
                               defaults.min_samples, defaults.min_time_s, defaults.target_noise))
       ->check(CLI::Range(0.0001, 0.1));
   run->add_option("--markdown", o->md_path, "Also write a Markdown report to FILE");
-  run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file");
+  run->add_option("--matrix", o->matrix_path, "Sparse tasks: check and time every contender on this Matrix Market file")
+      ->check(existing_file());
   run->add_option("--timing-overlap", o->timing_overlap,
                   "With --checks-per-gpu > 1: timing parts of this many contenders at once per GPU (default auto: 3 when every "
                   "contender is shipped with its task, else 1: one at a time), "
@@ -491,7 +518,10 @@ void add_run_command(CLI::App& app) {
   run->add_flag("--sanitize", o->sanitize_gate,
                 "Before timing a contender (not vendor), run compute-sanitizer memcheck and racecheck on its smallest shapes; "
                 "a report makes it sanitizer_error");
-  run->callback([o] { run_suite_command(*o); });
+  run->callback([o, run] {
+    o->sweep_given = run->count("--sweep") > 0;
+    run_suite_command(*o);
+  });
 }
 
 void add_check_command(CLI::App& app) {
@@ -503,7 +533,10 @@ void add_check_command(CLI::App& app) {
   check->add_flag("--memcheck", o->memcheck, "Run under compute-sanitizer memcheck instead (1 seed per shape, no guard zones)");
   check->add_flag("--racecheck", o->racecheck, "Run under compute-sanitizer racecheck instead (shared-memory hazards; 1 seed per shape)")
       ->excludes("--memcheck");
-  check->callback([o] { run_suite_command(*o); });
+  check->callback([o, check] {
+    o->sweep_given = check->count("--sweep") > 0;
+    run_suite_command(*o);
+  });
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "mskb/core/task_file.hpp"
 #include "mskb/harness/reference_kernel.hpp"
 #include "mskb/harness/suite.hpp"
+#include "mskb/util/command_line.hpp"
 #include "mskb/util/files.hpp"
 #include "task_templates.hpp"
 
@@ -26,9 +27,9 @@ namespace fs = std::filesystem;
 namespace mskb::cli {
 
 std::string use_task_file(const std::string& path, const std::string& precision, SuitePlan& plan) {
-  const TaskFile& tf = register_task_file(path);  // one-line errors (file:line: key: ...)
-  (void)compile_reference(tf);  // a reference that does not compile fails here, before any GPU work
-  (void)build_reference_kernel(tf, plan.compile);  // a reference kernel too, with the contenders' recipe
+  // The rules of `mskb task validate` (one-line errors: file:line: key: ...); a reference that does
+  // not compile fails here, before any GPU work, a reference kernel built with the contenders' recipe.
+  const TaskFile& tf = prepare_task_file(path, plan.compile);
   if (precision == "all") {
     plan.precisions = tf.precisions;
   } else {
@@ -60,10 +61,12 @@ void new_task(const NewOptions& o) {
                            dir.string());
 }
 
+// The same rules as every --task-file (prepare_task_file): a file validate accepts, build, check
+// and run accept too, and one it refuses they refuse with the same line.
 void validate_task(const std::string& path) {
-  const TaskFile tf = load_task_file(path);
-  const std::string so = compile_reference(tf);
-  const std::string kernel_so = build_reference_kernel(tf);  // "" without a reference kernel
+  const TaskFile& tf = prepare_task_file(path);
+  const std::string so = compile_reference(tf);                   // compiled by prepare_task_file: the cached object
+  const std::string kernel_so = reference_kernel_library(tf.spec);  // "" without a reference kernel
   const TaskSpec& s = tf.spec;
   std::vector<std::string> precisions, baselines;
   for (Precision p : tf.precisions) {
@@ -95,7 +98,7 @@ void add_task_command(CLI::App& app) {
   create->callback([n] { new_task(*n); });
   auto path = std::make_shared<std::string>();
   auto* validate = task->add_subcommand("validate", "Read a task file (every expression at every shape) and compile its reference; no GPU");
-  validate->add_option("file", *path, "The task file (.toml)")->required();
+  validate->add_option("file", *path, "The task file (.toml)")->required()->check(existing_file());
   validate->callback([path] { validate_task(*path); });
 }
 

@@ -3,7 +3,9 @@
 //   // fake-build: error <message>     the build fails with "<file>(<line>): error: <message>"
 //   // fake-build: needs-90a           the build fails (ptxas, a toolchain error) unless arch is 90a
 //   // fake-build: exports SYM...      the built object exports these functions (the fake nvcc;
-//                                      without it, it exports none and mskb cannot tell)
+//                                      without it, it exports none and mskb cannot tell, unless
+//                                      FAKE_NVCC_EXPORTS=extern-c: the source's extern "C" functions,
+//                                      which `mskb build` needs to find its entry points)
 //   // fake-build: policy-refuses      the binary policy refuses the built object (it imports the
 //                                      stream-creating runtime call; only when the policy applies)
 //   // fake-eval: wrong_result         the first paper check fails

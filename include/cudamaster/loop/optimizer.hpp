@@ -54,6 +54,11 @@ struct LoopConfig {
   agents::AgentSettings coder_settings{16384, std::nullopt, std::nullopt};
   agents::AgentSettings debug_settings{16384, std::nullopt, std::nullopt};
   agents::AgentSettings compiler_settings{2048, std::nullopt, std::nullopt};
+  // A dry run (--dry-run): the agents and the compiler without a GPU. Each candidate is screened
+  // and compiled (compile errors go to the Debug or Compiler agent as usual) but never evaluated
+  // or profiled: the Planner is told there is no profile ("dry run: no profile"), a compiled
+  // candidate ends its round, nothing has a P, and the run, its jobs and its summary say "dry".
+  bool dry_run = false;
   // Users' task files (absolute paths, mskb/core/task_file.hpp): registered before the tasks are
   // looked up, on a new run and on every resume (they are part of the run's identity).
   std::vector<std::string> task_files;

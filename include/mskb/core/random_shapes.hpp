@@ -38,6 +38,21 @@ std::vector<Shape> random_shapes(const TaskSpec& spec, uint64_t seed, int count)
 // caller records it so `--shape-seed` can replay the run.
 uint64_t fresh_shape_seed();
 
+// What keeps `s` out of the task's size space (empty: it is in): an unknown or missing dimension, a
+// value the declared shapes (paper, held-out and large) rule out - below 1, a constant or one of a
+// few values (kernel sizes, strides), a power of two, a multiple of g, odd - each as a line naming
+// it. The size itself is free: an ad-hoc shape (`mskb run --shape`) may be smaller or larger than
+// every declared one. Relations between dimensions that every declared shape keeps (equal, <=, <)
+// may be the task's or chance: one `s` breaks are `notes` ("N <= K in every declared shape of
+// matrix_mul (the task may assume it)"), when given.
+std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const Shape& s, std::vector<std::string>* notes = nullptr);
+
+// `mskb run|check --shape TEXT`: "N=1048576" or "M=512,N=256,K=128" as a shape of the task, its
+// dimensions in the task's order. Throws std::invalid_argument naming what is wrong ("--shape
+// 'Q=1': unknown dimension 'Q' (matrix_mul's dimensions: M, N, K)"; the constraint problems above).
+// The relations it breaks go to `notes` (warnings), when given.
+Shape custom_shape(const TaskSpec& spec, const std::string& text, std::vector<std::string>* notes = nullptr);
+
 // One line per dimension describing the derived space (or "explicit sampler" / "opted out"),
 // for diagnostics and the tests.
 std::string describe_random_space(const TaskSpec& spec);

@@ -11,6 +11,7 @@
 #include "mskb/protocol/events.hpp"
 #include "mskb/protocol/request.hpp"
 #include "mskb/protocol/vocabulary.hpp"
+#include "mskb/util/device_probe.hpp"
 
 namespace mskb::gpu {
 
@@ -31,5 +32,7 @@ int run_child(const RunRequest& req, int report_fd);
 DeviceEvent measure_device();
 // Name, UUID and properties only (event "device" without ceilings); fast.
 DeviceEvent identify_device();
+// After a device query failed with `failed`: the facts that tell why (mskb/util/device_probe.hpp).
+DeviceProbe probe_device(cudaError_t failed);
 
 }  // namespace mskb::gpu

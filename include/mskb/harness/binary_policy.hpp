@@ -55,4 +55,10 @@ ImportVerdict classify_needed(const std::string& soname, const std::vector<std::
 // Reads the ELF file; a file that is not an ELF64 x86-64 shared object, or is malformed, is refused.
 PolicyVerdict check_binary_policy(const std::string& so_path, const PolicyOptions& options = {});
 
+// The functions a shared object exports, as the dynamic loader's dlsym finds them (defined global
+// or weak functions of its dynamic symbol table), in table order; read from the file, nothing
+// loaded (no GPU, no tool). Throws std::runtime_error("PATH: why") for a file that is not an
+// ELF64 x86-64 shared object or is malformed.
+std::vector<std::string> exported_functions(const std::string& so_path);
+
 }  // namespace mskb

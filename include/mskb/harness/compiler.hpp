@@ -5,27 +5,23 @@
 // cusparse, cufft, cudnn, curand).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/binary_policy.hpp"
+#include "mskb/harness/diagnostics.hpp"  // Diagnostic, parse_nvcc_diagnostics
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/util/files.hpp"  // source_root
 
 namespace mskb {
 
-struct Diagnostic {
-  std::string file;
-  int line = 0;
-  std::string severity;  // error | warning | note
-  std::string message;
-};
-
 struct CompileOptions {
   std::string arch = "";               // "90" -> sm_90, "90a" -> sm_90a; empty = build default
-  std::vector<std::string> flags;      // extra nvcc flags, each checked against the whitelist
+  std::vector<std::string> flags;      // extra nvcc flags, each checked by check_flag (part of the cache key)
   bool lineinfo = false;               // -lineinfo (for profiling)
   bool allow_libraries = false;        // honour `// mskb-link:` (always true for baseline/vendor)
   std::string cache_dir;               // empty = default_cache_dir()
@@ -55,9 +51,9 @@ struct CompileResult {
   std::string so_path;
   std::string key;
   double seconds = 0;
-  std::vector<Diagnostic> diagnostics;
+  std::vector<Diagnostic> diagnostics;  // every error and warning (also of a cached build: its log is kept)
   std::vector<std::string> libraries;
-  std::string log;      // nvcc output (warnings on success)
+  std::string log;      // nvcc output (warnings on success; kept with the cached object)
   std::string error;    // one line, when !ok
   // How the nvcc build was confined ("landlock-7", "none (landlock: ...)"); empty on a cache hit.
   std::string confinement;
@@ -85,17 +81,32 @@ struct KernelFile {
 // the order of `files`. Trusted files may link vendor libraries; every file but a vendor
 // contender's passes the binary policy.
 std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs);
+// compile_all, telling as it goes (`mskb build`'s progress): `started(i)` as the build of files[i]
+// begins, `finished(i, result)` as it ends, both from the build threads (so thread safe, and they
+// must not throw); a path given twice is built once, under its first index.
+struct BuildEvents {
+  std::function<void(std::size_t index)> started;
+  std::function<void(std::size_t index, const CompileResult& result)> finished;
+};
+std::vector<CompileResult> compile_all(const std::vector<KernelFile>& files, const CompileOptions& opt, int jobs, const BuildEvents& events);
 
-// Symbols a built library exports (nm -D --defined-only); empty on failure.
+// The functions a built library exports (exported_functions: its dynamic symbol table, read in
+// process); empty when it cannot be read.
 std::vector<std::string> exported_symbols(const std::string& so_path);
 
 // The policy verdict of a build, as `mskb build --json` and the run store carry it:
 // {"ok": bool, "violations": [{"kind", "symbol", "reason"}], "notes": [...]}; null when not applied.
 nlohmann::json policy_to_json(const CompileResult& r);
 
-std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log);
 std::vector<std::string> requested_libraries(const std::string& source);
-// Throws std::invalid_argument for a flag outside the whitelist.
+// The extra nvcc flags a build takes (mskb build/run/check --nvcc-flag, cudamaster's recipes):
+// an allowlist of forms that change code generation, diagnostics or ptxas's report and nothing
+// the build's confinement and cache rely on (nvcc_flags.cpp lists them). Throws
+// std::invalid_argument with one line naming the flag and why it is refused: include folders and
+// forced includes (the build reads only the kernel's folder and kernels/include, and the cache key
+// covers only those headers), outputs (-o, -odir, -keep, dependency files), the toolchain and
+// linking (-ccbin, -Xlinker, -l, -L, -Xcompiler beyond warnings and optimization), the target
+// (-arch, -gencode: --arch chooses it).
 void check_flag(const std::string& flag);
 
 std::string default_cache_dir();  // $MSKB_CACHE_DIR, else $XDG_CACHE_HOME/mskb, else ~/.cache/mskb

@@ -85,6 +85,8 @@ struct EvalOptions {
   std::vector<std::string> wrapper;         // e.g. compute-sanitizer --tool memcheck ... (guards off)
   std::string matrix_path;                  // check and time on this user matrix instead of the sweeps
   Shape matrix_shape;
+  // Ad-hoc shapes (`mskb run|check --shape`, sweep "custom"): checked and timed instead of the sweeps.
+  std::vector<Shape> custom_shapes;
   std::vector<std::pair<std::string, std::string>> env;  // extra runner environment (CUDA_VISIBLE_DEVICES of a lane)
   // Where the runner runs: here, or as a Slurm job step with one GPU (then the work dir is under
   // launcher.work_root and the wrapper runs inside the step).

@@ -3,7 +3,8 @@
 // contender's recipe and cache (mskb/harness/compiler.hpp; binary policy applied, `// mskb-link:`
 // libraries allowed as for a baseline), must export the entry point of every precision of the
 // task, and its shared object travels in every request of the task (RunRequest::reference_library):
-// the verifier runs it in a process of its own (mskb/gpu/kernel_reference.cuh). Host-only.
+// the verifier runs it in a process of its own (mskb/gpu/kernel_reference.cuh). Also the one
+// acceptance of a task file (prepare_task_file) that every command taking one applies. Host-only.
 #pragma once
 
 #include <string>
@@ -20,6 +21,13 @@ namespace mskb {
 //   "conv1d/task.toml:7: reference_kernel: orig.cu does not compile: orig.cu(12): error: ..."
 //   "conv1d/task.toml:7: reference_kernel: orig.cu does not export the fp32 entry point extern "C" void conv1d(...)"
 std::string build_reference_kernel(const TaskFile& file, CompileOptions opt = {});
+
+// A task file as `mskb task validate`, `mskb build --task-file` and `mskb run|check --task-file`
+// accept it, one set of rules for all: read and validated (every expression at
+// every sweep shape), registered (a name that is a built-in task or another file's task is
+// refused), its host reference compiled, or its reference kernel built with `opt` and checked to
+// export every precision's entry point. Throws TaskFileError with one line naming the file.
+const TaskFile& prepare_task_file(const std::string& path, const CompileOptions& opt = {});
 
 // The built reference kernel of `spec` when it is a registered task file's task with a
 // reference_kernel (the one build_reference_kernel built, else built now with the default

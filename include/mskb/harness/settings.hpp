@@ -1,4 +1,4 @@
-// Owns the settings an evaluation takes from the environment: the MSKB_* variables README.md and
+// Owns the settings an evaluation takes from the environment: the MSKB_* variables docs/reference.md and
 // docs/harness.md document for the evaluator and the suite, read in this one place, once, where a
 // command starts (Settings::from_environment: mskb run / check / rerun, cudamaster's evaluator),
 // and passed down with the evaluation options (EvalOptions::settings). Nothing below reads them.
@@ -25,9 +25,14 @@ struct Settings {
   std::optional<bool> pipeline;
   std::optional<bool> load_outside_lock;
   std::optional<bool> share_instances;
+  // MSKB_DEVICE_TIME: off leaves out the device-time calls after each timing
+  // (TimingConfig::device_samples 0; to measure what they cost); on (the default) measures them.
+  // "on"/"off" or 1/0.
+  std::optional<bool> device_time;
 
   // The variables as set now (unset or empty: not set). Throws std::invalid_argument naming a
-  // malformed one ("MSKB_DEVICE_INPUTS must be 0 or 1", "... must be a number >= 0").
+  // malformed one ("MSKB_DEVICE_INPUTS must be 0 or 1", "... must be a number >= 0",
+  // "MSKB_DEVICE_TIME must be on or off").
   static Settings from_environment();
 };
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/protocol/device_time.hpp"
 #include "mskb/protocol/request.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 
@@ -36,6 +37,11 @@ struct TimingStats {
   // NVML reports them): the times may be slowed by sharing the GPU. -1: not known (no NVML).
   int gpu_others = -1;
   std::vector<uint64_t> gpu_other_pids;
+  // The device time of the shape's calls (mskb/protocol/device_time.hpp), measured in extra calls
+  // after the samples; absent: device_note says why ("off (MSKB_DEVICE_TIME=off)", "not
+  // available: ...", a refused report), or nothing at all (a report from before it was measured).
+  std::optional<DeviceTime> device;
+  std::string device_note;
 };
 void to_json(nlohmann::json& j, const TimingStats& t);
 void from_json(const nlohmann::json& j, TimingStats& t);
@@ -108,6 +114,9 @@ struct ProfiledEvent {
 struct FatalEvent {
   Disposition disposition = Disposition::harness_error;
   std::string message;
+  // A failed device query (identify, device): the facts of mskb/util/device_probe.hpp as JSON,
+  // sent as "device_probe"; null otherwise.
+  nlohmann::json device_probe;
 };
 
 // The runner finished what the request asked.

@@ -25,6 +25,11 @@ struct TimingConfig {
   double target_noise = 0.01;  // relative standard error of the mean (the reported median is steadier; runs on
                                // the H200 differ by more than this shape by shape: docs/harness.md section 5)
   bool flush_l2 = true;
+  // Extra calls per timed shape, after the samples, whose device time (CUPTI activity records:
+  // mskb/protocol/device_time.hpp) is measured beside their call time; fewer when the shape's
+  // sampling was short (they cost at most about a tenth of it, one call at least). 0: none
+  // (MSKB_DEVICE_TIME=off).
+  int device_samples = 5;
 };
 
 struct CheckItem {

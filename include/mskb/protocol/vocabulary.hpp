@@ -17,7 +17,7 @@
 
 namespace mskb {
 
-// Every way an evaluation can end (listed in README.md, judged as docs/harness.md describes).
+// Every way an evaluation can end (listed in docs/reference.md, judged as docs/harness.md describes).
 enum class Disposition {
   passed,
   compile_error,
@@ -47,8 +47,8 @@ bool is_correct(Disposition d);  // passed or noisy: the numbers stand, the kern
 inline constexpr int kSanitizerExitCode = 86;
 
 // The shape sets of a task: its paper and held-out sweeps, random shapes drawn per run, the large
-// sweep, and a user's Matrix Market file (sparse tasks).
-enum class Sweep { paper, heldout, random, large, matrix };
+// sweep, a user's Matrix Market file (sparse tasks), and the ad-hoc shapes of `--shape` (custom).
+enum class Sweep { paper, heldout, random, large, matrix, custom };
 std::string to_string(Sweep s);
 // The sweeps a selector names: "all" (paper, heldout, random, large) or one sweep.
 std::vector<Sweep> sweeps_named(const std::string& selector);

@@ -35,7 +35,8 @@ std::vector<std::string> report_sweeps(const nlohmann::json& run);
 //  "summary": {"contenders", "correct", "groups", "tasks", "timed_shapes", "sweeps": [...],
 //              "shape_seed" (null when absent), "partial", "incomplete_groups": [...],
 //              "shared_gpu_shapes", "categories": [...], "launch_floor_us" (null: not measured),
-//              "roofline" (yardsticks.hpp's roofline_summary)},
+//              "roofline" (yardsticks.hpp's roofline_summary),
+//              "device_time" (device_yardstick.hpp's device_time_summary)},
 //  "overview": [{"sweep", "category" (a category or "all"), "kind", "entries", "correct",
 //                "share_correct", "fast_1", "fast_1_5", "fast_2", "mean_P", "geomean_P",
 //                "vendor_ratio", "median_sol"}],   one set per timed sweep (sweep null: none timed)
@@ -43,11 +44,14 @@ std::vector<std::string> report_sweeps(const nlohmann::json& run);
 //               "expect", "checks_passed", "checks_total", "message", "gpu",
 //               "vendor" (yardsticks.hpp's task_vendor: the route, why none, the ABI's cost),
 //               "sweeps": {SWEEP: {"P", "geomean", "vendor_ratio", "median_sol", "best_sol",
-//                                  "shapes", "sol_by_shape" (yardsticks.hpp)}}}],
+//                                  "shapes", "sol_by_shape" (yardsticks.hpp), "p_device" (P on
+//                                  device time, device_yardstick.hpp), "P_interval" ([lo, hi]
+//                                  around P, intervals.hpp; absent without one)}}}],
 //  "groups": [{"task", "precision", "category",
 //              "roofline": [{"sweep", "shape", "complexity", "us"}],
 //              "series": [{"contender", "kind", "points": [{"sweep", "shape", "complexity",
-//                          "time_us", "noise", "speedup", "vendor_ratio", "sol", "launch_bound"}]}],
+//                          "time_us", "noise", "speedup", "vendor_ratio", "sol", "launch_bound",
+//                          "device_us", "host_share", "host_bound"}]}],
 //              "failures": [{"contender", "disposition", "message", "checks_passed",
 //                            "checks_total", "expect", "as_expected"}]}]}
 // Entries and groups are ordered by category, task, precision (fp32 first), then contender kind

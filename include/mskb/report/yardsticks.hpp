@@ -68,7 +68,8 @@ std::vector<std::string> roofline_summary_lines(const nlohmann::json& summary);
 // Adds the yardsticks to a `mskb run --json` document (report_json and merge_reports call it):
 // each result's "launch_bound"; each score's "vs_vendor" (geomean over its shapes, null: none),
 // "vendor" (vendor_cell with its reason) and "sol_by_shape"; "vendors" (those of the registry
-// for tasks the document does not name yet) and "roofline_summary".
+// for tasks the document does not name yet) and "roofline_summary"; each score's "p_device"
+// (device_yardstick.hpp).
 void add_yardsticks(nlohmann::json& report, const CategoryOf& category_of = registry_category);
 
 }  // namespace mskb

@@ -1,17 +1,22 @@
 // Owns how both command lines (mskb, cudamaster) end: --help and --version print and exit 0; a
-// usage error (unknown command or option, a missing or out-of-range value) is one line on stderr
-// and exit 2; no usable CUDA device one line ("mskb: no CUDA device (...)") and exit 1; a
+// usage error (unknown command or option, a missing or out-of-range value, a missing input file)
+// is one line on stderr naming the command ("mskb build: unknown option '--taks' (did you mean
+// '--task'?)") and exit 2; no usable CUDA device one line ("mskb: no CUDA device (...)") and exit 1; a
 // subcommand's CommandExit its own code; any other error one line and `error_code`. Also the
 // options every command shares the meaning of (--json) and the defaults --help shows.
 // Header-only (CLI11 is header-only; util links nothing for it).
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <regex>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -112,24 +117,151 @@ inline CLI::Validator number_above(double min, bool inclusive) {
 inline CLI::Validator positive() { return number_above(0, false); }
 inline CLI::Validator non_negative() { return number_above(0, true); }
 
-// "unknown command 'bogus' (one of: list, run, ...)" when the first argument is not an option and
-// names no subcommand; otherwise CLI11's own message, prefixed with the subcommand it concerns.
-inline std::string usage_message(const CLI::App& app, int argc, char** argv, const std::string& what) {
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+// neighbours each cost 1 ("--taks" is 1 from "--task").
+inline std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1, 0));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i)
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// The one of `names` nearest to `word`: the closest by edit distance when that is at most a third
+// of the word's length (at least 2), else the only name the word begins; "" when none is near.
+inline std::string nearest_name(const std::string& word, const std::vector<std::string>& names) {
+  std::string best;
+  std::size_t best_d = std::max<std::size_t>(2, word.size() / 3) + 1;
+  for (const std::string& n : names) {
+    const std::size_t d = edit_distance(word, n);
+    if (d < best_d) {
+      best_d = d;
+      best = n;
+    }
+  }
+  if (!best.empty()) return best;
+  for (const std::string& n : names)
+    if (word.size() > 2 && n.rfind(word, 0) == 0) {
+      if (!best.empty()) return "";  // more than one: no single guess
+      best = n;
+    }
+  return best;
+}
+
+// Every name an option of `cmd` answers to: "--task", "-j", "--jobs" (no positionals).
+inline std::vector<std::string> option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::Option* o : cmd.get_options([](const CLI::Option*) { return true; })) {
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+    for (const std::string& s : o->get_snames()) names.push_back("-" + s);
+  }
+  return names;
+}
+
+// The subcommand the command line reached ("mskb task validate": the `validate` app); `app` itself
+// when it names none.
+inline const CLI::App* selected_command(const CLI::App& app) {
+  const CLI::App* cur = &app;
+  for (;;) {
+    const std::vector<const CLI::App*> subs = cur->get_subcommands([](const CLI::App* s) { return s->parsed(); });
+    if (subs.empty()) return cur;
+    cur = subs.back();
+  }
+}
+
+// "mskb build", "mskb task validate": the words a usage error starts with.
+inline std::string command_path(const CLI::App& app) {
+  std::string path = app.get_name();
+  const CLI::App* cur = &app;
+  for (;;) {
+    const std::vector<const CLI::App*> subs = cur->get_subcommands([](const CLI::App* s) { return s->parsed(); });
+    if (subs.empty()) return path;
+    cur = subs.back();
+    path += " " + cur->get_name();
+  }
+}
+
+// The first argument that looks like an option ("--taks", "--taks=x", "-Z") and that neither `cmd`
+// nor a command above it has; "" when there is none. Negative numbers are values, not options.
+inline std::string unknown_option(const CLI::App& cmd, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-' || (std::isdigit(static_cast<unsigned char>(a[1])) != 0) || a[1] == '.') continue;
+    const std::string name = a[1] == '-' ? a.substr(0, a.find('=')) : a.substr(0, 2);
+    bool known = false;
+    for (const CLI::App* c = &cmd; c != nullptr && !known; c = c->get_parent()) known = c->get_option_no_throw(name) != nullptr;
+    if (!known) return name;
+  }
+  return "";
+}
+
+// A usage error as one line without the tool's name: "unknown command 'bogus' (one of: list, run,
+// ...)" when the first argument is not an option and names no subcommand; "unknown option '--taks'
+// (did you mean '--task'?)"; otherwise CLI11's message, without the name of the positional it
+// concerns (the command already says it: "no such file: nope.json").
+inline std::string usage_message(const CLI::App& app, int argc, char** argv, const CLI::ParseError& e) {
   if (argc > 1 && argv[1][0] != '-') {
-    std::string names;
+    std::vector<std::string> names;
     bool known = false;
     for (const CLI::App* s : app.get_subcommands([](const CLI::App*) { return true; })) {
-      names += (names.empty() ? "" : ", ") + s->get_name();
+      names.push_back(s->get_name());
       known = known || s->check_name(argv[1]);
     }
-    if (!known) return "unknown command '" + std::string(argv[1]) + "' (one of: " + names + ")";
+    if (!known) {
+      const std::string guess = nearest_name(argv[1], names);
+      std::string all;
+      for (const std::string& n : names) all += (all.empty() ? "" : ", ") + n;
+      return "unknown command '" + std::string(argv[1]) + "' (" + (guess.empty() ? "one of: " + all : "did you mean '" + guess + "'?") + ")";
+    }
   }
-  std::string where;
-  for (const CLI::App* s : app.get_subcommands()) where = s->get_name() + ": ";
-  std::string line = what;
+  const CLI::App* cmd = selected_command(app);
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    const std::string bad = unknown_option(*cmd, argc, argv);
+    if (!bad.empty()) {
+      std::vector<std::string> names = option_names(*cmd);
+      const std::string guess = nearest_name(bad, names);
+      return "unknown option '" + bad + "' (" + (guess.empty() ? command_path(app) + " --help lists them" : "did you mean '" + guess + "'?") + ")";
+    }
+  }
+  std::string line = e.what();
   for (char& c : line)
     if (c == '\n') c = ' ';
-  return where + line;
+  for (const CLI::Option* o : cmd->get_options([](const CLI::Option* o) { return o->get_positional(); })) {
+    const std::string prefix = o->get_name(true) + ": ";
+    if (line.rfind(prefix, 0) == 0) line = line.substr(prefix.size());
+  }
+  return line;
+}
+
+// The check every input file option takes (a usage error, exit 2, before the command does any work):
+// "no such file: F", "F is a folder, not a file".
+inline CLI::Validator existing_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        std::error_code ec;
+        const std::filesystem::file_status st = std::filesystem::status(path, ec);
+        if (ec || !std::filesystem::exists(st)) return "no such file: " + path;
+        if (std::filesystem::is_directory(st)) return path + " is a folder, not a file";
+        return "";
+      },
+      "FILE");
+}
+// The same for a folder: "no such folder: D", "D is a file, not a folder".
+inline CLI::Validator existing_folder() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        std::error_code ec;
+        const std::filesystem::file_status st = std::filesystem::status(path, ec);
+        if (ec || !std::filesystem::exists(st)) return "no such folder: " + path;
+        if (!std::filesystem::is_directory(st)) return path + " is a file, not a folder";
+        return "";
+      },
+      "DIR");
 }
 
 inline int run_command_line(CLI::App& app, int argc, char** argv, int error_code) {
@@ -143,7 +275,12 @@ inline int run_command_line(CLI::App& app, int argc, char** argv, int error_code
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << tool << ": " << usage_message(app, argc, argv, e.what()) << " (" << tool << " --help)\n";
+    // "mskb build: unknown option '--taks' (did you mean '--task'?)", "mskb run: --budget: must be > 0, got -1 (mskb run --help)"
+    const std::string line = usage_message(app, argc, argv, e);
+    const bool unknown_command = line.rfind("unknown command", 0) == 0, hinted = line.find("did you mean") != std::string::npos ||
+                                                                                    line.find("--help") != std::string::npos;
+    const std::string where = unknown_command ? tool : command_path(app);
+    std::cerr << where << ": " << line << (hinted ? "" : " (" + where + " --help)") << "\n";
     return kUsageExitCode;
   } catch (const CommandExit& e) {
     return e.code();

@@ -6,6 +6,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdio>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -27,6 +28,12 @@ struct ProgressOptions {
 // The options for progress written to `fd`: live when MSKB_PROGRESS=live, plain when
 // MSKB_PROGRESS=plain, else live exactly when `fd` is a terminal; the width from TIOCGWINSZ, else 100.
 ProgressOptions progress_options_for(int fd);
+
+// Makes `stream` (default stdout) line-buffered wherever it goes: C stdio fully buffers a pipe or
+// a file, which held a command's lines until it ended (`mskb build > log`: nothing for minutes,
+// then everything). mskb and cudamaster call it first thing, so each line reaches a log as it is
+// printed. Call before the first output on `stream`; returns false when setvbuf refused.
+bool line_buffer(std::FILE* stream = stdout);
 
 // "mm:ss", "h:mm:ss" from an hour on (seconds rounded; negative counts as 0).
 std::string format_duration(double seconds);

@@ -159,6 +159,10 @@ class OutputDrain {
 struct CandidatePaths {
   std::string library;    // the kernel library (its folder: read + execute)
   std::string task_file;  // a task file, if any (its folder: read)
+  // Libraries the harness itself loads into the candidate after step 1 (CUPTI, for device time):
+  // their folders read + execute.
+  std::vector<std::string> libraries;
+  bool under_tool = false;  // the caller knows a CUDA tool (ncu, compute-sanitizer) runs it (profile mode)
 };
 
 class CandidateSandbox {
@@ -196,9 +200,11 @@ class CandidateSandbox {
   int landlock_abi_ = 0;
   std::string landlock_note_;
   std::string tool_note_;
+  std::string tool_threads_note_;
   bool seccomp_ = false;
   bool step1_ = false;
   bool off_ = false;
+  bool tool_ = false;  // under an injected CUDA tool (detected, or said by the caller)
 };
 
 // MSKB_SANDBOX_DEBUG=trap: kill -> trap with a handler that names the call on stderr.

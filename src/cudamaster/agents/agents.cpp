@@ -1,6 +1,7 @@
 #include "cudamaster/agents/agents.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -14,25 +15,21 @@ namespace cudamaster::agents {
 
 using nlohmann::json;
 
-const char* to_string(Agent a) {
-  switch (a) {
-    case Agent::planner: return "planner";
-    case Agent::coder: return "coder";
-    case Agent::compiler: return "compiler";
-    case Agent::debug: return "debug";
-  }
-  return "?";
+// Names in enum order (agents.hpp declares the enums; the static_asserts keep the tables in step).
+namespace {
+constexpr const char* kAgentNames[] = {"planner", "coder", "compiler", "debug"};
+static_assert(std::size(kAgentNames) == static_cast<std::size_t>(Agent::debug) + 1);
+constexpr const char* kProblemNames[] = {"unusable answer", "compile error", "integrity screen", "harness"};
+static_assert(std::size(kProblemNames) == static_cast<std::size_t>(ProblemKind::harness) + 1);
+template <class E, std::size_t N>
+const char* name_of(E e, const char* const (&names)[N]) {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : "?";
 }
+}  // namespace
 
-const char* to_string(ProblemKind k) {
-  switch (k) {
-    case ProblemKind::answer: return "unusable answer";
-    case ProblemKind::compile_error: return "compile error";
-    case ProblemKind::screen: return "integrity screen";
-    case ProblemKind::harness: return "harness";
-  }
-  return "?";
-}
+const char* to_string(Agent a) { return name_of(a, kAgentNames); }
+const char* to_string(ProblemKind k) { return name_of(k, kProblemNames); }
 
 std::optional<Agent> agent_of(const llm::ChatRequest& request) {
   // The system prompts (prompts/<agent>.system.md) open with "You are the <Agent>".

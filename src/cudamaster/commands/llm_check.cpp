@@ -102,7 +102,7 @@ void add_llm_check_command(CLI::App& app) {
       ->required()
       ->envname("CUDAMASTER_LLM");
   cmd->add_option("--record", o->record, "Write the exchange to this cassette (JSON lines) for replay:FILE");
-  cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, same format as data/pricing.json)");
+  cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, same format as data/pricing.json)")->check(mskb::existing_file());
   cmd->add_option("--budget-usd", o->budget_usd, "Refuse to call once this many USD are spent")->check(mskb::non_negative());
   cmd->add_option("--prompt", o->prompt, "The user message to send");
   cmd->add_option("--max-tokens", o->max_tokens, "Token limit (default 64; 2048 for reasoning models)")->check(CLI::Range(1, 100000000));

@@ -27,6 +27,7 @@
 #include <sstream>
 
 #include "commands/executor_options.hpp"
+#include "cudamaster/llm/client.hpp"
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
 #include "mskb/core/task_file.hpp"
@@ -64,6 +65,7 @@ struct OptimizeOptions {
   bool quiet = false;
   bool allow_libraries = false;
   bool no_sanitize = false;
+  bool dry_run = false;  // --dry-run: the agents and the compiler, no GPU
   std::string arch;
   std::vector<std::string> flags;
   std::vector<std::string> archs = {"90", "90a"};
@@ -187,6 +189,7 @@ void fill_loop_config(const OptimizeOptions& o, loop::LoopConfig& c) {
   c.min_gain = o.min_gain;
   c.allow_libraries = o.allow_libraries;
   c.sanitize = !o.no_sanitize;
+  c.dry_run = o.dry_run;
   if (o.no_sanitize && !o.quiet)
     fmt::print(stderr, "cudamaster optimize: --no-sanitize: candidates are accepted without compute-sanitizer memcheck and "
                        "racecheck (memory errors that restore the guard zones, and races, go unseen)\n");
@@ -207,12 +210,28 @@ void fill_loop_config(const OptimizeOptions& o, loop::LoopConfig& c) {
   }
 }
 
+// --llm checked as `cudamaster llm-check` checks it (the spec, the key it needs, a replay cassette,
+// the pricing file), before anything touches the GPU or the store: a bad one is a usage error. An
+// exchange folder is only parsed here (the provider creates it when the run starts).
+void check_llm(const OptimizeOptions& o, const loop::OptimizeRequest& req) {
+  if (o.llm.empty()) usage("--llm PROVIDER:MODEL is required (or CUDAMASTER_LLM); replay:FILE needs no key");
+  const auto spec = llm::parse_provider_spec(o.llm);
+  if (!spec) usage(spec.error().message);
+  if (spec->kind == llm::ProviderKind::Exchange) return;
+  llm::ClientOptions co;
+  co.llm = o.llm;
+  co.pricing_path = req.pricing_path;
+  co.provider = req.provider;
+  if (req.config.budget_usd) co.budget = std::make_shared<llm::Budget>(*req.config.budget_usd);
+  if (auto client = llm::LlmClient::create(co); !client) usage("--llm " + o.llm + ": " + client.error().describe());
+}
+
 // A new run: its LLM, tasks and loop settings.
 void fill_new_run(const OptimizeOptions& o, loop::OptimizeRequest& req) {
-  if (o.llm.empty()) usage("--llm PROVIDER:MODEL is required (or CUDAMASTER_LLM); replay:FILE needs no key");
-  req.llm = o.llm;
   pick_tasks(o, req);
   fill_loop_config(o, req.config);
+  check_llm(o, req);
+  req.llm = o.llm;
 }
 
 // The GPU a new run measures on (recorded with the run; prompts name it): with Slurm, the GPU of
@@ -246,8 +265,12 @@ void pick_gpu_lanes(const OptimizeOptions& o, bool need_gpu, loop::OptimizeReque
 void report_result(const OptimizeOptions& o, const loop::OptimizeResult& res) {
   if (!o.quiet) {
     fmt::print(stderr, "{}\n", loop::render_summary(res.summary));
-    fmt::print(stderr, "best kernels and summary.json in {}; details: cudamaster show {} --db {}\n",
-               res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
+    if (res.summary.value("dry_run", false))
+      fmt::print(stderr, "dry run (no P): the candidates in {}/candidates; every prompt and answer: cudamaster show {} --calls --db {}\n",
+                 res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
+    else
+      fmt::print(stderr, "best kernels and summary.json in {}; details: cudamaster show {} --db {}\n",
+                 res.summary["config"].value("out_dir", std::string("?")), res.run_id, o.db);
   }
   if (!o.json.empty()) write_json_output(res.summary.dump(2, ' ', false, json::error_handler_t::replace), o.json);
   if (res.status == store::Status::stopped && res.all_waiting) {
@@ -271,15 +294,24 @@ void report_result(const OptimizeOptions& o, const loop::OptimizeResult& res) {
 void run_optimize_command(const OptimizeOptions& o, const CLI::App& cmd) {
   const std::optional<exec::Executor> executor = executor_from(o, cmd);
   const bool slurm = executor && executor->launcher.slurm();
+  if (o.dry_run && o.resume >= 0) usage("--resume continues a run as it was recorded (a dry run stays dry): drop --dry-run");
+  if (o.dry_run && (slurm || !o.gpus.empty())) usage("--dry-run uses no GPU: drop --executor slurm and --gpus");
   loop::OptimizeRequest req = base_request(o, executor);
   if (o.resume >= 0) {
+    std::error_code ec;
+    if (!std::filesystem::exists(o.db, ec)) usage("--resume " + std::to_string(o.resume) + ": no run store at " + o.db + " (see --db)");
     req.resume = o.resume;
   } else {
     fill_new_run(o, req);
   }
-  // A resume that names no executor may continue a Slurm run: its GPUs are elsewhere.
-  if (!slurm) pick_gpu_lanes(o, executor.has_value(), req);
-  if (o.resume < 0) measure_device(o, executor, req);
+  // A resume that names no executor may continue a Slurm run: its GPUs are elsewhere. A dry run
+  // touches no GPU: its device is a placeholder that says so.
+  if (o.dry_run) {
+    req.device = {{"name", "NVIDIA GPU"}, {"dry_run", true}, {"note", "dry run: no GPU was probed or measured"}};
+  } else {
+    if (!slurm) pick_gpu_lanes(o, executor.has_value(), req);
+    if (o.resume < 0) measure_device(o, executor, req);
+  }
 
   g_interrupted.store(false);
   std::signal(SIGINT, on_sigint);
@@ -339,7 +371,8 @@ void add_optimize_command(CLI::App& app) {
   auto o = std::make_shared<OptimizeOptions>();
   CLI::App* cmd = app.add_subcommand("optimize", "Optimize kernels with the Planner/Coder/Compiler/Debug agents (docs/agents.md)");
   cmd->add_option("--task", o->tasks, "Task(s) to optimize: T or T1,T2 (repeatable)");
-  cmd->add_option("--task-file", o->task_files, "A task of your own (TOML, docs/task-files.md) to optimize (repeatable)");
+  cmd->add_option("--task-file", o->task_files, "A task of your own (TOML, docs/task-files.md) to optimize (repeatable)")
+      ->check(mskb::existing_file());
   cmd->add_flag("--all", o->all, "Every task of the suite");
   cmd->add_option("--precision", o->precision, "fp32 | bf16 | all (default fp32)");
   cmd->add_option("--llm", o->llm, "PROVIDER:MODEL: openai:MODEL, anthropic:MODEL, openai-compatible:URL:MODEL, replay:FILE, exchange:DIR[:LABEL]")
@@ -362,6 +395,9 @@ void add_optimize_command(CLI::App& app) {
   mskb::add_json_option(cmd, o->json, "Write the suite summary as JSON");
   cmd->add_flag("--quiet", o->quiet, "No progress on stderr");
   cmd->add_flag("--allow-libraries", o->allow_libraries, "Let candidates call vendor libraries (// mskb-link: ...)");
+  cmd->add_flag("--dry-run", o->dry_run,
+                "The agents and the compiler without a GPU: every candidate is screened and compiled (compile errors go to the "
+                "Debug agent) but never evaluated or profiled; the run is marked dry and reports no P (docs/agents.md)");
   cmd->add_flag("--no-sanitize", o->no_sanitize,
                 "Accept candidates without compute-sanitizer memcheck + racecheck (weaker: memory errors and races go unseen)");
   cmd->add_option("--arch", o->arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the harness's)")
@@ -369,8 +405,9 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--flag", o->flags, "Extra nvcc flag for candidates (whitelisted; repeatable)");
   cmd->add_option("--archs", o->archs, "Architectures the Compiler agent may choose (default 90,90a)");
   cmd->add_option("--record", o->record, "Record every LLM exchange to this cassette (live providers)");
-  cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, see docs/llm.md)");
-  cmd->add_option("--prompts", o->prompts, "Prompt templates folder (default $CM_PROMPTS_DIR or <source>/prompts)");
+  cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, see docs/llm.md)")->check(mskb::existing_file());
+  cmd->add_option("--prompts", o->prompts, "Prompt templates folder (default $CM_PROMPTS_DIR or <source>/prompts)")
+      ->check(mskb::existing_folder());
   cmd->add_option("--replay-match", o->replay_match,
                   "replay: what must equal the cassette: system (system prompts, roles, parameters; default), task (system "
                   "+ each prompt's task heading, any order across tasks: multi-task runs with --jobs N) or full");

@@ -171,11 +171,14 @@ void add_profile_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "profile", "Nsight Compute hardware analysis: bottleneck class (Otsu) and the metrics that matter for it");
   cmd->add_option("--task", o->task, "Task to profile (GPU): builds the kernel and profiles one call under ncu");
-  cmd->add_option("--kernel", o->kernel, "baseline (default), vendor, or a kernel file");
+  cmd->add_option("--kernel", o->kernel, "baseline (default), vendor, or a kernel file")
+      ->check(CLI::Validator(
+          [](std::string& k) { return k == "baseline" || k == "vendor" ? std::string() : mskb::existing_file()(k); }, "baseline|vendor|FILE"));
   cmd->add_option("--precision", o->precision, "fp32 (default) or bf16");
   cmd->add_option("--shape", o->shape, "k=v,... overriding dims of the default shape (the largest paper shape)");
   cmd->add_option("--profile", o->mode, "filtered (default), full or none: what the rendering shows");
-  cmd->add_option("--import", o->imports, "Exported raw-page CSV (offline) or .ncu-rep (needs ncu); repeatable");
+  cmd->add_option("--import", o->imports, "Exported raw-page CSV (offline) or .ncu-rep (needs ncu); repeatable")
+      ->check(mskb::existing_file());
   mskb::add_json_option(cmd, o->json, "Write the analysis (or the token report) as JSON");
   cmd->add_flag("--token-report", o->token_report, "For each --import file, tokens of the filtered vs the full rendering");
   cmd->add_option("--min-reduction", o->min_reduction, "--token-report fails below this reduction (default 0.30)");

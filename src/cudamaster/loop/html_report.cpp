@@ -317,6 +317,7 @@ std::string suite_cards(const json& s) {
   using mskb::report::html_card;
   const auto card = html_card;
   std::string h = "<div class=\"cards\">";
+  if (s.value("dry_run", false)) h += card("dry run", "agents and compiler only: nothing evaluated, no P (not a score)");
   h += card(fmt::format("{}", u.value("tasks", 0)), "tasks");
   int unfinished = 0;
   for (const json& t : s.value("tasks", json::array()))

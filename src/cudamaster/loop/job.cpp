@@ -32,7 +32,7 @@ JobResult Job::run() {
     if (!steps_.empty()) say(fmt::format("resuming: {} recorded steps are replayed from the store", steps_.size()));
     measure_references();
     for (int round = 1; round <= cfg_.rounds; ++round) {
-      if (cfg_.patience > 0 && rounds_without_gain_ >= cfg_.patience)
+      if (cfg_.patience > 0 && !cfg_.dry_run && rounds_without_gain_ >= cfg_.patience)  // a dry run measures no gain
         return finish(store::Status::finished, "patience",
                       fmt::format("{} rounds without gain (--patience {})", rounds_without_gain_, cfg_.patience));
       if (!replaying()) check_live_limits();
@@ -40,6 +40,10 @@ JobResult Job::run() {
       run_round(round);
       if (env_.heartbeat) env_.heartbeat();
     }
+    if (cfg_.dry_run)
+      return finish(store::Status::finished, "rounds",
+                    fmt::format("dry run: all {} rounds done, {} of {} candidates compiled, none evaluated (no P)", cfg_.rounds, compiled_,
+                                answered_));
     return finish(store::Status::finished, "rounds", fmt::format("all {} rounds done", cfg_.rounds));
   } catch (const JobStop& s) {
     return finish(s.status, s.reason, s.message);
@@ -93,6 +97,14 @@ void Job::measure_references() {
   if (!bb.ok) throw JobStop{store::Status::failed, "baseline", "the baseline does not build: " + bb.error};
   base_cand_ = bc;
   base_so_ = bb.so_path;
+  if (cfg_.dry_run) {  // the baseline is the best the agents start from; nothing is measured
+    best_.source = bc.source;
+    best_.file = base->path;
+    best_.label = "the naive baseline";
+    best_.sha = bc.sha;
+    say("dry run: baseline built, not evaluated; vendor not built");
+    return;
+  }
   baseline_ = eval_step(bc, mskb::to_string(mskb::ContenderKind::baseline), bb.so_path);
   if (!mskb::is_correct(baseline_.disposition))
     throw JobStop{store::Status::failed, "baseline", "the baseline is not correct here: " + baseline_.message};
@@ -120,6 +132,9 @@ void Job::measure_references() {
 }
 
 std::string Job::best_summary() const {
+  if (cfg_.dry_run)
+    return "Dry run: nothing is measured in this run (no GPU), so there are no times and no P; the current best is the naive "
+           "baseline itself.";
   const Score& s = best_.score;
   std::string out;
   if (!best_.candidate_id) {
@@ -137,9 +152,10 @@ std::string Job::best_summary() const {
 std::string Job::round_table() const {
   std::string out = fmt::format("rounds:\n  {:<6} {:<9} {:>8} {:>7} {:>7}  {}\n", "round", "outcome", "attempts", "P", "best", "class");
   for (const json& r : table_)
-    out += fmt::format("  {:<6} {:<9} {:>8} {:>7} {:>7.2f}  {}\n", r["round"].get<int>(), r["outcome"].get<std::string>(),
+    out += fmt::format("  {:<6} {:<9} {:>8} {:>7} {:>7}  {}\n", r["round"].get<int>(), r["outcome"].get<std::string>(),
                        r["attempts"].get<int>(), r["p"].is_null() ? std::string("-") : fmt::format("{:.2f}", r["p"].get<double>()),
-                       r["best"].get<double>(), r["class"].get<std::string>().empty() ? "-" : r["class"].get<std::string>());
+                       cfg_.dry_run ? std::string("-") : fmt::format("{:.2f}", r["best"].get<double>()),
+                       r["class"].get<std::string>().empty() ? "-" : r["class"].get<std::string>());
   if (!out.empty()) out.pop_back();
   return out;
 }
@@ -181,6 +197,12 @@ JobResult Job::finish(store::Status status, const std::string& reason, const std
                {"vendor_p", vendor_p_ ? json(*vendor_p_) : json()},
                {"baseline", have_baseline_ ? json(baseline_.disposition) : json()}};
   if (!awaiting_.is_null()) jr.result["awaiting"] = awaiting_;
+  if (cfg_.dry_run) {  // no P anywhere: the candidates were compiled, never evaluated
+    jr.result["dry_run"] = true;
+    jr.result["best"] = nullptr;
+    jr.result["candidates"] = answered_;
+    jr.result["compiled"] = compiled_;
+  }
   if (!env_.out_dir.empty() && have_baseline_) {
     try {
       write_text((fs::path(env_.out_dir) / (info_.task + "_" + info_.precision + ".json")).string(), jr.result.dump(2) + "\n");
@@ -193,7 +215,8 @@ JobResult Job::finish(store::Status status, const std::string& reason, const std
     say(std::string("cannot record the job's end: ") + e.what());
   }
   if (!table_.empty()) say(round_table());
-  say(fmt::format("{} ({}): {}; best P {}", to_string(status), reason, message, fmt_p(best_.score.p)));
+  say(cfg_.dry_run ? fmt::format("{} ({}): {}", to_string(status), reason, message)
+                   : fmt::format("{} ({}): {}; best P {}", to_string(status), reason, message, fmt_p(best_.score.p)));
   return jr;
 }
 

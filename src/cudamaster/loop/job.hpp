@@ -168,6 +168,7 @@ class Job {
   std::vector<nlohmann::json> table_;
   int rounds_without_gain_ = 0;
   int candidates_ = 0;
+  int answered_ = 0, compiled_ = 0;  // a dry run's candidates (Coder and Debug answers as files), those that built
   bool any_correct_ = false;
   std::optional<double> best_correct_p_;
   nlohmann::json awaiting_;  // exchange: the request the job stopped to wait for (null: none)

@@ -30,6 +30,10 @@ struct Job::Attempt {
 
 // The profile of the current best for the agents ("" when there is none: `profile_absent` says why).
 std::string Job::round_profile(int round, std::string& profile_absent, std::string& cls) {
+  if (cfg_.dry_run) {
+    profile_absent = "dry run: no profile (nothing runs on a GPU in a dry run, so there are no metrics): reason from the code.";
+    return "";
+  }
   if (cfg_.profile == profile::RenderMode::none) {
     profile_absent = "Profiling is off in this run (--profile none): reason from the timings and the code.";
     return "";
@@ -153,6 +157,7 @@ bool Job::judge_answer(Attempt& a, int round, std::vector<std::string>& log) {
   }
   const Cand c = candidate_step(a.who == "coder" ? "coder" : "debug", round, a.fixes, a.answer.code, a.answer.notes);
   a.candidate = c.id;
+  ++answered_;
   const ScreenResult sc = screen_source(c.source, {cfg_.allow_libraries});
   if (!sc.ok) {
     screen_step(c, sc);
@@ -169,6 +174,12 @@ bool Job::judge_answer(Attempt& a, int round, std::vector<std::string>& log) {
   if (!b.ok) {
     a.problem = {ProblemKind::compile_error, compile_report(b), "compile_error: " + one_line(first_error(b), 140)};
     return false;
+  }
+  if (cfg_.dry_run) {  // compiled: the round ends here, nothing is evaluated
+    ++compiled_;
+    a.outcome = "compiled: dry run, not evaluated (no P)";
+    log.push_back(a.who + ": compiled (dry run: not evaluated)");
+    return true;
   }
   return judge_built(a, c, b.so_path, round, log);
 }

@@ -124,7 +124,7 @@ std::string check_plan(const RunPlan& plan, const Backends& backends) {
   if (plan.tasks.empty()) throw std::runtime_error("no tasks to optimize");
   // The acceptance gate needs compute-sanitizer (the real evaluator; test doubles bring their own).
   std::string sanitizer;
-  if (plan.loop.sanitize && backends.evaluator == nullptr) {
+  if (plan.loop.sanitize && !plan.loop.dry_run && backends.evaluator == nullptr) {
     sanitizer = mskb::find_sanitizer();
     if (sanitizer.empty())
       throw std::runtime_error("compute-sanitizer not found (PATH, $CUDA_HOME/bin, next to nvcc, /usr/local/cuda/bin; set "
@@ -181,6 +181,7 @@ void record_session(store::RunStore& store, const OptimizeRequest& request, RunP
               // drawn once per run, the same in a resumed session.
               {"shape_seed", mskb::fresh_shape_seed()},
               {"cudamaster", "0.1.0"}};
+    if (plan.loop.dry_run) config["dry_run"] = true;  // agents and compiler only: nothing evaluated, no P
     plan.run_id = store.create_run(plan.llm_text, config);
     // The default output folder names the run, so it is recorded once the id is known.
     config["out_dir"] = request.out_dir.empty() ? default_out_dir(plan.run_id) : request.out_dir;
@@ -229,6 +230,7 @@ RealBackends open_backends(const Backends& backends, const RunPlan& plan, const 
     b.builder = b.own_builder.get();
   }
   b.evaluator = backends.evaluator;
+  if (plan.loop.dry_run) return b;  // nothing is evaluated or profiled
   if (b.evaluator == nullptr) {
     mskb::EvalOptions eo;
     eo.settings = mskb::Settings::from_environment();  // the MSKB_* variables, read once for the run
@@ -339,6 +341,7 @@ json LoopConfig::to_json() const {
               {"debug", settings_json(debug_settings)},
               {"compiler", settings_json(compiler_settings)}}}};
   if (!task_files.empty()) j["task_files"] = task_files;
+  if (dry_run) j["dry_run"] = true;
   return j;
 }
 
@@ -367,6 +370,7 @@ LoopConfig LoopConfig::from_json(const json& j) {
   c.debug_settings = settings_from(a.value("debug", json()), c.debug_settings);
   c.compiler_settings = settings_from(a.value("compiler", json()), c.compiler_settings);
   c.task_files = j.value("task_files", std::vector<std::string>{});
+  c.dry_run = j.value("dry_run", false);
   return c;
 }
 
@@ -393,6 +397,9 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   RealBackends real = open_backends(backends, plan, sanitizer);
   exec::GpuLanes lanes = make_lanes(request, plan.executor);
   say_lanes(request, plan.executor, say);
+  if (plan.loop.dry_run)
+    say(fmt::format("run {}: dry run: the agents and the compiler only; no candidate is evaluated or profiled, so nothing has a P "
+                    "(not a score)", run_id));
   Services sv;
   sv.store = store.get();
   sv.llm = gateway;

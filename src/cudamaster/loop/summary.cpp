@@ -90,21 +90,29 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
                      {"rounds", r.is_object() ? r.value("rounds", 0) : static_cast<int>(store.rows("rounds", j.id).size())},
                      {"file", best.is_object() ? best.value("file", "") : ""},
                      {"message", r.is_object() ? r.value("message", "") : ""}});
+    if (r.is_object() && r.value("dry_run", false)) {
+      tasks.back()["candidates"] = r.value("candidates", 0);
+      tasks.back()["compiled"] = r.value("compiled", 0);
+    }
   }
   const mskb::SuiteSummary s = mskb::summarize_suite(ps);
-  json suite = {{"tasks", s.tasks},       {"correct", s.correct}, {"success_rate", s.success_rate}, {"fast_1", s.fast_1},
-                {"fast_1_5", s.fast_1_5}, {"fast_2", s.fast_2},   {"mean_p", s.correct > 0 ? json(s.mean_p) : json()}};
-  if (!vendor_ratios.empty()) {
-    double sum = 0, logs = 0;
-    for (double v : vendor_ratios) {
-      sum += v;
-      logs += std::log(v);
+  const bool dry = run->config.is_object() && run->config.value("dry_run", false);
+  // A dry run evaluates nothing: its suite has no score of any kind.
+  json suite = {{"tasks", s.tasks}, {"dry_run", true}};
+  if (!dry) {
+    suite = {{"tasks", s.tasks},       {"correct", s.correct}, {"success_rate", s.success_rate}, {"fast_1", s.fast_1},
+             {"fast_1_5", s.fast_1_5}, {"fast_2", s.fast_2},   {"mean_p", s.correct > 0 ? json(s.mean_p) : json()},
+             {"mean_vs_vendor", nullptr}};
+    if (!vendor_ratios.empty()) {
+      double sum = 0, logs = 0;
+      for (double v : vendor_ratios) {
+        sum += v;
+        logs += std::log(v);
+      }
+      suite["mean_vs_vendor"] = sum / static_cast<double>(vendor_ratios.size());
+      suite["geomean_vs_vendor"] = std::exp(logs / static_cast<double>(vendor_ratios.size()));
+      suite["tasks_with_vendor"] = vendor_ratios.size();
     }
-    suite["mean_vs_vendor"] = sum / static_cast<double>(vendor_ratios.size());
-    suite["geomean_vs_vendor"] = std::exp(logs / static_cast<double>(vendor_ratios.size()));
-    suite["tasks_with_vendor"] = vendor_ratios.size();
-  } else {
-    suite["mean_vs_vendor"] = nullptr;
   }
   json agents = json::array();
   std::int64_t in = 0, out = 0;
@@ -115,6 +123,7 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
   }
   return {{"run", run_id},
           {"status", run->status},
+          {"dry_run", dry},
           {"llm", run->llm},
           {"created_at", run->created_at},
           {"active_seconds", run->active_seconds},
@@ -128,27 +137,39 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
 }
 
 std::string render_summary(const json& s) {
+  const bool dry = s.value("dry_run", false);
   std::string out = fmt::format("run {} ({}) with {}\n", s.value("run", 0), s.value("status", ""), s.value("llm", ""));
+  if (dry) out += "  DRY RUN: the agents and the compiler only; no candidate was evaluated or profiled: no P, not a score\n";
   out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7} {:>7}\n", "task", "prec", "status", "stop", "P", "vs vendor", "SOL",
                      "rounds");
   std::vector<std::string> notes;
   for (const json& t : s["tasks"]) {
     out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7} {:>7}\n", t.value("task", ""), t.value("precision", ""),
                        t.value("status", ""), t.value("stop_reason", ""), fmt_opt(t["p"]),
-                       mskb::vendor_cell(t.value("vendor", json()), t.value("vs_vendor", json()), false), sol_text(t.value("roofline", json())),
-                       t.value("rounds", 0));
+                       dry ? std::string("-") : mskb::vendor_cell(t.value("vendor", json()), t.value("vs_vendor", json()), false),
+                       sol_text(t.value("roofline", json())), t.value("rounds", 0));
     const json v = t.value("vendor", json());
     if (v.is_object() && v.value("route", "").empty() && t.value("precision", "") == "fp32")
       notes.push_back(fmt::format("  vendor of {}: none: {}\n", t.value("task", ""), v.value("none_reason", "")));
   }
   for (const std::string& n : notes) out += n;
-  out += "  SOL: the best kernel's fraction of the roofline at its largest timed shape (L: launch-bound). " +
+  if (!dry)
+    out += "  SOL: the best kernel's fraction of the roofline at its largest timed shape (L: launch-bound). " +
          mskb::launch_floor_line(json{{"launch_floor_us", s.value("launch_floor_us", json())}}) + "\n";
   const json& u = s["suite"];
-  out += fmt::format("  suite: {} tasks, {} with a correct generated kernel; success rate {:.0f}%; fast_1 {:.0f}%, fast_1.5 {:.0f}%, "
+  if (dry) {
+    int answered = 0, compiled = 0;
+    for (const json& t : s["tasks"]) {
+      answered += t.value("candidates", 0);
+      compiled += t.value("compiled", 0);
+    }
+    out += fmt::format("  suite: dry run: {} tasks, {} of {} candidates compiled; none evaluated (no P)\n", u.value("tasks", 0), compiled, answered);
+  } else {
+    out += fmt::format("  suite: {} tasks, {} with a correct generated kernel; success rate {:.0f}%; fast_1 {:.0f}%, fast_1.5 {:.0f}%, "
                      "fast_2 {:.0f}%; mean P {}; mean vs vendor {}\n",
                      u.value("tasks", 0), u.value("correct", 0), 100 * u.value("success_rate", 0.0), 100 * u.value("fast_1", 0.0),
                      100 * u.value("fast_1_5", 0.0), 100 * u.value("fast_2", 0.0), fmt_opt(u["mean_p"]), fmt_opt(u["mean_vs_vendor"]));
+  }
   out += fmt::format("  {:<9} {:>6} {:>10} {:>10} {:>10} {:>9}\n", "agent", "calls", "input tok", "output tok", "cost", "latency");
   for (const json& a : s["agents"])
     out += fmt::format("  {:<9} {:>6} {:>10} {:>10} {:>10} {:>8.1f}s\n", a.value("agent", ""), a.value("calls", 0),

@@ -64,10 +64,13 @@ struct Space {
   uint64_t min_paper_complexity = 0;
 };
 
-Space derive(const TaskSpec& spec) {
+// `with_large`: the large shapes join the declared ones (the constraints of ad-hoc shapes; random
+// shapes are derived from paper + held-out alone).
+Space derive(const TaskSpec& spec, bool with_large = false) {
   Space sp;
   sp.declared = spec.paper;
   sp.declared.insert(sp.declared.end(), spec.heldout.begin(), spec.heldout.end());
+  if (with_large) sp.declared.insert(sp.declared.end(), spec.large.begin(), spec.large.end());
   if (sp.declared.empty()) throw std::runtime_error(spec.name + ": no declared shapes to derive random shapes from");
   sp.min_paper_complexity = UINT64_MAX;
   for (const Shape& s : sp.declared) sp.max_complexity = std::max(sp.max_complexity, spec.complexity(s));
@@ -270,6 +273,93 @@ uint64_t fresh_shape_seed() {
   // Keep it exactly representable in JSON doubles as well as integers, and nonzero.
   s &= (uint64_t{1} << 53) - 1;
   return s ? s : 1;
+}
+
+std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const Shape& s, std::vector<std::string>* notes) {
+  std::vector<std::string> out;
+  const Space sp = derive(spec, true);
+  std::string all, required;
+  for (const Dim& d : sp.dims) {
+    all += (all.empty() ? "" : ", ") + d.name;
+    if (d.kind != Dim::optional) required += (required.empty() ? "" : ", ") + d.name;
+  }
+  for (const auto& [name, v] : s.dims)
+    if (std::none_of(sp.dims.begin(), sp.dims.end(), [&](const Dim& d) { return d.name == name; }))
+      out.push_back("unknown dimension '" + name + "' (" + spec.name + "'s dimensions: " + all + ")");
+  auto list = [](const std::vector<int64_t>& values) {
+    std::string l;
+    for (int64_t x : values) l += (l.empty() ? "" : ", ") + std::to_string(x);
+    return l;
+  };
+  for (const Dim& d : sp.dims) {
+    if (!s.has(d.name)) {
+      if (d.kind != Dim::optional) out.push_back("missing dimension " + d.name + " (" + spec.name + " needs " + required + ")");
+      continue;
+    }
+    const int64_t v = s[d.name];
+    const std::string at = d.name + "=" + std::to_string(v) + ": ";
+    if (v < std::min<int64_t>(d.lo, 1)) out.push_back(at + "must be at least " + std::to_string(std::min<int64_t>(d.lo, 1)));
+    else if (d.kind == Dim::constant && v != d.lo) out.push_back(at + "must be " + std::to_string(d.lo) + " (every shape of " + spec.name + " has it)");
+    else if ((d.kind == Dim::categorical || d.kind == Dim::optional) && std::find(d.values.begin(), d.values.end(), v) == d.values.end())
+      out.push_back(at + "must be one of " + list(d.values) + " (the values " + spec.name + " declares)");
+    else if (d.kind == Dim::range && d.pow2 && !is_pow2(v)) out.push_back(at + "must be a power of two (as every declared shape of " + spec.name + ")");
+    else if (d.kind == Dim::range && d.g > 1 && v % d.g != 0)
+      out.push_back(at + "must be a multiple of " + std::to_string(d.g) + " (as every declared shape of " + spec.name + ")");
+    else if (d.kind == Dim::range && d.odd && v % 2 == 0) out.push_back(at + "must be odd (as every declared shape of " + spec.name + ")");
+  }
+  // Relations between dimensions may be the task's (top_k's k <= N) or chance (matrix_mul's N <= K):
+  // notes, not problems.
+  if (!out.empty() || notes == nullptr) return out;
+  const std::string declared = " in every declared shape of " + spec.name + " (the task may assume it)";
+  for (const Dim& d : sp.dims)
+    if (d.tie >= 0 && s.has(d.name) && s[d.name] != s[sp.dims[static_cast<std::size_t>(d.tie)].name])
+      notes->push_back(d.name + " = " + sp.dims[static_cast<std::size_t>(d.tie)].name + declared);
+  for (const Order& o : sp.order) {
+    const Dim &a = sp.dims[static_cast<std::size_t>(o.a)], &b = sp.dims[static_cast<std::size_t>(o.b)];
+    if (o.strict ? !(s[a.name] < s[b.name]) : !(s[a.name] <= s[b.name]))
+      notes->push_back(a.name + (o.strict ? " < " : " <= ") + b.name + declared);
+  }
+  return out;
+}
+
+Shape custom_shape(const TaskSpec& spec, const std::string& text, std::vector<std::string>* notes) {
+  const std::string where = "--shape '" + text + "': ";
+  Shape given;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, comma - at);
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw std::invalid_argument(where + "write each dimension as NAME=VALUE, several separated by commas (e.g. M=512,N=256,K=128)");
+    const std::string name = item.substr(0, eq), value = item.substr(eq + 1);
+    if (value.find_first_not_of("0123456789") != std::string::npos || value.size() > 18)
+      throw std::invalid_argument(where + name + ": '" + value + "' is not a whole number");
+    if (given.has(name)) throw std::invalid_argument(where + name + " is given twice");
+    given.dims.emplace_back(name, std::stoll(value));
+    at = comma + 1;
+  }
+  std::vector<std::string> relations;
+  const std::vector<std::string> problems = shape_constraint_problems(spec, given, &relations);
+  if (!problems.empty()) {
+    std::string all;
+    for (const std::string& p : problems) all += (all.empty() ? "" : "; ") + p;
+    throw std::invalid_argument(where + all);
+  }
+  if (notes != nullptr)
+    for (const std::string& r : relations) notes->push_back(where + r);
+  // The task's own order of the dimensions (as its declared shapes list them).
+  Shape s;
+  for (const Dim& d : derive(spec, true).dims)
+    if (given.has(d.name)) s.dims.emplace_back(d.name, given[d.name]);
+  try {
+    if (spec.complexity(s) == 0) throw std::invalid_argument("it has no work (complexity 0)");
+    (void)spec.cost(s, Precision::fp32);
+    (void)spec.tolerance(s, Precision::fp32);
+  } catch (const std::exception& e) {
+    throw std::invalid_argument(where + spec.name + " cannot take it: " + e.what());
+  }
+  return s;
 }
 
 std::string describe_random_space(const TaskSpec& spec) {

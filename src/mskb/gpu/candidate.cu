@@ -21,6 +21,7 @@
 #include "mskb/core/registry.hpp"
 #include "mskb/gpu/buffer.cuh"
 #include "mskb/gpu/check.cuh"
+#include "mskb/gpu/device_activity.cuh"
 #include "mskb/gpu/device_instance.cuh"
 #include "mskb/gpu/entry_point.cuh"
 #include "mskb/gpu/runner.cuh"
@@ -68,8 +69,16 @@ class Candidate {
     // inside the whole sandbox): a missing entry point is reported there.
     library_ = b.at("library").get<std::string>();
     symbol_ = b.at("symbol").get<std::string>();
+    // Device time (CUPTI): its library is found now, so that Landlock lets it load in context().
+    // Under an injected tool (compute-sanitizer, ncu) CUPTI is the tool's.
+    device_time_ = b.value("device_time", false);
+    if (device_time_ && sandbox::CandidateSandbox::under_injection_tool()) {
+      device_time_ = false;
+      device_note_ = "not measured under an injected CUDA tool (CUPTI is the tool's)";
+    }
+    if (device_time_) cupti_library_ = find_cupti_library();
     try {
-      box_.confine_files({library_, b.value("task_file", std::string())});
+      box_.confine_files({library_, b.value("task_file", std::string()), {cupti_library_}, false});
     } catch (const std::exception& e) {
       throw CandidateFatal(Disposition::sandbox_setup_failed,
                            std::string("the OS sandbox could not be installed (the kernel was not run): ") + e.what());
@@ -84,6 +93,11 @@ class Candidate {
   void context() {
     MSKB_CUDA_CHECK(cudaFree(nullptr));
     l2_ = std::make_unique<L2Flusher>();
+    // CUPTI set up before the seccomp filter (its thread and files), its kinds left off.
+    if (device_time_) {
+      activity_ = std::make_unique<DeviceActivity>(cupti_library_);
+      if (!activity_->available()) device_note_ = activity_->why();
+    }
     // --- sandbox (issue 40), step 2: seccomp on every thread (CUDA's included) once the context
     // exists; then the kernel library is loaded.
     if (!spec_) throw CandidateFatal(Disposition::harness_error, "context before load");
@@ -96,7 +110,7 @@ class Candidate {
     MSKB_CUDA_CHECK(cudaDeviceSynchronize());  // a CUDA error here: the filter refused something the runtime needs
     fn_ = load_entry(library_, symbol_, *spec_, precision_);
     // --- end sandbox
-    ch_.send({{"ok", true}, {"sandbox", box_.level()}});
+    ch_.send({{"ok", true}, {"sandbox", box_.level()}, {"device_time", activity_ && activity_->available() ? "cupti" : device_note_}});
   }
   // An instance: its inputs from the sealed input region, or (with "device_inputs", an IPC handle,
   // and only the output region passed) from the verifier's device staging copy. Where that copy
@@ -181,9 +195,26 @@ class Candidate {
       if (!ch_.recv(reply)) throw CandidateFatal(Disposition::harness_error, "verifier gone");
       return reply.body.value("op", "") == "continue";
     });
-    d_->copy_all(target());  // the last timed call's outputs
-    ch_.send({{"ok", true}, {"samples", r.samples}, {"walls", r.walls}, {"gaps", r.gaps}, {"sm_clock_mhz", r.sm_clock_mhz},
-              {"warmup_s", r.warmup_s}, {"sampling_s", r.sampling_s}});
+    json reply = {{"ok", true},           {"samples", r.samples},       {"walls", r.walls},
+                  {"gaps", r.gaps},       {"sm_clock_mhz", r.sm_clock_mhz}, {"warmup_s", r.warmup_s},
+                  {"sampling_s", r.sampling_s}};
+    // Device time: a few extra calls with CUPTI recording (never during the samples above), at
+    // most about a tenth of the time the samples took, one call at least.
+    if (cfg.device_samples > 0 && activity_) {
+      const int count = std::min(cfg.device_samples, std::max(1, static_cast<int>(r.samples.size())));
+      const DeviceSamples ds = time_device(fn_, *d_, cfg, *l2_, *activity_, count, 0.1 * (r.warmup_s + r.sampling_s));
+      if (ds.note.empty()) {
+        reply["device_us"] = ds.device_us;
+        reply["device_call_us"] = ds.call_us;
+      } else {
+        reply["device_note"] = ds.note;
+      }
+      reply["device_s"] = ds.seconds;
+    } else if (cfg.device_samples > 0) {
+      reply["device_note"] = device_note_.empty() ? std::string("not requested") : device_note_;
+    }
+    d_->copy_all(target());  // the last call's outputs (a device-time call's, when there were some)
+    ch_.send(reply);
   }
 
   Channel ch_;
@@ -194,6 +225,10 @@ class Candidate {
   void* fn_ = nullptr;
   std::unique_ptr<DeviceInstance> d_;
   std::unique_ptr<L2Flusher> l2_;
+  bool device_time_ = false;              // the verifier asked for device time (load)
+  std::string cupti_library_;             // found before Landlock ("": the loader's search)
+  std::string device_note_;               // why there is none
+  std::unique_ptr<DeviceActivity> activity_;  // CUPTI, set up in context()
   SharedRegion out_;
   DeviceMemory dev_out_;  // the device output region the verifier maps, when it asked for one
 };

@@ -8,6 +8,7 @@
 
 #include "mskb/core/invoke.hpp"
 #include "mskb/gpu/check.cuh"
+#include "mskb/gpu/event_pair.cuh"
 #include "mskb/gpu/runner.cuh"
 #include "mskb/gpu/stopwatch.cuh"
 #include "mskb/protocol/events.hpp"
@@ -44,20 +45,6 @@ double measure_sm_clock_mhz() {
   MSKB_CUDA_CHECK(cudaMemcpy(h, m.get(), sizeof h, cudaMemcpyDeviceToHost));
   return h[1] > 0 ? static_cast<double>(h[0]) * 1e3 / static_cast<double>(h[1]) : 0.0;
 }
-
-struct Events {
-  cudaEvent_t start{}, stop{};
-  Events() {
-    MSKB_CUDA_CHECK(cudaEventCreate(&start));
-    MSKB_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    MSKB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(start));
-    MSKB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(stop));
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-};
 
 }  // namespace
 
@@ -96,7 +83,7 @@ L2Flusher::L2Flusher() {
 }
 
 RawTiming time_entry(void* fn, DeviceInstance& d, const TimingConfig& cfg, L2Flusher& l2, const std::function<bool(int)>& after_sample) {
-  Events ev;
+  CudaEventPair ev;
   auto prepare = [&] {
     d.reset();
     if (cfg.flush_l2) l2.flush();

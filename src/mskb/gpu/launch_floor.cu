@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "mskb/gpu/check.cuh"
+#include "mskb/gpu/event_pair.cuh"
 #include "mskb/gpu/launch_floor.cuh"
 
 namespace mskb::gpu {
@@ -18,27 +19,11 @@ void empty_entry_point() {
   MSKB_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-// CUDA events, destroyed on every path.
-class Events {
- public:
-  Events() {
-    MSKB_CUDA_CHECK(cudaEventCreate(&start));
-    MSKB_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    MSKB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(start));
-    MSKB_CUDA_CHECK_NOEXCEPT(cudaEventDestroy(stop));
-  }
-  Events(const Events&) = delete;
-  Events& operator=(const Events&) = delete;
-  cudaEvent_t start{}, stop{};
-};
-
 }  // namespace
 
 double measure_launch_floor_us(int reps) {
   for (int i = 0; i < 100; ++i) empty_entry_point();  // warm-up: module load, first-launch costs
-  Events ev;
+  CudaEventPair ev;
   std::vector<double> us;
   us.reserve(static_cast<std::size_t>(reps));
   // Timed as the candidate times an entry point (candidate.cu): events on the default stream around the call.

@@ -24,7 +24,7 @@ ProfiledEvent run_profile(const RunRequest& req, const EventWriter& events) {
   // --- sandbox (issue 40): as the candidate's, in the same order (under ncu: see level()).
   sandbox::CandidateSandbox box;
   try {
-    box.confine_files({req.library, req.task_file});
+    box.confine_files({req.library, req.task_file, {}, /*under_tool=*/true});  // ncu runs this mode
     MSKB_CUDA_CHECK(cudaFree(nullptr));
     box.confine_calls();
   } catch (const CudaError&) {

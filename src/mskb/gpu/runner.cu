@@ -30,11 +30,14 @@ int run_child(const RunRequest& req, int report_fd) {
     rep.emit(DoneEvent{});
     return 0;
   } catch (const CandidateFatal& f) {
-    rep.emit(FatalEvent{f.disposition, f.what()});
+    rep.emit(FatalEvent{f.disposition, f.what(), nullptr});
   } catch (const CudaError& e) {
-    rep.emit(FatalEvent{disposition_for(e.code()), e.what()});
+    FatalEvent f{disposition_for(e.code()), e.what(), nullptr};
+    // A device query that fails says why the machine has no usable GPU (the parent explains it).
+    if (req.mode == RunMode::identify || req.mode == RunMode::device) f.device_probe = probe_device(e.code());
+    rep.emit(f);
   } catch (const std::exception& e) {
-    rep.emit(FatalEvent{Disposition::harness_error, e.what()});
+    rep.emit(FatalEvent{Disposition::harness_error, e.what(), nullptr});
   }
   return 3;
 }

@@ -36,7 +36,8 @@ void Verifier::run() {
   // initializes the CUDA driver: under the lock, so after the library where that comes first.
   const bool identify = !req_.timings.empty();
   cand_.send({{"op", "load"}, {"task", req_.task}, {"task_file", req_.task_file}, {"precision", to_string(req_.precision)}, {"library", req_.library},
-              {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", identify && !req_.load_before_lock}});
+              {"symbol", req_.symbol.empty() ? spec_.symbol(req_.precision) : req_.symbol}, {"identify", identify && !req_.load_before_lock},
+              {"device_time", identify && req_.timing.device_samples > 0}});
   Message loaded = cand_.reply();
   if (req_.load_before_lock) {
     if (!req_.gpu_lock_log.empty()) steps += " library_outside_ms=" + ms(seconds_since(t_step));  // not held: the hold starts below

@@ -12,6 +12,7 @@
 
 #include "mskb/gpu/check.cuh"
 #include "mskb/gpu/stopwatch.cuh"
+#include "mskb/protocol/device_time.hpp"
 
 namespace mskb::gpu {
 
@@ -172,6 +173,22 @@ void Verifier::time(const CheckItem& c, uint64_t seed) {
     t.wall_median_us = w[w.size() / 2];
   }
   t.sm_clock_mhz = m.body.value("sm_clock_mhz", 0.0);
+  // Device time: the candidate's extra calls, summarized here and checked against their own call
+  // times (informative: P stays on the call time; a report the checks refuse says why instead).
+  if (req_.timing.device_samples <= 0) {
+    t.device_note = "off (MSKB_DEVICE_TIME=off)";
+  } else if (m.body.contains("device_us")) {
+    std::string why;
+    try {
+      t.device = summarize_device_samples(m.body.value("device_us", std::vector<double>{}), m.body.value("device_call_us", std::vector<double>{}), &why);
+    } catch (const json::exception&) {
+      why = "the device samples are not two lists of numbers";
+    }
+    if (!t.device) t.device_note = "refused: " + why;
+  } else {
+    const auto note = m.body.find("device_note");
+    t.device_note = note != m.body.end() && note->is_string() ? note->get<std::string>() : std::string("not reported");
+  }
   const auto t_after = Clock::now();
   if (sharing_ && sharing_->known()) {
     std::vector<uint64_t> seen = others_before, after_list = sharing_->others_now();
@@ -197,7 +214,7 @@ void Verifier::time(const CheckItem& c, uint64_t seed) {
   // The hold log (MSKB_GPU_LOCK_LOG): where this timing's exclusive hold went.
   if (gpu.logged())
     gpu.label("timing " + c.shape.str() + " seed " + std::to_string(seed) + " warmup_ms=" + ms(m.body.value("warmup_s", 0.0)) +
-              " sampling_ms=" + ms(m.body.value("sampling_s", 0.0)) + " verify_ms=" + ms(verify_s) + " nvml_ms=" + ms(nvml_s) +
+              " sampling_ms=" + ms(m.body.value("sampling_s", 0.0)) + " device_ms=" + ms(m.body.value("device_s", 0.0)) + " verify_ms=" + ms(verify_s) + " nvml_ms=" + ms(nvml_s) +
               " judge_ms=" + ms(seconds_since(t_judge)) + " reply_ms=" + ms(std::chrono::duration<double>(t_after - t_timing).count()));
   rep_.emit(TimingEvent{c.shape, c.sweep, seed, t, after, after_detail, verified, seconds_since(t_timing)});
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,22 @@ PolicyVerdict check_binary_policy(const std::string& so_path, const PolicyOption
   check_needed(e, d, strtab_off, options, v);
   check_raw_syscalls(e, so_path, v);  // host code: no raw system-call instruction anywhere
   return v;
+}
+
+std::vector<std::string> exported_functions(const std::string& so_path) {
+  using namespace policy_detail;
+  Elf e;
+  if (!load_elf(so_path, e)) throw std::runtime_error(so_path + ": " + e.error);
+  const auto dyn = std::find_if(e.ph.begin(), e.ph.end(), [](const Elf64_Phdr& p) { return p.p_type == PT_DYNAMIC; });
+  if (dyn == e.ph.end()) throw std::runtime_error(so_path + ": no dynamic segment");
+  const DynamicSection d = read_dynamic(e, *dyn);
+  std::uint64_t strtab_off = 0;
+  if (!d.have_strtab || !d.have_symtab || d.syment != sizeof(Elf64_Sym) || !e.offset_of(d.strtab, d.strsz, strtab_off))
+    throw std::runtime_error(so_path + ": malformed dynamic section (symbol or string table outside the file)");
+  std::vector<std::string> out;
+  if (!defined_functions(e, d, strtab_off, dynamic_symbol_count(e, d), out))
+    throw std::runtime_error(so_path + ": malformed symbol table (outside the file)");
+  return out;
 }
 
 }  // namespace mskb

@@ -153,4 +153,31 @@ bool undefined_symbols(const Elf& e, const DynamicSection& d, std::uint64_t strt
   return true;
 }
 
+bool defined_functions(const Elf& e, const DynamicSection& d, std::uint64_t strtab_off, std::uint64_t count, std::vector<std::string>& out) {
+  for (std::uint64_t i = 1; i < count; ++i) {
+    std::uint64_t off = 0;
+    Elf64_Sym sym{};
+    if (!e.offset_of(d.symtab + i * sizeof(Elf64_Sym), sizeof(Elf64_Sym), off) || !e.at(off, sym)) return false;
+    const unsigned bind = ELF64_ST_BIND(sym.st_info), type = ELF64_ST_TYPE(sym.st_info), vis = ELF64_ST_VISIBILITY(sym.st_other);
+    if (sym.st_shndx == SHN_UNDEF || (bind != STB_GLOBAL && bind != STB_WEAK) || (type != STT_FUNC && type != STT_GNU_IFUNC) ||
+        (vis != STV_DEFAULT && vis != STV_PROTECTED))
+      continue;
+    const std::string name = e.str(strtab_off, d.strsz, sym.st_name);
+    if (!name.empty()) out.push_back(name);
+  }
+  return true;
+}
+
+std::uint64_t dynamic_symbol_count(const Elf& e, const DynamicSection& d) {
+  if (const std::uint64_t n = dynsym_count(e, d.symtab)) return n;
+  for (const Elf64_Dyn& entry : d.entries)
+    if (entry.d_tag == DT_HASH) {
+      std::uint64_t off = 0;
+      std::uint32_t header[2] = {0, 0};  // nbucket, nchain (= the symbol count)
+      if (e.offset_of(entry.d_un.d_ptr, sizeof(header), off) && e.at(off, header)) return header[1];
+    }
+  if (d.strtab > d.symtab) return (d.strtab - d.symtab) / sizeof(Elf64_Sym);
+  return 0;
+}
+
 }  // namespace mskb::policy_detail

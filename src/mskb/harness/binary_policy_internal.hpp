@@ -79,6 +79,15 @@ struct UndefinedSymbol {
 bool undefined_symbols(const Elf& e, const DynamicSection& d, std::uint64_t strtab_off, std::uint64_t count,
                        std::vector<UndefinedSymbol>& out);
 
+// The defined functions (global or weak, default or protected visibility: what dlsym finds) among
+// the first `count` of the dynamic symbol table, in table order. False when a symbol lies outside
+// the file (`out` then holds those before it).
+bool defined_functions(const Elf& e, const DynamicSection& d, std::uint64_t strtab_off, std::uint64_t count, std::vector<std::string>& out);
+
+// The dynamic symbol table's length: the section header's .dynsym, else DT_HASH's chain count,
+// else the distance from the symbol table to the string table that follows it (0: unknown).
+std::uint64_t dynamic_symbol_count(const Elf& e, const DynamicSection& d);
+
 // ---- host code
 
 // Refuses (kind "code") every raw system-call instruction in the executable segments; objdump,

@@ -2,6 +2,7 @@
 // kernel file, deduplicated by path, building while the GPU evaluates.
 #pragma once
 
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -32,6 +33,10 @@ class BuildPool {
   }
   // Builds from now on add `nice` to nvcc's nice value (CompileOptions::nice); call before start().
   void lower_priority(int nice) { opt_.nice = nice; }
+  // Told by the worker as a job begins (result null) and ends (its result); call before start().
+  // Runs on the build threads and must not throw.
+  using Observer = std::function<void(const KernelFile&, const CompileResult*)>;
+  void observe(Observer o) { observer_ = std::move(o); }
   void start() {
     for (int i = 0; i < jobs_; ++i)
       threads_.emplace_back([this] {
@@ -45,14 +50,17 @@ class BuildPool {
           CompileOptions o = opt_;
           o.allow_libraries = o.allow_libraries || job.first.trusted;
           o.binary_policy = contender_kind(job.first.contender) != ContenderKind::vendor;  // vendor contenders are trusted; everything else is screened
+          if (observer_) observer_(job.first, nullptr);
+          CompileResult r;
           try {
-            job.second->set_value(compile_kernel(job.first.path, o));
+            r = compile_kernel(job.first.path, o);
           } catch (const std::exception& e) {
-            CompileResult r;
+            r = CompileResult{};
             r.outcome = CompileOutcome::build_failed;
             r.error = std::string("build failed: ") + e.what();
-            job.second->set_value(r);
           }
+          if (observer_) observer_(job.first, &r);
+          job.second->set_value(std::move(r));
         }
       });
   }
@@ -65,6 +73,7 @@ class BuildPool {
  private:
   CompileOptions opt_;
   int jobs_;
+  Observer observer_;
   std::mutex m_;
   std::map<std::string, std::shared_future<CompileResult>> futures_;
   std::vector<std::pair<KernelFile, std::shared_ptr<std::promise<CompileResult>>>> queue_;

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/harness/build_sandbox.hpp"
+#include "mskb/util/files.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/util/sha256.hpp"
 #include "mskb/util/text.hpp"
@@ -107,15 +108,6 @@ std::string nvcc_version() {
   return version;
 }
 
-void check_flag(const std::string& f) {
-  static const std::regex ok(
-      R"(^(-O[0-3]|-use_fast_math|--use_fast_math|-lineinfo|-Xptxas=-v|-Xptxas=-O[0-3]|--extra-device-vectorization|)"
-      R"(-maxrregcount=[0-9]+|--maxrregcount=[0-9]+|-ftz=(true|false)|-prec-div=(true|false)|-prec-sqrt=(true|false)|)"
-      R"(-fmad=(true|false)|--expt-relaxed-constexpr|--expt-extended-lambda|-DNDEBUG|-D[A-Za-z_][A-Za-z0-9_]*(=[A-Za-z0-9_.]+)?|)"
-      R"(-Xptxas=-dlcm=c[ag]|--restrict|-std=c\+\+(17|20))$)");
-  if (!std::regex_match(f, ok)) throw std::invalid_argument("nvcc flag '" + f + "' is not on the whitelist");
-}
-
 std::vector<std::string> requested_libraries(const std::string& source) {
   static const std::regex link(R"(//\s*mskb-link:\s*([A-Za-z ,]+))");
   std::vector<std::string> libs;
@@ -131,31 +123,6 @@ std::vector<std::string> requested_libraries(const std::string& source) {
     }
   }
   return libs;
-}
-
-std::vector<Diagnostic> parse_nvcc_diagnostics(const std::string& log) {
-  // cudafe/nvcc:  file.cu(12): error: msg        gcc: file.cu:12:5: error: msg
-  // ptxas/nvlink: ptxas error   : msg            ld:  file.o: undefined reference to `x'
-  static const std::regex nv(R"(^(.+?)\((\d+)\): (error|warning|remark|note)[^:]*: (.*)$)");
-  static const std::regex gcc(R"(^(.+?):(\d+):(?:\d+:)? (error|warning|note|fatal error): (.*)$)");
-  static const std::regex tool(R"(^(ptxas|nvlink|nvcc) (error|fatal|warning)\s*: (.*)$)");
-  static const std::regex ld(R"(^(.*)(undefined reference to .*)$)");
-  std::vector<Diagnostic> out;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_match(line, m, nv)) {
-      out.push_back({m[1], std::stoi(m[2]), m[3] == "remark" ? "note" : m[3].str(), m[4]});
-    } else if (std::regex_match(line, m, gcc)) {
-      out.push_back({m[1], std::stoi(m[2]), m[3] == "fatal error" ? "error" : m[3].str(), m[4]});
-    } else if (std::regex_match(line, m, tool)) {
-      out.push_back({m[1], 0, m[2] == "warning" ? "warning" : "error", m[3]});
-    } else if (std::regex_match(line, m, ld)) {
-      out.push_back({"(link)", 0, "error", m[2]});
-    }
-  }
-  return out;
 }
 
 nlohmann::json policy_to_json(const CompileResult& r) {
@@ -240,6 +207,12 @@ std::string cache_key(const std::string& source, const std::string& cu_path, con
   return key.hex().substr(0, 32);
 }
 
+// Where a built object's nvcc output is kept: <key>.log beside <key>.so.
+fs::path log_path(const fs::path& so) {
+  fs::path p = so;
+  return p.replace_extension(".log");
+}
+
 // A recorded failure of the same source with the same compiler: true (r filled) when there is one.
 bool load_cached_failure(const fs::path& fail, CompileResult& r) {
   const auto j = nlohmann::json::parse(read_text(fail.string()), nullptr, false);
@@ -314,6 +287,14 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
     }
     return;
   }
+  // nvcc's output (warnings, ptxas's -v report) stays with the object: a cache hit shows it too.
+  if (!r.log.empty()) {
+    try {
+      write_file_atomic(log_path(so).string(), r.log);
+    } catch (const std::exception&) {
+      // the build stands without its log
+    }
+  }
   fs::rename(tmp, so, ec);  // atomic: concurrent builders of the same key both succeed
   if (ec) {
     r.error = "cannot store " + so.string() + ": " + ec.message();
@@ -349,6 +330,14 @@ CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& o
   if (fs::is_regular_file(so, ec)) {
     r.ok = r.cache_hit = true;
     r.outcome = CompileOutcome::built;
+    if (fs::is_regular_file(log_path(so), ec)) {
+      try {
+        r.log = read_text(log_path(so).string());
+        r.diagnostics = parse_nvcc_diagnostics(r.log);
+      } catch (const std::exception&) {
+        // an unreadable log: the build without its warnings
+      }
+    }
     return finish_compile(r, opt, t0);
   }
   // The same source failed with the same compiler before.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "mskb/harness/compiler.hpp"
 #include "mskb/protocol/events.hpp"
 #include "mskb/harness/reference_kernel.hpp"
+#include "mskb/util/device_probe.hpp"
 #include "mskb/util/process.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/task_file.hpp"
@@ -79,6 +81,7 @@ std::vector<std::pair<std::string, std::string>> runner_environment(std::vector<
 }
 
 namespace {
+std::vector<Shape> own_shapes(const EvalOptions& opt) { return opt.matrix_path.empty() ? opt.custom_shapes : std::vector<Shape>{opt.matrix_shape}; }
 // A user's task (mskb/core/task_file.hpp): the runner reads it from its file.
 std::string task_file_of(const TaskSpec& spec) {
   const TaskFile* f = spec.file;
@@ -111,6 +114,7 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
   if (const auto v = opt.gpu_compare_min_complexity ? opt.gpu_compare_min_complexity : env.gpu_compare_min_complexity)
     req.gpu_compare_min_complexity = *v;
   if (const std::optional<bool> on = opt.device_inputs ? opt.device_inputs : env.device_inputs) req.device_inputs = *on;
+  if (env.device_time == false) req.timing.device_samples = 0;  // MSKB_DEVICE_TIME=off
   if (!opt.wrapper.empty()) req.guard_bytes = 0;  // the sanitizer needs exact allocation bounds
   // Every shape gets at least two seeds: the second runs in the buffers of the first, with new
   // contents everywhere, so a kernel that replays a result keyed on its pointers fails.
@@ -130,11 +134,14 @@ RunRequest evaluation_request(const TaskSpec& spec, Precision p, const std::stri
     if (checks_part && is_timed) s_seeds.resize(s_seeds.size() - 2);
     return s_seeds;
   };
-  if (!opt.matrix_path.empty()) {
+  if (!opt.matrix_path.empty() || !opt.custom_shapes.empty()) {  // a user's matrix or --shape: instead of the sweeps
     req.matrix_path = opt.matrix_path;
+    const Sweep own = opt.matrix_path.empty() ? Sweep::custom : Sweep::matrix;
     const std::vector<uint64_t> m_seeds = split_seeds(seeds, !opt.check_only);
-    if (!m_seeds.empty()) req.checks.push_back({opt.matrix_shape, Sweep::matrix, m_seeds});
-    if (!opt.check_only && !checks_part) req.timings.push_back({opt.matrix_shape, Sweep::matrix, seeds.back()});
+    for (const Shape& s : own_shapes(opt)) {
+      if (!m_seeds.empty()) req.checks.push_back({s, own, m_seeds});
+      if (!opt.check_only && !checks_part) req.timings.push_back({s, own, seeds.back()});
+    }
     return req;
   }
   std::vector<Shape> random;
@@ -334,7 +341,7 @@ void judge_timings(const RunnerReport& rep, const TaskSpec& spec, Precision p, c
     st.sweep = parse_enum<Sweep>(t.sweep);
     st.shape = t.body.at("shape").get<Shape>();
     // JSON objects are key-sorted; restore the spec's dimension order.
-    for (const Shape& s : st.sweep == Sweep::matrix ? std::vector<Shape>{opt.matrix_shape} : spec.sweep(t.sweep)) {
+    for (const Shape& s : st.sweep == Sweep::matrix || st.sweep == Sweep::custom ? own_shapes(opt) : spec.sweep(t.sweep)) {
       Shape sorted = s;
       std::sort(sorted.dims.begin(), sorted.dims.end());
       Shape got = st.shape;
@@ -454,6 +461,10 @@ json query_device(RunMode mode, const std::string& runner, const Launcher& launc
   if (const std::string why = launch_failure(launcher, pr, any_line, pr.log_tail); !why.empty())
     throw std::runtime_error("cannot query the GPU through Slurm: " + why);
   std::string why = fatal.is_null() ? last_child_line(pr.log_tail) : fatal.value("message", "");
+  // The runner's facts (mskb/util/device_probe.hpp) name the cause: no driver, a stub, an old driver, no GPU.
+  if (!fatal.is_null() && fatal.contains("device_probe") && fatal["device_probe"].is_object())
+    if (const std::optional<NoDeviceReason> r = explain_no_device(fatal["device_probe"].get<DeviceProbe>()))
+      throw std::runtime_error("no usable CUDA device: this command needs an NVIDIA GPU (" + r->text + ")");
   if (why.find("cudaErrorNoDevice") != std::string::npos || why.find("cudaErrorInsufficientDriver") != std::string::npos ||
       why.find("no CUDA-capable") != std::string::npos || why.find("driver") != std::string::npos)
     throw std::runtime_error("no usable CUDA device: this command needs an NVIDIA GPU (" + why + ")");

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "mskb/core/registry.hpp"
 #include "mskb/harness/compiler.hpp"
 
 namespace fs = std::filesystem;
@@ -43,6 +44,13 @@ std::string build_reference_kernel(const TaskFile& file, CompileOptions opt) {
   std::lock_guard<std::mutex> lock(built().mu);
   built().so[file.absolute_path] = r.so_path;
   return r.so_path;
+}
+
+const TaskFile& prepare_task_file(const std::string& path, const CompileOptions& opt) {
+  const TaskFile& tf = register_task_file(path);  // read, validated, the name checked against every other task
+  (void)compile_reference(tf);                    // the host reference compiles (a file with a reference kernel has none)
+  (void)build_reference_kernel(tf, opt);          // or the reference kernel builds and exports every entry point
+  return tf;
 }
 
 std::string reference_kernel_library(const TaskSpec& spec) {

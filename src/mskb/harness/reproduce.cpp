@@ -50,7 +50,7 @@ json file_entry(const std::string& path) { return {{"path", absolute(path)}, {"s
 // The environment variables that change what a run does or where its tools come from.
 json relevant_environment() {
   json env = json::object();
-  for (const char* name : {"MSKB_ROOT", "MSKB_NVCC", "MSKB_RUNNER", "MSKB_SANITIZER", "MSKB_DEVICE_INPUTS", "MSKB_PIPELINE", "MSKB_SHARE_INSTANCES",
+  for (const char* name : {"MSKB_ROOT", "MSKB_NVCC", "MSKB_RUNNER", "MSKB_SANITIZER", "MSKB_DEVICE_INPUTS", "MSKB_PIPELINE", "MSKB_SHARE_INSTANCES", "MSKB_DEVICE_TIME",
                            "MSKB_GPU_INSTANCE_MIN_COMPLEXITY", "MSKB_GPU_COMPARE_MIN_COMPLEXITY", "CUDA_VISIBLE_DEVICES"})
     if (const char* v = std::getenv(name); v != nullptr && *v != '\0') env[name] = v;
   return env;
@@ -120,6 +120,12 @@ json planned_files(const SuitePlan& plan) {
   return out;
 }
 
+json custom_shape_texts(const std::vector<Shape>& shapes) {
+  json out = json::array();
+  for (const Shape& s : shapes) out.push_back(s.str());
+  return out;
+}
+
 json task_files_of(const SuitePlan& plan) {
   json out = json::array();
   for (const std::string& task : plan.tasks)
@@ -145,7 +151,7 @@ json submission_of(const SuitePlan& plan) {
 json reproduce_record(const SuitePlan& plan, uint64_t shape_seed) {
   const EvalOptions& e = plan.eval;
   const bool check = e.check_only || plan.sanitizer.has_value();
-  const int random_count = e.matrix_path.empty() ? plan.random_shapes : 0;
+  const int random_count = e.matrix_path.empty() && e.custom_shapes.empty() ? plan.random_shapes : 0;
   const int per_shape = std::max(e.seeds, 2);
   json inputs = json::array();
   for (int s = 1; s <= per_shape; ++s) inputs.push_back(s);
@@ -184,7 +190,8 @@ json reproduce_record(const SuitePlan& plan, uint64_t shape_seed) {
       {"files", planned_files(plan)},
       {"submission", submission_of(plan)},
       {"task_files", task_files_of(plan)},
-      {"matrix", e.matrix_path.empty() ? json(nullptr) : file_entry(e.matrix_path)}};
+      {"matrix", e.matrix_path.empty() ? json(nullptr) : file_entry(e.matrix_path)},
+      {"custom_shapes", custom_shape_texts(e.custom_shapes)}};
   std::error_code ec;
   const fs::path cwd = fs::current_path(ec);
   return {{"format", kReproduceFormat},
@@ -281,6 +288,11 @@ SuitePlan plan_from_settings(const json& s) {
     if (plan.tasks.size() != 1) throw std::invalid_argument("a matrix run has one task");
     e.matrix_path = path;
     e.matrix_shape = matrix_shape(get_task(plan.tasks.front()), read_matrix_market(path));
+  }
+  // Ad-hoc shapes (--shape): checked against the task's constraints again, as when they were given.
+  for (const json& t : s.value("custom_shapes", json::array())) {
+    if (plan.tasks.size() != 1) throw std::invalid_argument("a run with --shape has one task");
+    e.custom_shapes.push_back(custom_shape(get_task(plan.tasks.front()), t.get<std::string>()));
   }
   const json& c = s.at("compile");
   plan.compile.arch = c.value("arch", std::string());

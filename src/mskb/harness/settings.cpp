@@ -20,6 +20,15 @@ std::optional<bool> switch_variable(const char* name) {
   return v == "1";
 }
 
+std::optional<bool> on_off_variable(const char* name) {
+  const char* e = variable(name);
+  if (e == nullptr) return std::nullopt;
+  const std::string v = e;
+  if (v == "on" || v == "1") return true;
+  if (v == "off" || v == "0") return false;
+  throw std::invalid_argument(std::string(name) + " must be on or off");
+}
+
 std::optional<double> threshold_variable(const char* name) {
   const char* e = variable(name);
   if (e == nullptr) return std::nullopt;
@@ -40,6 +49,7 @@ Settings Settings::from_environment() {
   s.pipeline = switch_variable("MSKB_PIPELINE");
   s.load_outside_lock = switch_variable("MSKB_LOAD_OUTSIDE_LOCK");
   s.share_instances = switch_variable("MSKB_SHARE_INSTANCES");
+  s.device_time = on_off_variable("MSKB_DEVICE_TIME");
   return s;
 }
 

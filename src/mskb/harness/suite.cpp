@@ -83,7 +83,7 @@ class SuiteRun {
   // The device, the lanes, the random shapes' seed and the sanitizer.
   void prepare() {
     // Random shapes besides the public ones: drawn per run unless the seed is given (recorded).
-    eval_.random_shapes = plan_.eval.matrix_path.empty() ? plan_.random_shapes : 0;
+    eval_.random_shapes = plan_.eval.matrix_path.empty() && plan_.eval.custom_shapes.empty() ? plan_.random_shapes : 0;
     eval_.shape_seed = plan_.shape_seed != 0 ? plan_.shape_seed : fresh_shape_seed();
     report_.shape_seed = eval_.shape_seed;
     report_.submission = plan_.submission;

@@ -90,6 +90,7 @@ json event_json(const Event& event) {
           put_shape(j, e.shape);
         } else if constexpr (std::is_same_v<E, FatalEvent>) {
           j = {{"event", "fatal"}, {"disposition", e.disposition}, {"message", e.message}};
+          if (!e.device_probe.is_null()) j["device_probe"] = e.device_probe;
         } else if constexpr (std::is_same_v<E, DoneEvent>) {
           j = {{"event", "done"}};
         } else if constexpr (std::is_same_v<E, SandboxEvent>) {

@@ -32,7 +32,7 @@ nlohmann::json shape_with_order(const Shape& s) {
 void to_json(nlohmann::json& j, const TimingConfig& c) {
   j = {{"warmup_calls", c.warmup_calls}, {"warmup_s", c.warmup_s},     {"min_samples", c.min_samples},
        {"max_samples", c.max_samples},   {"min_time_s", c.min_time_s}, {"max_time_s", c.max_time_s},
-       {"target_noise", c.target_noise}, {"flush_l2", c.flush_l2}};
+       {"target_noise", c.target_noise}, {"flush_l2", c.flush_l2}, {"device_samples", c.device_samples}};
 }
 
 void from_json(const nlohmann::json& j, TimingConfig& c) {
@@ -44,6 +44,7 @@ void from_json(const nlohmann::json& j, TimingConfig& c) {
   c.max_time_s = j.value("max_time_s", c.max_time_s);
   c.target_noise = j.value("target_noise", c.target_noise);
   c.flush_l2 = j.value("flush_l2", c.flush_l2);
+  c.device_samples = j.value("device_samples", c.device_samples);
 }
 
 void to_json(nlohmann::json& j, const RunRequest& r) {

@@ -16,6 +16,8 @@ void to_json(nlohmann::json& j, const TimingStats& t) {
     j["gpu_others"] = t.gpu_others;
     j["gpu_other_pids"] = t.gpu_other_pids;
   }
+  if (t.device) put_device_time(j, *t.device);
+  else if (!t.device_note.empty()) j["device_note"] = t.device_note;
 }
 
 void from_json(const nlohmann::json& j, TimingStats& t) {
@@ -34,6 +36,9 @@ void from_json(const nlohmann::json& j, TimingStats& t) {
   // Absent (no NVML, or a report from before the check): not known.
   t.gpu_others = j.contains("gpu_others") && j["gpu_others"].is_number_integer() ? j["gpu_others"].get<int>() : -1;
   t.gpu_other_pids = j.contains("gpu_other_pids") ? j["gpu_other_pids"].get<std::vector<uint64_t>>() : std::vector<uint64_t>{};
+  // Absent in reports from before device time was measured.
+  t.device = device_time_at(j);
+  t.device_note = j.contains("device_note") && j["device_note"].is_string() ? j["device_note"].get<std::string>() : std::string();
 }
 
 double p90_lower(std::vector<double> v) {

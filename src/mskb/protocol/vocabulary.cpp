@@ -34,6 +34,7 @@ constexpr EnumName<Disposition> kDispositions[] = {
 
 constexpr EnumName<Sweep> kSweeps[] = {
     {Sweep::paper, "paper"}, {Sweep::heldout, "heldout"}, {Sweep::random, "random"}, {Sweep::large, "large"}, {Sweep::matrix, "matrix"},
+    {Sweep::custom, "custom"},
 };
 
 constexpr EnumName<ContenderKind> kContenderKinds[] = {

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/yardsticks.hpp"
 
 using json = nlohmann::json;
@@ -44,14 +45,16 @@ const json& field(const json& j, const char* key) {
 
 std::string render_results_csv(const json& report) {
   std::string out = "task,precision,contender,sweep,shape,complexity,disposition,median_us,min_us,max_us,n,noise,"
-                    "speedup_vs_baseline,ratio_vs_vendor,sol_fraction,launch_bound,vendor\r\n";
+                    "speedup_vs_baseline,ratio_vs_vendor,sol_fraction,launch_bound,vendor,device_us,host_share,device_samples,host_bound,"
+                    "device_note\r\n";
   const auto floor = launch_floor_us(field(report, "device"));
   for (const json& r : field(report, "results")) {
     const json& t = field(r, "time_us");
     out += csv_line({field(r, "task"), field(r, "precision"), field(r, "contender"), field(r, "sweep"), field(r, "shape"),
                      field(r, "complexity"), field(r, "disposition"), field(t, "median"), field(t, "min"), field(t, "max"), field(t, "n"),
                      field(t, "noise"), field(r, "speedup_vs_baseline"), field(r, "ratio_vs_vendor"), field(r, "sol_fraction"),
-                     json(is_launch_bound(field(t, "median"), floor)), json(vendor_note(report, r))});
+                     json(is_launch_bound(field(t, "median"), floor)), json(vendor_note(report, r)), field(r, "device_us"),
+                     field(r, "host_share"), field(r, "device_samples"), json(is_host_bound(r)), field(r, "device_note")});
   }
   return out;
 }
@@ -68,7 +71,8 @@ std::string render_run_csv(const json& data) {
   const json& sweeps = data["summary"]["sweeps"];
   std::string out = "task,precision,category,contender,kind,disposition,checks_passed,checks_total";
   for (const auto& w : sweeps)
-    for (const char* f : {"P", "P_lo", "P_hi", "geomean", "vendor_ratio", "median_sol", "best_sol"}) out += "," + csv_field(std::string(f) + "_" + text_of(w));
+    for (const char* f : {"P", "P_lo", "P_hi", "geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"})
+      out += "," + csv_field(std::string(f) + "_" + text_of(w));
   out += ",message\n";
   for (const json& e : data["entries"]) {
     out += fmt::format("{},{},{},{},{},{},{},{}", csv_field(text_of(e["task"])), csv_field(text_of(e["precision"])), csv_field(text_of(e["category"])),
@@ -79,7 +83,7 @@ std::string render_run_csv(const json& data) {
       const json iv = x.value("P_interval", json());
       out += "," + csv_number(x.value("P", json()));
       out += "," + csv_number(iv.is_array() && iv.size() == 2 ? iv[0] : json()) + "," + csv_number(iv.is_array() && iv.size() == 2 ? iv[1] : json());
-      for (const char* f : {"geomean", "vendor_ratio", "median_sol", "best_sol"}) out += "," + csv_number(x.value(f, json()));
+      for (const char* f : {"geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"}) out += "," + csv_number(x.value(f, json()));
     }
     out += "," + csv_field(text_of(e["message"])) + "\n";
   }

@@ -15,6 +15,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/harness/reproduce.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/numbers.hpp"
 #include "mskb/report/yardsticks.hpp"
@@ -93,6 +94,7 @@ json report_json(const SuiteReport& report) {
                          // Other processes on the GPU around the samples (null: not known).
                          {"gpu_others", t.time.gpu_others >= 0 ? json(t.time.gpu_others) : json(nullptr)}});
       if (t.time.gpu_others > 0) results.back()["gpu_other_pids"] = t.time.gpu_other_pids;
+      put_result_device_time(results.back(), t.time);  // device_us, host_share, device_samples (or why not)
       if (s > 0 && is_correct(r.disposition)) {
         weighted[to_string(t.sweep)].push_back({t.complexity, s});  // keyed by name: scores in name order
         speedups[to_string(t.sweep)].push_back(s);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/numbers.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
@@ -193,6 +194,11 @@ std::string roofline_section(const json& data) {
   if (summary.contains("roofline"))
     for (const std::string& l : roofline_summary_lines(summary["roofline"])) h += "<li>" + esc(l) + "</li>\n";
   h += "</ul>\n";
+  if (summary.contains("device_time")) {  // device time beside call time (device_yardstick.hpp)
+    h += "<h3 id=\"device\">Device time</h3>\n<ul>\n";
+    for (const std::string& l : device_time_lines(summary["device_time"], 10)) h += "<li>" + esc(l) + "</li>\n";
+    h += "</ul>\n";
+  }
   std::set<std::string> seen;
   std::string notes;
   for (const json& e : data["entries"]) {
@@ -213,7 +219,8 @@ std::string entries_table(const json& data) {
   std::string h = "<h2 id=\"tasks\">Tasks</h2>\n<div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("task") + th("prec") + th("category") +
                   th("contender") + th("disposition") + th("checks", true);
   for (const auto& w : sweeps)
-    h += th("P " + ejs(w), true) + th("vs vendor " + ejs(w), true) + th("median SOL " + ejs(w), true) + th("SOL by shape " + ejs(w));
+    h += th("P " + ejs(w), true) + th("vs vendor " + ejs(w), true) + th("median SOL " + ejs(w), true) + th("SOL by shape " + ejs(w)) +
+         th("P device " + ejs(w), true);
   h += "</tr></thead><tbody>\n";
   for (const json& e : data["entries"]) {
     h += "<tr>" + tcell(fmt::format("<a href=\"#{}\">{}</a>", anchor(e), ejs(e["task"]))) + tcell(ejs(e["precision"])) +
@@ -222,8 +229,9 @@ std::string entries_table(const json& data) {
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(w.get<std::string>(), json::object());
       const json P = x.value("P", json()), V = x.value("vendor_ratio", json()), S = x.value("median_sol", json());
-      h += ncell(P, esc(p_with_interval(P, x.value("P_interval", json()))), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) + ncell(S, pct(S)) +
-           tcell(esc(sol_cell(x.value("sol_by_shape", json::array()))));
+      h += ncell(P, esc(p_with_interval(P, x.value("P_interval", json()))), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) +
+           ncell(S, pct(S)) + tcell(esc(sol_cell(x.value("sol_by_shape", json::array())))) +
+           ncell(x.value("p_device", json()), f2(x.value("p_device", json())), true);
     }
     h += "</tr>\n";
   }
@@ -356,7 +364,8 @@ std::string group_charts(const json& g) {
 std::string group_shapes_table(const json& g) {
   std::string h = "<details><summary>per-shape numbers</summary><div class=\"tw\"><table class=\"sortable\"><thead><tr>" + th("contender") + th("sweep") +
                   th("shape") + th("complexity", true) + th("median us", true) + th("noise", true) + th("roofline us", true) +
-                  th("speedup", true) + th("vs vendor", true) + th("SOL", true) + th("launch-bound") + "</tr></thead><tbody>\n";
+                  th("speedup", true) + th("vs vendor", true) + th("SOL", true) + th("launch-bound") + th("device us", true) + th("host", true) +
+                  "</tr></thead><tbody>\n";
   std::map<std::string, double> roof;
   for (const json& r : g["roofline"]) roof[js(r["sweep"]) + "|" + js(r["shape"])] = d(r["us"]);
   for (const json& s : g["series"])
@@ -368,7 +377,8 @@ std::string group_shapes_table(const json& g) {
            ncell(p["time_us"], isnum(p["time_us"]) ? us(d(p["time_us"])) : "-") +
            ncell(p["noise"], isnum(p["noise"]) ? fmt::format("{:.2f}%", 100 * d(p["noise"])) : "-") + ncell(rj, isnum(rj) ? us(d(rj)) : "-") +
            ncell(p["speedup"], f2(p["speedup"]), true) + ncell(p["vendor_ratio"], f2(p["vendor_ratio"]), true) + ncell(p["sol"], pct(p["sol"])) +
-           tcell(p.value("launch_bound", false) ? "L" : "") + "</tr>\n";
+           tcell(p.value("launch_bound", false) ? "L" : "") + ncell(p.value("device_us", json()), isnum(p.value("device_us", json())) ? us(d(p["device_us"])) : "-") +
+           ncell(p.value("host_share", json()), pct(p.value("host_share", json())) + (p.value("host_bound", false) ? " host-bound" : "")) + "</tr>\n";
     }
   return h + "</tbody></table></div></details>\n";
 }

@@ -10,6 +10,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
@@ -129,18 +130,34 @@ std::string markdown_summary(const json& j) {
 }
 
 std::string markdown_per_shape(const json& j) {
-  std::string out = "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz | launch-bound |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::string out = "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz | launch-bound | device |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   const auto floor = launch_floor_us(j.value("device", json::object()));
   auto f2 = [](const json& x) { return x.is_null() ? std::string("-") : fmt::format("{:.2f}", x.get<double>()); };
   for (const auto& r : j["results"]) {
     const std::string shape = report::shape_label(r["shape"]);
-    out += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.2f}% | {} | {} | {} | {:.0f} | {} |\n", r["task"].get<std::string>(),
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.2f}% | {} | {} | {} | {:.0f} | {} | {} |\n", r["task"].get<std::string>(),
                        r["precision"].get<std::string>(), r["contender"].get<std::string>(), r["sweep"].get<std::string>(), shape,
                        r["time_us"]["median"].get<double>(), r["time_us"]["n"].get<int>(), 100 * r["time_us"]["noise"].get<double>(),
                        f2(r["speedup_vs_baseline"]), f2(r["ratio_vs_vendor"]),
                        r["sol_fraction"].is_null() ? std::string("-") : fmt::format("{:.0f}%", 100 * r["sol_fraction"].get<double>()),
-                       r["sm_clock_mhz"].get<double>(), is_launch_bound(r["time_us"]["median"], floor) ? "L" : "");
+                       r["sm_clock_mhz"].get<double>(), is_launch_bound(r["time_us"]["median"], floor) ? "L" : "", device_cell(r));
   }
+  return out;
+}
+
+// Device time beside call time: what it is, the host-bound shapes, why some have none, and P on
+// device time next to P per contender and sweep.
+std::string markdown_device_time(const json& j) {
+  if (report::array_of(j, "results").empty()) return "";
+  std::string out = "\n## Device time\n\nDevice time: the time the GPU was busy with the kernels, copies and sets one call issued "
+                    "(the union of their CUPTI activity intervals, median of a few extra calls after the samples); host share = 1 - "
+                    "device time / call time of those calls. P device: P computed on device times. A host-bound shape (host share "
+                    "> 50%) spends most of its call time on the host: its time depends on the CPU, the allocator and the driver.\n\n";
+  for (const std::string& l : device_time_lines(device_time_summary(j), 20)) out += "- " + md_cell(l) + "\n";
+  out += "\n| task | prec | contender | sweep | P | P device |\n|---|---|---|---|---|---|\n";
+  for (const auto& s : j["scores"])
+    out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_text(s["task"]), md_text(s["precision"]), md_text(s["contender"]),
+                       md_text(s.value("sweep", json())), fixed2(s.value("P", json())), fixed2(s.value("p_device", json())));
   return out;
 }
 
@@ -209,7 +226,8 @@ std::string markdown_submission(const json& j) {
 }  // namespace
 
 std::string render_markdown(const json& j) {
-  return markdown_preamble(j) + markdown_summary(j) + markdown_submission(j) + markdown_per_shape(j) + markdown_phase_times(j);
+  return markdown_preamble(j) + markdown_summary(j) + markdown_submission(j) + markdown_device_time(j) + markdown_per_shape(j) +
+         markdown_phase_times(j);
 }
 
 std::string render_compare_markdown(const json& data) {

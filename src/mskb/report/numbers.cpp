@@ -13,6 +13,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/yardsticks.hpp"
 
@@ -70,7 +71,7 @@ Key key_of(const json& e) { return {str_at(e, "task"), str_at(e, "precision"), s
 // The per-sweep numbers of every (task, precision, contender): P and geomean from "scores",
 // vendor ratio and SOL from "results".
 struct SweepNumbers {
-  std::optional<double> P, geomean;
+  std::optional<double> P, geomean, p_device;
   std::vector<double> vendor, sol;
   int shapes = 0;
 };
@@ -81,6 +82,7 @@ std::map<Key, std::map<std::string, SweepNumbers>> sweep_numbers(const json& run
     SweepNumbers& n = out[key_of(s)][str_at(s, "sweep")];
     n.P = num_at(s, "P");
     n.geomean = num_at(s, "geomean");
+    n.p_device = num_at(s, "p_device");
   }
   for (const json& r : array_of(run, "results")) {
     SweepNumbers& n = out[key_of(r)][str_at(r, "sweep")];
@@ -135,6 +137,7 @@ json entries_of(const json& run, const CategoryOf& category_of) {
                               {"median_sol", opt(median(sol))},
                               {"best_sol", sol.empty() ? json(nullptr) : json(*std::max_element(sol.begin(), sol.end()))},
                               {"shapes", n.shapes},
+                              {"p_device", opt(n.p_device)},
                               {"sol_by_shape", sol_by_shape(run, str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep)}};
         const Interval* iv = find_interval(intervals, {str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep});
         if (iv != nullptr && n.P) e["sweeps"][sweep]["P_interval"] = {*n.P * std::exp(-iv->half_log), *n.P * std::exp(iv->half_log)};
@@ -260,7 +263,10 @@ json groups_of(const json& run, const json& entries) {
                                {"speedup", opt(num_at(r, "speedup_vs_baseline"))},
                                {"vendor_ratio", opt(num_at(r, "ratio_vs_vendor"))},
                                {"sol", opt(num_at(r, "sol_fraction"))},
-                               {"launch_bound", is_launch_bound(t.value("median", json()), floor)}});
+                               {"launch_bound", is_launch_bound(t.value("median", json()), floor)},
+                               {"device_us", opt(num_at(r, "device_us"))},
+                               {"host_share", opt(num_at(r, "host_share"))},
+                               {"host_bound", is_host_bound(r)}});
       }
     const auto roof = num_at(r, "roofline_us");
     if (roof && *roof > 0 && roofline_seen[g].insert(sweep + "|" + shape).second)
@@ -355,7 +361,8 @@ json run_report_data(const json& run, const CategoryOf& category_of) {
                   {"shared_gpu_shapes", shared},
                   {"categories", std::vector<std::string>(categories.begin(), categories.end())},
                   {"launch_floor_us", opt(launch_floor_us(run["device"]))},
-                  {"roofline", roofline_summary(run, category_of)}};
+                  {"roofline", roofline_summary(run, category_of)},
+                  {"device_time", device_time_summary(run)}};
   return {{"device", run["device"]},
           {"summary", summary},
           {"overview", overview_of(entries, sweeps)},

@@ -10,6 +10,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
@@ -50,16 +51,22 @@ std::string render_table(const json& j) {
   // The contender column fits the longest name (at least 12): two user kernels stay apart.
   std::size_t cw = 12;
   for (const auto& c : j["contenders"]) cw = std::max(cw, c["contender"].get<std::string>().size());
-  const std::string paper = to_string(Sweep::paper);
+  // The paper sweep's P, or the ad-hoc shapes' (--shape: sweep "custom") where a run timed only those.
+  std::string paper = to_string(Sweep::paper);
+  bool custom = !j["scores"].empty();
+  for (const auto& s : j["scores"]) custom = custom && s.value("sweep", paper) == to_string(Sweep::custom);
+  if (custom) paper = to_string(Sweep::custom);
   const auto intervals = p_intervals(j);
-  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>18} {:>8} {:>9} {:>8} {:>10}  {}\n", "task", "prec", "contender", cw,
-                                "disposition", "P [interval]", "geomean", "vs vendor", "best SOL", "median(us)", "SOL by shape (paper)");
+  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>18} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", "task", "prec", "contender", cw,
+                                "disposition", "P [interval]", "geomean", "vs vendor", "best SOL", "median(us)", "P device",
+                                "SOL by shape (" + paper + ")");
   for (const auto& c : j["contenders"]) {
-    std::string P = "-", G = "-", S = "-", T = "-";
+    std::string P = "-", G = "-", S = "-", T = "-", PD = "-";
     for (const auto& s : j["scores"])
       if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s["sweep"] == paper) {
         P = p_with_interval(s["P"], find_interval(intervals, {c["task"], c["precision"], c["contender"], paper}));
         if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
+        PD = report::fixed2(s.value("p_device", json()));
       }
     std::vector<double> vv, sol;
     double largest = 0;
@@ -73,15 +80,22 @@ std::string render_table(const json& j) {
     const std::string V = vendor_cell(task_vendor(j, c["task"]), g ? json(*g) : json(nullptr), false);
     if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
     if (largest > 0) T = fmt::format("{:.1f}", largest);
-    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>18} {:>8} {:>9} {:>8} {:>10}  {}\n", c["task"].get<std::string>(),
+    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>18} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", c["task"].get<std::string>(),
                        c["precision"].get<std::string>(), c["contender"].get<std::string>(), cw,
-                       c["disposition"].get<std::string>(), P, G, V, S, T,
+                       c["disposition"].get<std::string>(), P, G, V, S, T, PD,
                        sol_cell(sol_by_shape(j, c["task"], c["precision"], c["contender"], paper)));
+  }
+  if (custom) {
+    std::string shapes;
+    for (const auto& r : j.value("reproduce", json::object()).value("settings", json::object()).value("custom_shapes", json::array()))
+      shapes += (shapes.empty() ? "" : "; ") + r.get<std::string>();
+    out += "shapes: ad-hoc (--shape, sweep custom; not the task's sweeps): " + shapes + "\n";
   }
   if (!intervals.empty()) out += interval_legend() + "\n";
   out += launch_floor_line(j.value("device", json::object())) + "\n";
   for (const std::string& n : vendor_notes(j)) out += "vendor: " + n + "\n";
   for (const std::string& l : roofline_summary_lines(roofline_summary(j))) out += "roofline: " + l + "\n";
+  for (const std::string& l : device_time_lines(device_time_summary(j))) out += l + "\n";
   return out + shared_gpu_warning(j, "", "\n", "  ") + render_submission_summary(j);
 }
 
@@ -100,6 +114,8 @@ std::string render_run_text(const json& data) {
   out += launch_floor_line(dev) + "\n";
   if (s.contains("roofline"))
     for (const std::string& l : roofline_summary_lines(s["roofline"])) out += "roofline: " + l + "\n";
+  if (s.contains("device_time"))
+    for (const std::string& l : device_time_lines(s["device_time"])) out += l + "\n";
   return out;
 }
 

@@ -12,6 +12,7 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 
 using json = nlohmann::json;
 
@@ -212,6 +213,7 @@ void add_yardsticks(json& report, const CategoryOf& category_of) {
       s["sol_by_shape"] = sol_by_shape(report, task, precision, contender, sweep);
     }
   report["roofline_summary"] = roofline_summary(report, category_of);
+  add_device_yardstick(report);  // each score's P on device time
 }
 
 }  // namespace mskb

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <utility>
@@ -89,6 +90,8 @@ ProgressOptions progress_options_for(int fd) {
   o.width_fd = fd;
   return o;
 }
+
+bool line_buffer(std::FILE* stream) { return std::setvbuf(stream, nullptr, _IOLBF, BUFSIZ) == 0; }
 
 std::string format_duration(double seconds) {
   const long long s = std::isfinite(seconds) && seconds > 0 ? std::llround(seconds) : 0;

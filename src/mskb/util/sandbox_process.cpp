@@ -233,6 +233,8 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
   for (const std::string& d : split_colon(std::getenv("MSKB_SANDBOX_READ"))) add(d, kRead | kExec);
   if (!paths.library.empty()) add(parent_dir(paths.library), kRead | kExec);
   if (!paths.task_file.empty()) add(parent_dir(paths.task_file), kRead);
+  for (const std::string& l : paths.libraries)
+    if (!l.empty()) add(parent_dir(l), kRead | kExec);
   // What CUDA's start-up reads, and /proc/<pid>/task written (the threads' names): not /proc as a
   // whole (the verifier's environ and maps are there).
   add("/sys", kRead);
@@ -248,7 +250,7 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
   }
   add("/dev/null", kRead | kWrite | kDevIoctl);
   add("/dev/zero", kRead | kWrite);
-  if (under_injection_tool()) {
+  if (paths.under_tool || under_injection_tool()) {
     for (const char* p : {static_cast<const char*>("/tmp"), static_cast<const char*>("/dev/shm"), static_cast<const char*>(std::getenv("TMPDIR"))})
       if (p && *p == '/') add(p, kRead | kWrite);
   }
@@ -259,10 +261,18 @@ std::vector<FsRule> CandidateSandbox::candidate_rules(const CandidatePaths& path
 
 void CandidateSandbox::confine_files(const CandidatePaths& paths) {
   if (step1_) return;
+  tool_ = paths.under_tool || under_injection_tool();
   const int threads = thread_count();
-  if (threads != 1)
-    throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
-                             " threads): Landlock would bind only this thread");
+  if (threads != 1) {
+    // An injected CUDA tool (ncu, compute-sanitizer) starts its own thread before main. Landlock
+    // then binds this thread and the threads it creates (CUDA's, the kernel's), not the tool's:
+    // said in the level. Without a tool, more than one thread here is a harness error.
+    if (!tool_)
+      throw std::runtime_error("the sandbox's first step needs a single-threaded process (" + std::to_string(threads) +
+                               " threads): Landlock would bind only this thread");
+    tool_threads_note_ = "landlock binds the candidate's threads, not the " + std::to_string(threads - 1) +
+                         " thread(s) the injected tool started";
+  }
   apply_limits(Limits{});
   if (switched_off()) {  // resource limits only; level() says so in every report
     off_ = true;
@@ -270,7 +280,7 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
     return;
   }
   LandlockRuleset::Scopes scopes;
-  if (under_injection_tool()) scopes.tcp = scopes.abstract_unix = false;
+  if (tool_) scopes.tcp = scopes.abstract_unix = false;
   LandlockRuleset rs(candidate_rules(paths), scopes);
   if (rs.abi() <= 0 && !rs.ok()) {
     landlock_note_ = "landlock: " + (rs.error().empty() ? std::string("not available") : rs.error());
@@ -289,7 +299,7 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
 void CandidateSandbox::confine_calls() {
   if (!step1_) throw std::runtime_error("the sandbox's second step before its first");
   if (seccomp_ || off_) return;
-  if (under_injection_tool() && !strict_under_tools()) {
+  if (tool_ && !strict_under_tools()) {
     tool_note_ = "no seccomp under an injected CUDA tool";
     return;
   }
@@ -306,6 +316,7 @@ std::string CandidateSandbox::level() const {
   if (seccomp_) s += s.empty() ? "seccomp" : "+seccomp";
   if (s.empty()) s = "none";
   if (landlock_abi_ <= 0 && !landlock_note_.empty()) s += " (" + landlock_note_ + ")";
+  if (!tool_threads_note_.empty()) s += " (" + tool_threads_note_ + ")";
   if (!tool_note_.empty()) s += " (" + tool_note_ + ")";
   if (violation_mode_from_environment() == OnViolation::trap) s += " [debug: trap]";
   return s;
@@ -313,7 +324,16 @@ std::string CandidateSandbox::level() const {
 
 bool CandidateSandbox::under_injection_tool() {
   const char* v = std::getenv("CUDA_INJECTION64_PATH");
-  return v && *v;
+  if (v && *v) return true;
+  // ncu launches its target with its interceptor preloaded (it sets the CUDA injection later,
+  // inside the process): measured on the H200, the target starts with a second thread and no
+  // CUDA_INJECTION64_PATH.
+  const char* pre = std::getenv("LD_PRELOAD");
+  if (!pre) return false;
+  const std::string p(pre);
+  for (const char* mark : {"InjectionTarget", "Nsight", "nsight", "compute-sanitizer", "sanitizer-public"})
+    if (p.find(mark) != std::string::npos) return true;
+  return false;
 }
 
 bool CandidateSandbox::switched_off() {

@@ -29,7 +29,9 @@ MSKB_TASK(max_pooling_2d) {
       "and 0 <= padding < kernel_size (so every window holds at least one real cell).";
   spec.vendor =
       "cuDNN legacy API: cudnnPoolingForward with a CUDNN_POOLING_MAX 2-D descriptor (window k x k, padding p, "
-      "stride s; cuDNN ignores padded cells in max pooling) on NCHW float / bf16 tensor descriptors";
+      "stride s; cuDNN ignores padded cells in max pooling) on NCHW float / bf16 tensor descriptors, cached per shape. "
+      "At the naive kernel's speed on the H200's large sweep (P 0.97 fp32 / 0.98 bf16; both at 0.20 / 0.10 of the "
+      "roofline at the largest shape): a direct k x k window scan is what both do, bound by the same reads";
   spec.params = {in("input"),    out("output"),          int_arg("N"),      int_arg("C"),      int_arg("H"),
                  int_arg("W"),   int_arg("kernel_size"), int_arg("stride"), int_arg("padding")};
   const int64_t sizes[4][4] = {{8, 3, 512, 512}, {4, 3, 224, 224}, {16, 3, 608, 608}, {4, 1, 2048, 196}};

@@ -16,9 +16,10 @@ MSKB_TASK(selu) {
       "in both precisions and MUST be used as given: the harness passes alpha = 1.67 and lambda = 1.0 (the "
       "published constants, not the standard SELU 1.6733 / 1.0507). Inputs include |x| up to 100. N >= 1.";
   spec.vendor =
-      "CUB (CCCL): cub::DeviceTransform::Transform: one pass, y = lambda (x > 0 ? x : alpha expm1(x)) computed in "
-      "FP32 by the call's functor (bf16 widened, one rounding). Rejected: a cuDNN graph of ELU_FWD and MUL "
-      "pointwise ops (cuDNN has no SELU op), bf16 at ~0.4 of the bandwidth roofline on the H200";
+      "cuDNN graph API (backend): ELU_FWD (alpha) into a virtual FP32 tensor, then MUL by lambda (cuDNN has no "
+      "SELU op); FP32 math, bf16 tensors in the bf16 variant; plan cached per (N, alpha). Measured on the H200 "
+      "(large sweep, N = 2^28): 313 us bf16 / 566 us fp32 (0.80 / 0.89 of the bandwidth roofline) against "
+      "470 / 595 us for cub::DeviceTransform with an expm1f functor, which was rejected for that";
   spec.params = {out("output"), in("input"), int_arg("N"), float_arg("alpha"), float_arg("lambda")};
   set_elementwise_sweeps(spec);
   // x: activation inputs (counter generator: drawn on the GPU by the verifier for large shapes, the CPU

@@ -1,33 +1,39 @@
-// Vendor contender: CUB cub::DeviceTransform::Transform (CCCL, CUDA 13) on the legacy default stream,
-// one pass over the vector: y = lambda * (x > 0 ? x : alpha * expm1(x)), computed in FP32 by the functor below
-// (bf16: the input is widened to float and the result rounded to bf16 once). DeviceTransform picks the
-// memory-access scheme for the architecture (on sm_90 bulk copies of tiles into shared memory), with no
-// temporary storage, descriptor or plan. Replaced a cuDNN graph of ELU_FWD and MUL pointwise ops (bf16 at ~0.4 of the
-// bandwidth roofline on the H200, fp32 ~0.7; see docs/results/vendor_routes_algebra_llm.md).
-#include <cub/device/device_transform.cuh>
+// Vendor contender: cuDNN graph API (backend descriptors; the cuDNN frontend headers are not part of
+// the toolkit). cuDNN has no SELU op, so the graph composes it: an ELU_FWD pointwise op with
+// alpha into a virtual FP32 tensor, then a MUL pointwise op with lambda as a by-value FP32 scalar:
+// y = lambda * (x > 0 ? x : alpha * (exp(x) - 1)).
+// FP32 math for both precisions (bf16 tensors in the bf16 variant). The execution plan is built once
+// per (N, alpha; lambda is passed per call) and cached; a call builds a variant pack and executes on the legacy default stream
+// (kernels/include/mskb_cudnn_pointwise.cuh).
+// mskb-link: cudnn
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+#include <cudnn.h>
 
+#include <string>
+#include <vector>
+
+#include "mskb_cudnn_pointwise.cuh"
 #include "mskb_vendor.cuh"
 
 namespace {
 
-struct Op {
-  float alpha;
-  float lambda;
-  __device__ __forceinline__ float f(float x) const { return lambda * (x > 0.0f ? x : alpha * expm1f(x)); }
-  __device__ __forceinline__ float operator()(float x) const { return f(x); }
-  __device__ __forceinline__ __nv_bfloat16 operator()(__nv_bfloat16 x) const { return __float2bfloat16(f(__bfloat162float(x))); }
-};
-
-template <class T>
-void run(T* out, const T* in, int n, Op op) {
-  if (n > 0) MSKB_VENDOR_CHECK(cub::DeviceTransform::Transform(in, out, n, op));
-  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
+void run(cudnnDataType_t type, const void* input, void* output, int N, float alpha, float lambda) {
+  const std::vector<mskb_pw::Node> chain = {{CUDNN_POINTWISE_ELU_FWD, static_cast<double>(alpha), false},
+                                            {CUDNN_POINTWISE_MUL, 0.0, true}};
+  const std::string key =
+      std::string("selu|") + (type == CUDNN_DATA_FLOAT ? "f32|" : "bf16|") + std::to_string(N) + "|" + mskb_pw::key_num(alpha);
+  mskb_pw::run(key, chain, type, N, input, output, &lambda);
 }
 
 }  // namespace
 
-extern "C" void selu(float* output, const float* input, const int N, float alpha, float lambda) { run(output, input, N, Op{alpha, lambda}); }
+extern "C" void selu(float* output, const float* input, const int N, float alpha, float lambda) {
+  run(CUDNN_DATA_FLOAT, input, output, N, alpha, lambda);
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
+}
 
-extern "C" void selu_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const int N, float alpha, float lambda) { run(output, input, N, Op{alpha, lambda}); }
+extern "C" void selu_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const int N, float alpha, float lambda) {
+  run(CUDNN_DATA_BFLOAT16, input, output, N, alpha, lambda);
+  MSKB_VENDOR_CHECK(cudaDeviceSynchronize());
+}

@@ -162,11 +162,19 @@ TEST(Cli, UsageErrors) {
   EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("--llm"), std::string::npos);
   p = c.run({"optimize", "--resume", "7", "--db", c.db()});
-  EXPECT_EQ(p.code, 1);
-  EXPECT_NE(p.err.find("no run 7"), std::string::npos) << p.err;
+  EXPECT_EQ(p.code, 2);
+  EXPECT_NE(p.err.find("no run store at " + c.db()), std::string::npos) << p.err;
+  // A bad --llm is a usage error found before the GPU is probed (FAKE_GPUS=0 would say "no CUDA device").
+  c.env["FAKE_GPUS"] = "0";
   p = c.run({"optimize", "--task", "spmv_csr", "--llm", "replay:/no/such/file.jsonl", "--db", c.db(), "--profile", "none"});
-  EXPECT_EQ(p.code, 1);
+  EXPECT_EQ(p.code, 2);
   EXPECT_NE(p.err.find("cannot read cassette"), std::string::npos) << p.err;
+  p = c.run({"optimize", "--task", "spmv_csr", "--llm", "gpt-4o", "--db", c.db()});
+  EXPECT_EQ(p.code, 2);
+  EXPECT_EQ(p.err.find("no CUDA device"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("bad --llm 'gpt-4o'"), std::string::npos) << p.err;
+  EXPECT_FALSE(std::filesystem::exists(c.db()));
+  c.env.erase("FAKE_GPUS");
   p = c.run({"runs", "--db", c.dir.file("missing.db")});
   EXPECT_EQ(p.code, 2);
   p = c.run({"show", "3", "--db", c.db()});
@@ -576,6 +584,7 @@ TEST(MskbCli, SkipDoneContinuesFromAPreviousReport) {
 // way on a machine without a GPU); an unknown name in the list is a one-line usage error.
 TEST(MskbCli, BuildTakesAListOfTasks) {
   Cli c;
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";  // mskb build checks each kernel's entry points
   const Proc p = c.run({"build", "--task", "vector_add,dot_product", "--json", "-"}, CM_MSKB_BIN);
   ASSERT_EQ(p.code, 0) << p.err;
   std::set<std::string> folders;
@@ -755,7 +764,9 @@ TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
     for (const std::string& a : args) what += " " + a;
     EXPECT_EQ(p.code, 2) << what << "\n" << p.err;
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << what << ": " << p.err;
-    EXPECT_EQ(p.err.rfind(program.substr(program.rfind('/') + 1) + ": ", 0), 0u) << what << ": " << p.err;
+    // "mskb: ..." or, naming the subcommand, "mskb run: ..."
+    const std::string tool = program.substr(program.rfind('/') + 1);
+    EXPECT_TRUE(p.err.rfind(tool + ": ", 0) == 0 || p.err.rfind(tool + " " + (args.empty() ? "" : args[0]) + ": ", 0) == 0) << what << ": " << p.err;
     EXPECT_TRUE(p.out.empty()) << what << ": " << p.out;
   }
   const Proc unknown = c.run({"bogus"}, CM_MSKB_BIN);
@@ -926,10 +937,11 @@ TEST(MskbCli, CsvHasARowPerTimedShapeOrPerContender) {
   ASSERT_EQ(rows.size(), report["results"].size() + 1) << text;
   EXPECT_EQ(rows[0], (std::vector<std::string>{"task", "precision", "contender", "sweep", "shape", "complexity", "disposition", "median_us",
                                                "min_us", "max_us", "n", "noise", "speedup_vs_baseline", "ratio_vs_vendor", "sol_fraction",
-                                               "launch_bound", "vendor"}));
+                                               "launch_bound", "vendor", "device_us", "host_share", "device_samples", "host_bound",
+                                               "device_note"}));
   for (std::size_t i = 1; i < rows.size(); ++i) {
     const json& r = report["results"][i - 1];
-    ASSERT_EQ(rows[i].size(), 17u) << i;
+    ASSERT_EQ(rows[i].size(), 22u) << i;
     EXPECT_EQ(rows[i][15], r["launch_bound"].get<bool>() ? "true" : "false");
     EXPECT_EQ(rows[i][0], "spmv_csr");
     EXPECT_EQ(rows[i][2], r["contender"].get<std::string>());
@@ -984,6 +996,7 @@ TEST(CliContract, HelpShowsDefaults) {
 // stdout; `--json FILE` writes the same JSON to FILE.
 TEST(CliContract, JsonIsAFileOrDashForStdoutOnEveryCommand) {
   Cli c;
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";  // mskb build checks each kernel's entry points
   const std::string kernel = c.dir.file("k.cu");
   std::ofstream(kernel) << read_file(mskb::source_root() + "/tasks/algebra/vector_add/baseline_fp32.cu");
   const std::string cassette = record_story(c.dir.file("story.jsonl"));
@@ -1159,7 +1172,7 @@ TEST(MskbCli, SubmissionJudgesAFolderOfKernelsAndSummarizesIt) {
   for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"run", "--submission", c.dir.file("sub"), "--kernel", c.dir.file("sub/RELU.cu")}, "--submission names the kernels: drop --kernel and --task-file"},
            {{"run", "--submission", c.dir.file("sub"), "--category", "scientific"}, ": no kernel of the selected tasks"},
-           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: " + c.dir.file("nowhere") + " is not a folder"}}) {
+           {{"check", "--submission", c.dir.file("nowhere")}, "--submission: no such folder: " + c.dir.file("nowhere")}}) {
     const Proc bad = c.run(args, CM_MSKB_BIN);
     EXPECT_EQ(bad.code, 2) << bad.err;
     EXPECT_NE(bad.err.find(message), std::string::npos) << bad.err;

@@ -1,11 +1,18 @@
 // Progress on stderr through the real binaries (mskb over the fake runner, cudamaster over a
 // replayed story): MSKB_PROGRESS=live draws the live line (done/total, phase, items in flight,
 // elapsed, ETA) with the result lines above it and leaves a clean line; stderr that is not a
-// terminal (a file here) gets today's plain lines, no carriage return, no escape code.
+// terminal (a file here) gets today's plain lines, no carriage return, no escape code. mskb build
+// prints one [n/total] line per kernel, each in a log as soon as its build ends.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
 #include <regex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/agent_doubles.hpp"
@@ -111,6 +118,79 @@ TEST(Progress, OptimizeCountsJobStages) {
   ASSERT_EQ(plain.code, 0) << plain.err;
   EXPECT_NE(plain.err.find("\n[spmv_csr fp32] round 1: coder: compile_error"), std::string::npos) << plain.err;
   expect_plain(plain.err);
+}
+
+// Two kernel files the fake nvcc builds (FAKE_NVCC_SLEEP seconds each); their texts differ, or the
+// second would be the first's cache hit.
+std::vector<std::string> two_kernels(Cli& c) {
+  std::vector<std::string> files;
+  for (const std::string name : {"a_kernel", "b_kernel"}) {
+    files.push_back(c.dir.file(name + ".cu"));
+    std::ofstream(files.back()) << "// " << name << "\nextern \"C\" void vector_add(const float*, const float*, float*, int) {}\n";
+  }
+  return files;
+}
+
+// `mskb build` into a log (stdout a file, as `mskb build > out` or setup.sh's log): each kernel's
+// line is there as soon as its build ends, while the next one still builds; one line per kernel
+// with its [n/total], then the count; no carriage return, no escape code.
+TEST(Progress, MskbBuildWritesEachKernelsLineToALogAsItEnds) {
+  Cli c;
+  c.env["FAKE_NVCC_SLEEP"] = "2";
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";  // the fake exports vector_add, so the entry check passes
+  const std::vector<std::string> k = two_kernels(c);
+  const pid_t pid = spawn({"build", "--kernel", k[0], "--kernel", k[1], "-j", "1"}, c.env, c.dir.file(""), "log", CM_MSKB_BIN, c.drop);
+  bool running_at_first_line = false, seen = false, ended = false;
+  int status = 0;
+  for (int i = 0; i < 400 && !seen && !ended; ++i) {  // up to 20 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    seen = read_file(c.dir.file("log.out")).find("[1/2] ok   ") != std::string::npos;
+    ended = ::waitpid(pid, &status, WNOHANG) == pid;  // after the read: a line seen before the end was there before it
+    running_at_first_line = seen && !ended;
+  }
+  if (!ended) {
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  }
+  const Proc p{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), read_file(c.dir.file("log.out")),
+               read_file(c.dir.file("log.err"))};
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_TRUE(seen) << "no kernel line in the log before mskb ended (or after 20 s)\n" << p.out;
+  EXPECT_TRUE(running_at_first_line) << "the first kernel's line came only when mskb ended (stdout held in a buffer)\n" << p.out;
+  EXPECT_EQ(p.out.rfind("kernels for sm_", 0), 0u) << p.out;
+  EXPECT_NE(p.out.find(": 2 to build\n"), std::string::npos) << p.out;
+  EXPECT_TRUE(std::regex_search(p.out, std::regex("\n\\[1/2\\] ok   \\S+/[ab]_kernel\\.cu \\(\\d+\\.\\d s\\)\n"))) << p.out;
+  EXPECT_TRUE(std::regex_search(p.out, std::regex("\n\\[2/2\\] ok   \\S+/[ab]_kernel\\.cu \\(\\d+\\.\\d s\\)\n"))) << p.out;
+  EXPECT_NE(p.out.find("\n2 built, 0 failed\n"), std::string::npos) << p.out;
+  expect_plain(p.out);
+  expect_plain(p.err);
+}
+
+// On a terminal (MSKB_PROGRESS=live here) `mskb build` draws the live line on stderr: the count,
+// the file in flight, elapsed and an ETA once one kernel is done; the result lines still go to
+// stdout (a file here, not that terminal), and the live line ends clean.
+TEST(Progress, MskbBuildDrawsTheCountAndEtaOnATerminal) {
+  Cli c;
+  c.env["FAKE_NVCC_SLEEP"] = "1.1";
+  c.env["FAKE_NVCC_EXPORTS"] = "extern-c";
+  c.env["MSKB_PROGRESS"] = "live";
+  const std::vector<std::string> k = two_kernels(c);
+  const Proc p = c.run({"build", "--kernel", k[0], "--kernel", k[1], "-j", "1"}, CM_MSKB_BIN);
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_TRUE(std::regex_search(p.err, std::regex("\r\\[0/2\\] build  \\S+/a_kernel\\.cu  elapsed \\d\\d:\\d\\d  ETA --\x1b\\[K")))
+      << p.err;
+  EXPECT_TRUE(std::regex_search(p.err, std::regex("\r\\[1/2\\] build  \\S+/b_kernel\\.cu  elapsed \\d\\d:\\d\\d  ETA \\d\\d:\\d\\d\x1b\\[K")))
+      << p.err;
+  expect_clean_end(p.err);
+  EXPECT_NE(p.out.find("[1/2] ok   "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("\n2 built, 0 failed\n"), std::string::npos) << p.out;
+  expect_plain(p.out);
+
+  // --json -: stdout is the JSON alone; the lines go above the live line on stderr.
+  const Proc j = c.run({"build", "--kernel", k[0], "--kernel", k[1], "--json", "-"}, CM_MSKB_BIN);
+  ASSERT_EQ(j.code, 0) << j.err;
+  EXPECT_EQ(json::parse(j.out).size(), 2u) << j.out;
+  EXPECT_NE(j.err.find("\r" + kClear + "[1/2] ok   "), std::string::npos) << j.err;
+  expect_clean_end(j.err);
 }
 
 }  // namespace

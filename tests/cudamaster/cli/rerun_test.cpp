@@ -81,7 +81,8 @@ TEST_F(Run, ReportCarriesWhatIsNeededToRunItAgain) {
   EXPECT_EQ(keys_of(s), (std::set<std::string>{"tasks", "precisions", "skip_missing_precisions", "contenders", "kernels", "check_only", "sanitizer",
                                                "sanitize_gate", "sweeps", "shape_seed", "random_shape_count", "random_shapes", "seeds", "timing",
                                                "policy", "call_timeout_s", "call_timeout_scale", "compile", "checks_per_gpu", "timing_overlap",
-                                               "gpus", "build_jobs", "skip_done", "files", "submission", "task_files", "matrix"}));
+                                               "gpus", "build_jobs", "skip_done", "files", "submission", "task_files", "matrix",
+                                               "custom_shapes"}));
   EXPECT_EQ(s["tasks"], json({"vector_add"}));
   EXPECT_EQ(s["precisions"], json({"fp32"}));
   EXPECT_EQ(s["contenders"], json({"baseline", "vendor"}));

@@ -476,7 +476,7 @@ TEST(MskbTimingOverlap, UsageErrorsAndHelp) {
     const Proc p = c.run({"run", "--task", "vector_add", "--checks-per-gpu", "2", "--timing-overlap", bad});
     EXPECT_EQ(p.code, 2) << bad << ": " << p.err;
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << bad << ": " << p.err;
-    EXPECT_EQ(p.err.rfind("mskb: ", 0), 0u) << p.err;
+    EXPECT_EQ(p.err.rfind("mskb run: ", 0), 0u) << p.err;  // usage errors name the command
     EXPECT_NE(p.err.find("--timing-overlap"), std::string::npos) << p.err;
     EXPECT_TRUE(p.out.empty()) << p.out;
   }

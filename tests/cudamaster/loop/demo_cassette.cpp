@@ -1,7 +1,8 @@
 // cm_demo_cassette: records a shipped demo cassette by running the real loop against the scripted
 // answers of a demo folder (see demo_support.hpp): by default data/demo/spmv_csr_fp32/ into
-// data/demo/spmv_csr_fp32.jsonl; --demo DIR records DIR (one task, or a suite such as
-// data/demo/suite4, whose script.json lists task folders) into DIR.jsonl unless --out says where.
+// data/demo/spmv_csr_fp32.jsonl; --demo DIR records DIR (one task, such as the README's demo
+// data/demo/matrix_vector_mul_fp32, or a suite such as data/demo/suite4, whose script.json lists
+// task folders) into DIR.jsonl unless --out says where.
 //   cm_demo_cassette [--real-nvcc] [--demo DIR] [--out FILE]
 // --real-nvcc builds every candidate with the harness's nvcc recipe (needs the CUDA toolkit, no
 // GPU), so the Debug agent's prompt carries nvcc's genuine diagnostics; without it the build

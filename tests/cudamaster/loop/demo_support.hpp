@@ -1,7 +1,8 @@
-// The shipped demos (data/demo/spmv_csr_fp32*, data/demo/suite4*: four tasks, and data/demo/vadd*:
-// a built-in task re-expressed as a task file, named in script.json's "task_file"): how their
-// cassettes are recorded and replayed on a CPU. The answers in a demo folder's *.md are fed to the
-// real loop by a scripted LLM in the order its script.json gives; the evaluator is scripted
+// The shipped demos (data/demo/matrix_vector_mul_fp32*: the README's demo, data/demo/spmv_csr_fp32*,
+// data/demo/suite4*: four tasks, and data/demo/vadd*: a built-in task re-expressed as a task file,
+// named in script.json's "task_file"): how their cassettes are recorded and replayed on a CPU.
+// The answers in a demo folder's *.md are fed to the real loop by a scripted LLM in the order its
+// script.json gives; the evaluator is scripted
 // (script.json's verdicts and times), the builder is the real nvcc (--real-nvcc, genuine
 // diagnostics) or scripted. The loop's requests and the answers are recorded as the cassette. A
 // suite folder's script.json lists task folders ("tasks"), recorded one job at a time in that
@@ -23,6 +24,8 @@ namespace cmtest {
 
 inline std::string demo_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/spmv_csr_fp32"; }
 inline std::string demo_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/spmv_csr_fp32.jsonl"; }
+inline std::string gemv_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/matrix_vector_mul_fp32"; }
+inline std::string gemv_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/matrix_vector_mul_fp32.jsonl"; }
 inline std::string suite_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/suite4"; }
 inline std::string vadd_dir() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/vadd"; }
 inline std::string vadd_cassette() { return std::string(MSKB_SOURCE_ROOT) + "/data/demo/vadd.jsonl"; }

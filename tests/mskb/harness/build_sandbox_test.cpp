@@ -114,7 +114,7 @@ int call_in_child(const std::string& so, const char* entry, bool sandboxed) {
     if (sandboxed) {
       try {
         sandbox::CandidateSandbox box;
-        box.confine_files({so, ""});
+        box.confine_files({so, "", {}, false});
         box.confine_calls();
       } catch (const std::exception&) {
         ::_exit(90);

@@ -8,24 +8,19 @@
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/suite.hpp"
 
+#include "support/scratch_dir.hpp"
+
 using namespace mskb;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path p;
-  TempDir() : p(fs::temp_directory_path() / ("mskb-compiler-test-" + std::to_string(::getpid()))) { fs::create_directories(p); }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(p, ec);
-  }
+// The test's scratch folder (tests/support/scratch_dir.hpp).
+struct TempDir : mskb_test::ScratchDir {
+  TempDir() : ScratchDir("compiler") {}
 };
 
-std::string write(const fs::path& p, const std::string& s) {
-  std::ofstream(p) << s;
-  return p.string();
-}
+using mskb_test::write;
 
 const char* kGood = R"(#include <cuda_runtime.h>
 __global__ void k(const float* a, float* b, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) b[i] = a[i]; }

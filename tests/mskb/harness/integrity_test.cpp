@@ -290,7 +290,7 @@ TEST(RunnerEvents, WrittenAndReadWithTheSameTypes) {
     d.ceilings->dram_bandwidth_gbs = 4000;
     w.emit(d);
     w.emit(ProfiledEvent{shape, 7.25});
-    w.emit(FatalEvent{Disposition::out_of_memory, "cudaMalloc"});
+    w.emit(FatalEvent{Disposition::out_of_memory, "cudaMalloc", nullptr});
     w.emit(DoneEvent{});
   }
   ::close(fds[1]);

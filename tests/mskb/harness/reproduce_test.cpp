@@ -39,6 +39,35 @@ SuitePlan sample_plan() {
   return plan;
 }
 
+// `--shape`: the ad-hoc shapes are recorded as the user wrote them (in the task's order) and come
+// back as the same shapes, with no random shapes (they replace the sweeps).
+TEST(Reproduce, AdHocShapesAreRecordedAndComeBack) {
+  SuitePlan plan = sample_plan();
+  plan.tasks = {"matrix_mul"};
+  plan.eval.timed_sweeps = {Sweep::custom};
+  plan.eval.custom_shapes = {custom_shape(get_task("matrix_mul"), "M=512,N=256,K=128"), custom_shape(get_task("matrix_mul"), "M=3,N=5,K=7")};
+  const json record = reproduce_record(plan, 7);
+  EXPECT_EQ(record["settings"]["custom_shapes"], json({"M=512,N=256,K=128", "M=3,N=5,K=7"}));
+  EXPECT_EQ(record["settings"]["sweeps"]["timed"], json({"custom"}));
+  EXPECT_EQ(record["settings"]["random_shape_count"], 0);
+  const SuitePlan again = plan_from_record(record);
+  EXPECT_EQ(again.eval.custom_shapes, plan.eval.custom_shapes);
+  EXPECT_EQ(again.eval.timed_sweeps, std::vector<Sweep>{Sweep::custom});
+  // A record whose shape the task no longer takes is refused, naming it.
+  json bad = record;
+  bad["settings"]["custom_shapes"] = json({"M=512,N=256"});
+  try {
+    (void)plan_from_record(bad);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("missing dimension K"), std::string::npos) << e.what();
+  }
+  // A record of an older mskb (no custom_shapes) reads as none.
+  json old = record;
+  old["settings"].erase("custom_shapes");
+  EXPECT_TRUE(plan_from_record(old).eval.custom_shapes.empty());
+}
+
 TEST(Reproduce, ARecordDescribesItsPlanAgain) {
   const SuitePlan plan = sample_plan();
   // The settings that live in the environment are recorded when set (and only then).

@@ -134,7 +134,7 @@ TEST(Yardsticks, Csv) {
   const std::string csv = mskb::render_results_csv(fixture());
   EXPECT_EQ(csv.substr(0, csv.find("\r\n")),
             "task,precision,contender,sweep,shape,complexity,disposition,median_us,min_us,max_us,n,noise,speedup_vs_baseline,"
-            "ratio_vs_vendor,sol_fraction,launch_bound,vendor");
+            "ratio_vs_vendor,sol_fraction,launch_bound,vendor,device_us,host_share,device_samples,host_bound,device_note");
   EXPECT_NE(line_with(csv, "spmv_coo,fp32,mine,paper,N=1024,", ",").find(",false,\"none: unsorted, accumulating COO input: no library takes it\""),
             std::string::npos)
       << csv;  // 15 us: above 1.5 x 8 us

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <set>
@@ -281,6 +282,46 @@ TEST(Progress, ModeFromTheEnvironmentOrWhetherTheFdIsATerminal) {
   ::close(tty);
   ::close(master);
   if (saved != nullptr) ::setenv("MSKB_PROGRESS", keep.c_str(), 1);
+}
+
+// What is in a pipe's read end now (non-blocking).
+std::string drain(int fd) {
+  std::string got;
+  char buf[256];
+  for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  return got;
+}
+
+// A stream to a pipe is fully buffered by C stdio: a line stays in the process until the buffer
+// fills or the stream is flushed. line_buffer (what mskb and cudamaster call first) makes each
+// complete line reach the pipe as it is printed, and only complete lines.
+TEST(Progress, LineBufferSendsEachLineToAPipeAsItIsPrinted) {
+  for (const bool buffered : {false, true}) {
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    ASSERT_EQ(::fcntl(fds[0], F_SETFL, O_NONBLOCK), 0);
+    std::FILE* out = ::fdopen(fds[1], "w");
+    ASSERT_NE(out, nullptr);
+    if (buffered) {
+      EXPECT_TRUE(line_buffer(out));
+    }
+    std::fputs("[1/2] ok   a.cu (1.0 s)\n", out);
+    const std::string first = drain(fds[0]);
+    std::fputs("[2/2] ok", out);
+    const std::string partial = drain(fds[0]);
+    std::fputs("   b.cu (1.0 s)\n", out);
+    const std::string second = drain(fds[0]);
+    if (buffered) {
+      EXPECT_EQ(first, "[1/2] ok   a.cu (1.0 s)\n");
+      EXPECT_EQ(partial, "") << "half a line waits for its end";
+      EXPECT_EQ(second, "[2/2] ok   b.cu (1.0 s)\n");
+    } else {
+      EXPECT_EQ(first + partial + second, "") << "without line_buffer the pipe gets nothing before a flush (the bug this fixes)";
+    }
+    std::fclose(out);
+    EXPECT_EQ(first + partial + second + drain(fds[0]), "[1/2] ok   a.cu (1.0 s)\n[2/2] ok   b.cu (1.0 s)\n");
+    ::close(fds[0]);
+  }
 }
 
 }  // namespace

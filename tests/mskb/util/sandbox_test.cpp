@@ -90,7 +90,7 @@ int sandboxed(const Scratch& s, As as, const std::function<int()>& body, bool ca
     if (as == As::nobody && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(91);
     try {
       sb::CandidateSandbox box;
-      box.confine_files({s.library.string(), ""});
+      box.confine_files({s.library.string(), "", {}, false});
       if (calls) box.confine_calls();
     } catch (const std::exception& e) {
       std::fprintf(stderr, "setup: %s\n", e.what());
@@ -302,6 +302,40 @@ TEST_P(Sandbox, LandlockHidesFilesOutsideTheRules) {
 INSTANTIATE_TEST_SUITE_P(Users, Sandbox, ::testing::Values(As::self, As::nobody),
                          [](const ::testing::TestParamInfo<As>& p) { return p.param == As::self ? std::string("self") : std::string("nobody"); });
 
+// A library the harness loads itself after step 1 (CUPTI, for device time): its folder is readable
+// and executable, a folder beside it is not.
+TEST(SandboxPieces, HarnessLibrariesFoldersAreReadable) {
+  Scratch s;
+  fs::create_directories(s.dir / "cupti");
+  fs::permissions(s.dir / "cupti", fs::perms::all);
+  const fs::path cupti = s.dir / "cupti" / "libcupti.so.13";
+  std::ofstream(cupti) << "not really CUPTI\n";
+  fs::permissions(cupti, fs::perms::owner_all | fs::perms::others_read | fs::perms::group_read);
+  bool listed = false;
+  for (const sb::FsRule& r : sb::CandidateSandbox::candidate_rules({s.library.string(), "", {cupti.string()}, false}))
+    listed = listed || (r.path == (s.dir / "cupti").string() && r.rights == (sb::kRead | sb::kExec));
+  EXPECT_TRUE(listed);
+  std::string why;
+  if (sb::landlock_abi(&why) <= 0) GTEST_SKIP() << "Landlock: " << why;
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    try {
+      sb::CandidateSandbox box;
+      box.confine_files({s.library.string(), "", {cupti.string()}, false});
+    } catch (const std::exception&) {
+      ::_exit(90);
+    }
+    const int fd = ::open(cupti.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) ::_exit(1);
+    ::close(fd);
+    ::_exit(eperm_or_eacces(::open(s.existing.c_str(), O_RDONLY | O_CLOEXEC)) ? 2 : 0);
+  }
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
 TEST(SandboxPieces, ProgramAndNames) {
   EXPECT_GT(sb::seccomp_program_size({::getpid(), sb::OnViolation::kill}), 100u);
   EXPECT_LT(sb::seccomp_program_size({::getpid(), sb::OnViolation::kill}), 4096u);
@@ -316,7 +350,7 @@ TEST(SandboxPieces, LevelIsRecorded) {
   if (pid == 0) {
     ::close(fds[0]);
     sb::CandidateSandbox box;
-    box.confine_files({"/nonexistent/kernel.so", ""});
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
     box.confine_calls();
     const std::string level = box.level();
     (void)!::write(fds[1], level.data(), level.size());
@@ -339,27 +373,95 @@ TEST(SandboxPieces, LevelIsRecorded) {
   std::printf("sandbox level here: %s\n", level.c_str());
 }
 
-TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
+namespace {
+// Forks; the child runs `body` and exits with its return value (0: as expected). Returns the
+// wait status.
+int in_child(const std::function<int()>& body) {
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::atomic<bool> stop{false};
-    std::thread t([&] {
-      while (!stop) std::this_thread::yield();
-    });
-    int code = 0;
-    try {
-      sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", ""});
-      code = 1;  // must have refused
-    } catch (const std::runtime_error&) {
-      code = 0;
-    }
-    stop = true;
-    t.join();
-    ::_exit(code);
-  }
+  if (pid == 0) ::_exit(body());
   int st = 0;
   ::waitpid(pid, &st, 0);
+  return st;
+}
+
+// A second thread in this process for as long as it lives (as CUDA's, or an injected tool's).
+class SpinningThread {
+ public:
+  SpinningThread()
+      : t_([this] {
+          while (!stop_) std::this_thread::yield();
+        }) {}
+  ~SpinningThread() {
+    stop_ = true;
+    t_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread t_;
+};
+}  // namespace
+
+TEST(SandboxPieces, MultiThreadedProcessIsRefused) {
+  const int st = in_child([] {
+    SpinningThread other;
+    try {
+      sb::CandidateSandbox box;
+      box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+      return 1;  // must have refused
+    } catch (const std::runtime_error&) {
+      return 0;
+    }
+  });
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
+// Under an injected CUDA tool (ncu starts a thread before main) the first step binds the
+// candidate's thread and says so; it still refuses writes on that thread.
+namespace {
+// How the tool is known: CUDA_INJECTION64_PATH, ncu's preloaded interceptor, or the caller.
+enum class ToolSignal { injection_env, preload, caller };
+void expect_tool_thread_named(ToolSignal how) {
+  const int st = in_child([how] {
+    ::unsetenv("CUDA_INJECTION64_PATH");
+    if (how == ToolSignal::injection_env) ::setenv("CUDA_INJECTION64_PATH", "/nonexistent/libInjection.so", 1);
+    if (how == ToolSignal::preload)
+      ::setenv("LD_PRELOAD", "/opt/nvidia/nsight-compute/target/linux-desktop-glibc_2_11_3-x64/libInterceptorInjectionTarget.so", 1);
+    SpinningThread tool;
+    try {
+      sb::CandidateSandbox box;
+      sb::CandidatePaths paths{"/nonexistent/kernel.so", "", {}, false};
+      paths.under_tool = how == ToolSignal::caller;
+      box.confine_files(paths);
+      if (box.level().find("thread(s) the injected tool started") == std::string::npos) return 2;
+      std::string why;
+      if (sb::landlock_abi(&why) > 0 && ::open("/var/tmp/mskb_sandbox_injected_probe", O_WRONLY | O_CREAT, 0600) >= 0)
+        return 3;  // Landlock must hold on this thread
+      return 0;
+    } catch (const std::runtime_error&) {
+      return 1;
+    }
+  });
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+}  // namespace
+
+TEST(SandboxPieces, InjectedToolThreadIsNamedNotRefused) {
+  expect_tool_thread_named(ToolSignal::injection_env);
+  expect_tool_thread_named(ToolSignal::preload);
+  expect_tool_thread_named(ToolSignal::caller);
+}
+
+// MSKB_SANDBOX=off: resource limits only, and the level says the kernel ran unconfined.
+TEST(SandboxPieces, SwitchedOffSaysSo) {
+  const int st = in_child([] {
+    ::setenv("MSKB_SANDBOX", "off", 1);
+    sb::CandidateSandbox box;
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+    box.confine_calls();
+    return box.level().rfind("off (MSKB_SANDBOX=off", 0) == 0 && !box.calls_confined() && !box.files_confined() ? 0 : 1;
+  });
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
 }
 

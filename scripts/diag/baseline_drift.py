@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Per-shape median-time ratio of the same contenders in two reports, by time band.
+
+    scripts/diag/baseline_drift.py A.json B.json [--contender baseline] [--sweep paper]
+
+For every (task, precision, contender, sweep, shape) timed in both reports: r = t_B / t_A of the
+median call times. Prints, per band of t_A, the number of shapes, the median and 90th percentile
+of |r - 1|, the count over 10%, and the geometric mean of r per category when the report names
+categories (task -> category from `mskb list --json` is not needed: bands only).
+"""
+import argparse
+import json
+import math
+
+
+def key(r):
+    shape = r.get("shape") or {}
+    return (r["task"], r["precision"], r["contender"], r.get("sweep"),
+            tuple(sorted((k, v) for k, v in shape.items() if not k.startswith("_"))))
+
+
+def times(path, contender, sweep):
+    with open(path) as f:
+        rep = json.load(f)
+    out = {}
+    for r in rep.get("results", []):
+        t = r.get("time_us")
+        if not isinstance(t, dict) or t.get("median") is None:
+            continue
+        if contender and r["contender"] != contender:
+            continue
+        if sweep and r.get("sweep") != sweep:
+            continue
+        out[key(r)] = t["median"]
+    return out
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    if not xs:
+        return float("nan")
+    i = min(len(xs) - 1, max(0, int(math.ceil(q * len(xs))) - 1))
+    return xs[i]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--contender", default="baseline")
+    ap.add_argument("--sweep", default=None)
+    o = ap.parse_args()
+    A, B = times(o.a, o.contender, o.sweep), times(o.b, o.contender, o.sweep)
+    common = [k for k in A if k in B]
+    bands = [(0, 15, "< 15 us"), (15, 30, "15-30 us"), (30, 100, "30-100 us"), (100, 1000, "100-1000 us"),
+             (1000, float("inf"), "> 1 ms")]
+    print(f"{len(common)} shapes in both ({o.contender}, sweep {o.sweep or 'all'})")
+    print("| median time (A) | shapes | median |r-1| | 90th pct | > 10% | geomean r |")
+    print("|---|---|---|---|---|---|")
+    for lo, hi, name in bands:
+        rs = [B[k] / A[k] for k in common if lo <= A[k] < hi and A[k] > 0]
+        if not rs:
+            continue
+        dev = [abs(r - 1) for r in rs]
+        g = math.exp(sum(math.log(r) for r in rs) / len(rs))
+        print(f"| {name} | {len(rs)} | {100 * pct(dev, 0.5):.1f}% | {100 * pct(dev, 0.9):.1f}% | "
+              f"{sum(1 for d in dev if d > 0.10)} | {g:.3f} |")
+
+
+if __name__ == "__main__":
+    main()
