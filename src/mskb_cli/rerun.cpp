@@ -2,8 +2,10 @@
 // "reproduce" record (the same tasks, precisions, contenders, kernel files, sweeps, shape seed
 // and random shapes, seeds, timing), through the normal suite path, and shows per entry how far
 // the new numbers are from the report's (mskb/harness/reproduce.hpp; the matching and ratios are
-// mskb compare's). Exit 0: everything reproduced within --tolerance; 1: some entries differ; 2: a
-// usage error (no record, a kernel file missing or changed).
+// mskb compare's), judged by the spread model's intervals (mskb/core/spread.hpp) or a flat
+// --tolerance. Exit 0: the rerun reproduces the report (under the model: correctness the same and
+// no more entries outside their intervals than chance explains; with --tolerance: every entry
+// within it); 1: it does not; 2: a usage error (no record, a kernel file missing or changed).
 #include <unistd.h>
 
 #include <cstdio>
@@ -40,7 +42,8 @@ using json = nlohmann::json;
 
 struct RerunOptions {
   std::string input, json_path, md_path, html_path;
-  double tolerance = 0.1;
+  double tolerance = 0;
+  bool flat = false;  // --tolerance given: a flat check instead of the spread model
   bool allow_changed = false, quiet = false;
   std::vector<int> gpus;
 };
@@ -115,7 +118,7 @@ void run_rerun(const RerunOptions& o) {
   }
   const SuiteReport report = run_suite(plan, stderr_lines(o.quiet));
   json fresh = report_json(report);
-  const json comparison = rerun_comparison(old, fresh, o.tolerance);
+  const json comparison = o.flat ? rerun_comparison(old, fresh, o.tolerance) : rerun_comparison(old, fresh, RerunJudge{});
   fresh["rerun_of"] = {{"report", o.input}, {"comparison", comparison}};
 
   std::ostream& text = o.json_path == "-" ? std::cerr : std::cout;
@@ -127,7 +130,7 @@ void run_rerun(const RerunOptions& o) {
     if (!o.md_path.empty()) write_text(render_rerun_markdown(comparison, render_compare_markdown(cmp)), o.md_path);
     if (!o.html_path.empty()) write_text(render_rerun_html(comparison, render_compare_html(cmp, {o.input, "rerun"})), o.html_path);
   }
-  if (comparison["summary"]["differ"].get<int>() > 0) throw CommandExit(1);
+  if (!rerun_consistent(comparison)) throw CommandExit(1);
 }
 
 }  // namespace
@@ -142,16 +145,23 @@ void add_rerun_command(CLI::App& app) {
   cmd->add_option("--markdown", o->md_path, "Write the comparison as Markdown to FILE")->type_name("FILE");
   cmd->add_option("--html", o->html_path, "Write the comparison as an HTML page to FILE (mskb compare's, with the reproduction first)")
       ->type_name("FILE");
-  cmd->add_option("--tolerance", o->tolerance,
-                  "Relative difference of an entry's median times (geometric mean over its shapes) and of its P within which it "
-                  "reproduced")
+  CLI::Option* tolerance = cmd->add_option("--tolerance", o->tolerance,
+                  "A flat check instead of the spread model's intervals: the relative difference of an entry's median times "
+                  "(geometric mean over its shapes) and of its P within which it reproduced, e.g. 0.1")
       ->check(mskb::positive());
   cmd->add_flag("--allow-changed", o->allow_changed,
                 "Run even when a kernel file, task file or matrix changed since the report (a missing one still refuses)");
   cmd->add_option("--gpus", o->gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
-  cmd->footer("Exit 0: every entry reproduced; 1: some differ (named); 2: the report cannot be run again (one line says why).");
-  cmd->callback([o] { run_rerun(*o); });
+  cmd->footer(
+      "An entry reproduced when its correctness is the same and its P and median time fall within the intervals of the spread model "
+      "(between processes on the same GPU, between leases otherwise; docs/harness.md section 5), or within --tolerance.\n"
+      "Exit 0: reproduced (under the model: no more entries outside their intervals than chance explains); 1: not (the entries are "
+      "named); 2: the report cannot be run again (one line says why).");
+  cmd->callback([o, tolerance] {
+    o->flat = tolerance->count() > 0;
+    run_rerun(*o);
+  });
 }
 
 }  // namespace mskb::cli

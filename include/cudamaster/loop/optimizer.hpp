@@ -40,7 +40,7 @@ struct LoopConfig {
   int patience = 3;                  // K: stop after this many rounds without gain (0: never)
   profile::RenderMode profile = profile::RenderMode::filtered;
   bool planner = true;               // false: --no-planner (the Coder alone)
-  double min_gain = 0.02;            // acceptance margin floor (score.hpp)
+  double min_gain = 0;               // acceptance margin floor (score.hpp; the spread model sets the margin)
   bool allow_libraries = false;
   // The acceptance gate: a candidate becomes the best only after compute-sanitizer memcheck and
   // racecheck pass on it (kSanitizerShapes). false: --no-sanitize (weaker: memory errors that

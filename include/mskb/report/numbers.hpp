@@ -45,7 +45,8 @@ std::vector<std::string> report_sweeps(const nlohmann::json& run);
 //               "vendor" (yardsticks.hpp's task_vendor: the route, why none, the ABI's cost),
 //               "sweeps": {SWEEP: {"P", "geomean", "vendor_ratio", "median_sol", "best_sol",
 //                                  "shapes", "sol_by_shape" (yardsticks.hpp), "p_device" (P on
-//                                  device time, device_yardstick.hpp)}}}],
+//                                  device time, device_yardstick.hpp), "P_interval" ([lo, hi]
+//                                  around P, intervals.hpp; absent without one)}}}],
 //  "groups": [{"task", "precision", "category",
 //              "roofline": [{"sweep", "shape", "complexity", "us"}],
 //              "series": [{"contender", "kind", "points": [{"sweep", "shape", "complexity",

@@ -1,40 +1,68 @@
 // Owns the comparison of a report with its rerun (`mskb rerun REPORT.json`): per (task, precision,
-// contender) the ratio new / old of the median times and of P, correctness changes, within a
-// tolerance or not; and the table every rendering of it shows (text.hpp, markdown.hpp, html.hpp
+// contender) the ratio new / old of the median times and of P, correctness changes, within the
+// spread model's intervals (or a flat tolerance) or not; and the table every rendering of it shows (text.hpp, markdown.hpp, html.hpp
 // lay it out). Pure functions of their documents.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/core/spread.hpp"
+
 namespace mskb {
 
-// The comparison of a report (`old_report`) with its rerun (`new_report`), `tolerance` relative:
-// {"tolerance", "check_only",
-//  "old": {"device", "commit", "sm_clock_mhz", "partial"}, "new": {...}, "same_gpu_model",
+// How an entry's numbers are judged: by the spread model's intervals (the default: `model`), or,
+// when `tolerance` is set, by a flat relative tolerance on both ratios (the model unused).
+struct RerunJudge {
+  std::optional<double> tolerance;
+  const SpreadModel* model = &spread_model();
+};
+
+// The comparison of a report (`old_report`) with its rerun (`new_report`):
+// {"judge": {"kind": "model", "label", "model": {"version", "quantile", "scope", "provisional"}}
+//           or {"kind": "tolerance", "tolerance"},
+//  "tolerance" (the flat tolerance, null under the model), "scope" ("between_process": both
+//  reports name the same GPU UUID, "between_lease" otherwise), "check_only",
+//  "old": {"device", "gpu_uuid", "commit", "sm_clock_mhz", "partial"}, "new": {...}, "same_gpu_model",
 //  "sweeps": [...],
 //  "entries": [{"task", "precision", "contender",
 //               "old": {"disposition", "correct", "checks_passed", "checks_total"}, "new": {...},
 //               "sweeps": [{"sweep", "P_old", "P_new", "P_ratio" (new / old),
+//                           "P_interval" ([lo, hi] around P_old; model only, contenders but the baseline),
 //                           "time_ratio" (new / old: the geometric mean over the shapes both
 //                                         timed of the median times' ratio), "shapes",
+//                           "time_bound" ([lo, hi] of time_ratio; model only),
 //                           "worst_shape": {"shape", "ratio"} (the shape whose ratio is furthest
-//                                          from 1)}],
+//                                          from 1), "moved" (model, outside: what moved)}],
 //               "reproduced", "reasons": [...]}],
 //  "only_old": [{"task", "precision", "contender", "disposition"}], "only_new": [...],
 //  "random_shapes_differ": [tasks], "notes": [...],
-//  "summary": {"entries", "reproduced", "differ"}}
+//  "summary": {"entries", "reproduced", "differ",
+//              model only: "checks" (intervals tested), "outside" (checks outside), "expected_outside"
+//              ((1 - quantile) * checks), "allowed_outside" (the binomial bound at 1%), "hard"
+//              (entries whose correctness or disposition differs, or only in the report),
+//              "consistent" (hard == 0 and outside <= allowed_outside)}}
 // An entry is reproduced when its correctness is the same (and, when it is not correct, its
-// disposition) and, in every sweep both timed, |time_ratio - 1| <= tolerance and
-// |P_ratio - 1| <= tolerance. An entry only in the report is not reproduced; one only in the
-// rerun is listed and not counted. Entries are matched by compare_data (numbers.hpp).
+// disposition) and, in every sweep both timed, its P falls in the report's P interval and its
+// time ratio within its bound (the model: docs/harness.md section 5; between processes or leases
+// by the GPU UUIDs), or |ratio - 1| <= tolerance for both (flat). For an entry outside, "moved"
+// says whether device or host time moved (when both reports carry device_us), which side of P
+// moved, and the shapes that moved most. An entry only in the report is not reproduced; one only
+// in the rerun is listed and not counted. Entries are matched by compare_data (numbers.hpp).
 // Throws std::invalid_argument when either is not a report.
+nlohmann::json rerun_comparison(const nlohmann::json& old_report, const nlohmann::json& new_report, const RerunJudge& judge);
+// The flat check: RerunJudge{tolerance}.
 nlohmann::json rerun_comparison(const nlohmann::json& old_report, const nlohmann::json& new_report, double tolerance);
+// Whether the rerun reproduces the report as a whole (mskb rerun's exit code): under the model,
+// summary.consistent; with a tolerance, every entry reproduced.
+bool rerun_consistent(const nlohmann::json& comparison);
 
-// The pieces each rendering of a comparison shows: its heading, the summary line ("reproduced
-// N of M entries within X%"), the table (one row per (entry, sweep), per entry when nothing was
+// The pieces each rendering of a comparison shows: its heading (both runs' commits and GPUs, the
+// judge), the summary line ("reproduced N of M entries within X%", or within their intervals with
+// how many fell outside against chance), the table (one row per (entry, sweep), per entry when nothing was
 // timed, then the entries only in the report) and one line per difference.
 std::string rerun_heading(const nlohmann::json& comparison);
 std::string rerun_summary_line(const nlohmann::json& comparison);

@@ -56,7 +56,7 @@ struct OptimizeOptions {
   std::vector<int> gpus;
   std::string profile = "filtered";
   bool no_planner = false;
-  double budget_usd = -1, max_minutes = -1, min_gain = 0.02;
+  double budget_usd = -1, max_minutes = -1, min_gain = 0;
   std::string db = "cudamaster.db";
   std::int64_t resume = -1;
   std::vector<std::string> task_files;
@@ -384,7 +384,9 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--no-planner", o->no_planner, "Ablation: no Planner; the Coder alone sees the measurements");
   cmd->add_option("--budget-usd", o->budget_usd, "Run-wide LLM budget in USD (no new calls once spent; default: none)")->check(mskb::non_negative());
   cmd->add_option("--max-minutes", o->max_minutes, "Wall-clock limit of the run in minutes (over all its sessions; default: none)")->check(mskb::positive());
-  cmd->add_option("--min-gain", o->min_gain, "Smallest relative gain in P a candidate must show beyond the noise");
+  cmd->add_option("--min-gain", o->min_gain,
+                  "A floor under the acceptance margin: the smallest relative gain in P a candidate must show (default 0: the margin "
+                  "is the spread model's between-process spread of P for the candidate's shapes, docs/agents.md)");
   cmd->add_option("--jobs", o->jobs, "Concurrent LLM conversations (tasks in flight; one GPU evaluation at a time per GPU)")->check(CLI::Range(1, 1024));
   cmd->add_option("--gpus", o->gpus, "GPU ordinals to evaluate on, e.g. 0,1 (default: every visible GPU; a task keeps to one)")->delimiter(',');
   cmd->add_option("--db", o->db, "Run store (SQLite)");

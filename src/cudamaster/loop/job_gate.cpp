@@ -68,8 +68,9 @@ Job::Remeasured Job::remeasure_step(const Cand& c, const std::string& library) {
         !m.score.correct ? "re-measurement beside the baseline: not correct, not accepted"
         : m.verdict.accept
             ? "re-measured beside the baseline: " + m.verdict.reason + ", accepted with this P"
-            : "re-measured beside the baseline: " + m.verdict.reason + ", no longer beats the best by more than the noise: not accepted";
-    record_evaluation(&c, "candidate/remeasure", m.cand, m.score, note, {{"mode", kEvalRemeasure}, {"accepted", m.verdict.accept}});
+            : "re-measured beside the baseline: " + m.verdict.reason + ", no longer beats the best by more than the margin: not accepted";
+    record_evaluation(&c, "candidate/remeasure", m.cand, m.score, note,
+                      {{"mode", kEvalRemeasure}, {"accepted", m.verdict.accept}, {"verdict", m.verdict.json()}});
   }
   m.ok = m.score.correct;
   return m;
@@ -103,7 +104,7 @@ std::optional<Problem> Job::acceptance_gate(const Cand& c, const std::string& li
   verdict = m.verdict;
   if (!verdict.accept)
     why = fmt::format("P {:.2f} at first, but re-measured beside the baseline in a fresh process {}: no longer beats the best "
-                      "by more than the noise",
+                      "by more than the margin",
                       first_p, verdict.reason);
   return std::nullopt;
 }

@@ -25,6 +25,7 @@ struct Job::Attempt {
   std::optional<double> p;
   bool accepted = false;
   double best_before = 1.0;
+  std::optional<Verdict> verdict;  // the last acceptance decision (the re-measured one when the gate ran)
 };
 
 // The profile of the current best for the agents ("" when there is none: `profile_absent` says why).
@@ -115,6 +116,7 @@ bool Job::judge_built(Attempt& a, const Cand& c, const std::string& so, int roun
     a.problem = {ProblemKind::harness, harness_report(r), short_verdict(r)};
     return false;
   }
+  a.verdict = v;
   if (gate) {
     a.problem = *gate;
     return false;
@@ -137,8 +139,8 @@ bool Job::judge_built(Attempt& a, const Cand& c, const std::string& so, int roun
   } else if (!why.empty()) {
     a.outcome = "rejected: correct, " + why;
   } else {
-    a.outcome = fmt::format("rejected: correct but P {:.2f} does not beat the best {:.2f} by more than the noise margin",
-                            s.p.value_or(0), a.best_before);
+    a.outcome = fmt::format("rejected: correct but P {:.2f} does not beat the best {:.2f} by more than the {:.1f}% margin ({})",
+                            s.p.value_or(0), a.best_before, 100.0 * v.margin, v.margin_source);
   }
   return true;
 }
@@ -246,6 +248,7 @@ void Job::record_round(int round, const Attempt& a, const std::string& cls, cons
   const double best_after = best_.score.p.value_or(1.0);
   json payload = {{"round", round},  {"outcome", a.outcome}, {"accepted", a.accepted}, {"plan", plan_line},
                   {"steps", log},    {"class", cls},         {"attempts", a.fixes},    {"best_p", best_after}};
+  if (a.verdict) payload["verdict"] = a.verdict->json();  // the margin used and why (score.hpp)
   table_.push_back({{"round", round},
                     {"outcome", a.outcome.substr(0, a.outcome.find(':'))},
                     {"attempts", a.fixes},

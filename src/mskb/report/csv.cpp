@@ -71,7 +71,8 @@ std::string render_run_csv(const json& data) {
   const json& sweeps = data["summary"]["sweeps"];
   std::string out = "task,precision,category,contender,kind,disposition,checks_passed,checks_total";
   for (const auto& w : sweeps)
-    for (const char* f : {"P", "geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"}) out += "," + csv_field(std::string(f) + "_" + text_of(w));
+    for (const char* f : {"P", "P_lo", "P_hi", "geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"})
+      out += "," + csv_field(std::string(f) + "_" + text_of(w));
   out += ",message\n";
   for (const json& e : data["entries"]) {
     out += fmt::format("{},{},{},{},{},{},{},{}", csv_field(text_of(e["task"])), csv_field(text_of(e["precision"])), csv_field(text_of(e["category"])),
@@ -79,7 +80,10 @@ std::string render_run_csv(const json& data) {
                        text_of(e["checks_total"]));
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(w.get<std::string>(), json::object());
-      for (const char* f : {"P", "geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"}) out += "," + csv_number(x.value(f, json()));
+      const json iv = x.value("P_interval", json());
+      out += "," + csv_number(x.value("P", json()));
+      out += "," + csv_number(iv.is_array() && iv.size() == 2 ? iv[0] : json()) + "," + csv_number(iv.is_array() && iv.size() == 2 ? iv[1] : json());
+      for (const char* f : {"geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"}) out += "," + csv_number(x.value(f, json()));
     }
     out += "," + csv_field(text_of(e["message"])) + "\n";
   }

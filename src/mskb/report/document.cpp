@@ -16,6 +16,7 @@
 #include "mskb/harness/reproduce.hpp"
 #include "mskb/report/cells.hpp"
 #include "mskb/report/device_yardstick.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/numbers.hpp"
 #include "mskb/report/yardsticks.hpp"
 
@@ -110,6 +111,7 @@ json report_json(const SuiteReport& report) {
   if (report.shape_seed != 0) out["shape_seed"] = report.shape_seed;
   if (report.partial) out["partial"] = true;
   add_yardsticks(out);
+  add_p_intervals(out);  // P's interval from the spread model (mskb/report/intervals.hpp)
   if (!report.reproduce.is_null()) out["reproduce"] = reproduce_observed(report.reproduce, out);
   if (const auto& submission = report.submission) {
     json skipped = json::array();

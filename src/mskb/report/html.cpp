@@ -12,6 +12,7 @@
 #include "mskb/report/cells.hpp"
 #include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/numbers.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
 #include "mskb/util/html.hpp"
@@ -228,12 +229,13 @@ std::string entries_table(const json& data) {
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(w.get<std::string>(), json::object());
       const json P = x.value("P", json()), V = x.value("vendor_ratio", json()), S = x.value("median_sol", json());
-      h += ncell(P, f2(P), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) + ncell(S, pct(S)) +
-           tcell(esc(sol_cell(x.value("sol_by_shape", json::array())))) + ncell(x.value("p_device", json()), f2(x.value("p_device", json())), true);
+      h += ncell(P, esc(p_with_interval(P, x.value("P_interval", json()))), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) +
+           ncell(S, pct(S)) + tcell(esc(sol_cell(x.value("sol_by_shape", json::array())))) +
+           ncell(x.value("p_device", json()), f2(x.value("p_device", json())), true);
     }
     h += "</tr>\n";
   }
-  return h + "</tbody></table></div>\n";
+  return h + "</tbody></table></div>\n<p class=\"small\">" + esc(interval_legend()) + ".</p>\n";
 }
 
 std::string failures_table(const json& failures, bool with_task) {
@@ -390,7 +392,7 @@ std::string group_section(const json& g, const json& entries, const json& sweeps
     std::string P;
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(js(w), json::object());
-      if (isnum(x.value("P", json()))) P += fmt::format("{}P {} {:.2f}", P.empty() ? "" : ", ", ejs(w), d(x["P"]));
+      if (isnum(x.value("P", json()))) P += fmt::format("{}P {} {}", P.empty() ? "" : ", ", ejs(w), esc(p_with_interval(x["P"], x.value("P_interval", json()))));
     }
     line += fmt::format("{}<b>{}</b> {}{}", line.empty() ? "" : "; ", ejs(e["contender"]), disposition_html(e), P.empty() ? "" : " (" + P + ")");
   }
@@ -550,7 +552,7 @@ std::string render_compare_html(const json& data, const std::vector<std::string>
 std::string render_rerun_html(const json& c, const std::string& compare_html) {
   std::string h = "<h2>Reproduction</h2>\n<p class=\"meta\"><b>" + html_escape(rerun_summary_line(c)) + ".</b> " +
                   html_escape(rerun_heading(c)) + ". P new/old and time new/old: the rerun's P and median time over the report's (time: geometric "
-                  "mean over the shapes both timed).</p>\n";
+                  "mean over the shapes both timed); P report [lo, hi]: the report's P and the interval the rerun's P must fall in; time bound: how far the time ratio may be from 1.</p>\n";
   for (const json& n : c["notes"]) h += "<p class=\"meta\">" + html_escape(n.get<std::string>()) + "</p>\n";
   h += "<div class=\"tw\"><table><thead><tr>";
   for (const auto& col : rerun_table_head()) h += "<th>" + html_escape(col) + "</th>";

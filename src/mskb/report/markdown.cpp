@@ -11,6 +11,7 @@
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
 #include "mskb/report/device_yardstick.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
 #include "mskb/util/text.hpp"
@@ -72,9 +73,10 @@ std::vector<std::string> timed_sweeps(const json& j) {
 std::string markdown_summary(const json& j) {
   const std::vector<std::string> sweeps = timed_sweeps(j);
   const std::string paper = to_string(Sweep::paper);
+  const auto intervals = p_intervals(j);
   std::string head = "| task | prec | contender | disposition | checks |", rule = "|---|---|---|---|---|";
   for (const auto& w : sweeps) {
-    head += sweeps.size() > 1 ? " P " + w + " | geomean " + w + " |" : std::string(" P | geomean |");
+    head += sweeps.size() > 1 ? " P [interval] " + w + " | geomean " + w + " |" : std::string(" P [interval] | geomean |");
     rule += "---|---|";
   }
   std::string sol_head;
@@ -93,7 +95,7 @@ std::string markdown_summary(const json& j) {
       std::string P = "-", G = "-";
       for (const auto& s : j["scores"])
         if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s.value("sweep", paper) == w) {
-          if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
+          P = p_with_interval(s["P"], find_interval(intervals, {c["task"], c["precision"], c["contender"], w}));
           if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
         }
       PG += " " + P + " | " + G + " |";
@@ -116,6 +118,7 @@ std::string markdown_summary(const json& j) {
                        c["checks_total"].get<int>(), PG, V, S, by_shape);
   }
   out += "\nSOL by shape: the fraction of the roofline at each timed shape, smallest first; L: launch-bound.\n";
+  if (!intervals.empty()) out += md_cell(interval_legend()) + ".\n";
   const std::vector<std::string> notes = vendor_notes(j);
   if (!notes.empty()) {
     out += "\nVendor routes:\n\n";
@@ -272,7 +275,7 @@ std::string render_rerun_markdown(const json& c, const std::string& compare_mark
   for (const json& n : c["notes"]) out += "- " + md_cell(n.get<std::string>()) + "\n";
   if (!c["notes"].empty()) out += "\n";
   out += "**" + rerun_summary_line(c) + ".** P new/old and time new/old: the rerun's P and median time over the report's (time: geometric mean over "
-         "the shapes both timed).\n\n|";
+         "the shapes both timed); P report [lo, hi]: the report's P and the interval the rerun's P must fall in; time bound: how far the time ratio may be from 1.\n\n|";
   for (const auto& h : rerun_table_head()) out += " " + h + " |";
   out += "\n|";
   for (std::size_t i = 0; i < rerun_table_head().size(); ++i) out += "---|";

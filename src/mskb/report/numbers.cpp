@@ -14,6 +14,7 @@
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
 #include "mskb/report/device_yardstick.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/yardsticks.hpp"
 
 using json = nlohmann::json;
@@ -106,6 +107,7 @@ bool entry_less(const json& a, const json& b) {
 
 json entries_of(const json& run, const CategoryOf& category_of) {
   const auto numbers = sweep_numbers(run);
+  const auto intervals = p_intervals(run);
   json entries = json::array();
   for (const json& c : array_of(run, "contenders")) {
     const std::string disposition = str_at(c, "disposition");
@@ -137,6 +139,8 @@ json entries_of(const json& run, const CategoryOf& category_of) {
                               {"shapes", n.shapes},
                               {"p_device", opt(n.p_device)},
                               {"sol_by_shape", sol_by_shape(run, str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep)}};
+        const Interval* iv = find_interval(intervals, {str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep});
+        if (iv != nullptr && n.P) e["sweeps"][sweep]["P_interval"] = {*n.P * std::exp(-iv->half_log), *n.P * std::exp(iv->half_log)};
       }
     entries.push_back(std::move(e));
   }

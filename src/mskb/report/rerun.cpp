@@ -1,6 +1,9 @@
-// The comparison of a report with its rerun and the table its renderings show (see rerun.hpp).
+// The comparison of a report with its rerun (see rerun.hpp): matching, ratios, and the judgement,
+// by the spread model's intervals (mskb/core/spread.hpp) or a flat tolerance. The table and lines
+// every rendering shows are rerun_table.cpp's.
 #include "mskb/report/rerun.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -9,6 +12,7 @@
 
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/numbers.hpp"
 
 using json = nlohmann::json;
@@ -16,31 +20,17 @@ using json = nlohmann::json;
 namespace mskb {
 
 using report::array_of;
-using report::shape_label;
 using report::str_at;
 
 namespace {
 
 using Key = std::tuple<std::string, std::string, std::string>;  // task, precision, contender
+using Shapes = std::map<std::string, ShapeTimes>;
 
 std::map<Key, const json*> contenders_by_key(const json& report) {
   std::map<Key, const json*> out;
   for (const json& c : array_of(report, "contenders"))
     if (c.is_object()) out[{str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender")}] = &c;
-  return out;
-}
-
-// Median times by (task, precision, contender, sweep) and shape label.
-using Times = std::map<std::tuple<std::string, std::string, std::string, std::string>, std::map<std::string, double>>;
-Times times_of(const json& report) {
-  Times out;
-  for (const json& r : array_of(report, "results")) {
-    if (!r.is_object() || !r.contains("time_us") || !r["time_us"].is_object()) continue;
-    const json& m = r["time_us"].value("median", json());
-    if (!m.is_number() || m.get<double>() <= 0) continue;
-    out[{str_at(r, "task"), str_at(r, "precision"), str_at(r, "contender"), str_at(r, "sweep")}][shape_label(r.value("shape", json()))] =
-        m.get<double>();
-  }
   return out;
 }
 
@@ -52,8 +42,9 @@ json side_of(const json& row_side, const json* contender) {
   return s;
 }
 
-json device_name(const json& report) {
-  return report.contains("device") && report["device"].is_object() ? report["device"].value("name", json("?")) : json("?");
+const json& device_of(const json& report) {
+  static const json none = json::object();
+  return report.contains("device") && report["device"].is_object() ? report["device"] : none;
 }
 
 json reproduce_of(const json& report) {
@@ -62,35 +53,115 @@ json reproduce_of(const json& report) {
 
 json run_side(const json& report) {
   const json r = reproduce_of(report);
-  return {{"device", device_name(report)},
+  const json& d = device_of(report);
+  return {{"device", d.value("name", json("?"))},
+          {"gpu_uuid", d.contains("uuid") && d["uuid"].is_string() ? d["uuid"] : json(nullptr)},
           {"commit", r.contains("tool") && r["tool"].is_object() ? r["tool"].value("commit", json()) : json(nullptr)},
           {"sm_clock_mhz", r.value("sm_clock_mhz", json())},
           {"partial", report.value("partial", false)}};
 }
 
 bool outside(double ratio, double tolerance) { return std::fabs(ratio - 1.0) > tolerance * (1 + 1e-9); }
+bool outside_log(double ratio, double half_log) { return std::fabs(std::log(ratio)) > half_log * (1 + 1e-9); }
 
 std::string fmt_ratio(double r) { return fmt::format("x{:.3g}", r); }
+std::string plus_minus(double half_log) { return fmt::format("+-{:.1f}%", 100 * (std::exp(half_log) - 1)); }
+
+// The geometric mean of new / old over the shapes both have (call or device time), and how many.
+std::pair<double, int> geo_ratio(const Shapes& o, const Shapes& n, bool device) {
+  double acc = 0;
+  int k = 0;
+  for (const auto& [label, t] : o) {
+    const auto it = n.find(label);
+    if (it == n.end()) continue;
+    const double a = device ? t.device_us : t.call.median_us, b = device ? it->second.device_us : it->second.call.median_us;
+    if (!(a > 0) || !(b > 0)) continue;
+    acc += std::log(b / a);
+    ++k;
+  }
+  return {k ? std::exp(acc / k) : 1.0, k};
+}
+
+// The half-width of the geometric mean of the old shapes that the rerun timed too.
+double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, SpreadScope scope, bool device) {
+  std::vector<TimedSide> sides;
+  for (const auto& [label, t] : o) {
+    const auto it = n.find(label);
+    if (it == n.end()) continue;
+    if (device && (t.device_us > 0 && it->second.device_us > 0)) sides.push_back({t.device_us, 0.0});
+    if (!device) sides.push_back(t.call);
+  }
+  return time_half_log(sides, m, scope, device ? TimeKind::device : TimeKind::call);
+}
+
+// What moved, for an entry outside its interval: device against call time when both runs
+// measured it, which side of P (baseline or contender), and the shapes that moved most.
+std::string what_moved(const Shapes& o, const Shapes& n, const Shapes* base_o, const Shapes* base_n, bool p_moved, const SpreadModel& m,
+                       SpreadScope scope) {
+  std::vector<std::string> parts;
+  const auto [dev, dev_shapes] = geo_ratio(o, n, true);
+  if (dev_shapes > 0) {
+    const auto [call, call_shapes] = geo_ratio(o, n, false);
+    const double h = shared_half_log(o, n, m, scope, true);
+    parts.push_back(outside_log(dev, h)
+                        ? fmt::format("device time {} too (bound {}): the kernel itself moved", fmt_ratio(dev), plus_minus(h))
+                        : fmt::format("device time {} (within {}), call time {}: the host side of the call moved (launch, driver, CPU)",
+                                      fmt_ratio(dev), plus_minus(h), fmt_ratio(call)));
+  }
+  if (p_moved && base_o != nullptr && base_n != nullptr)
+    parts.push_back(fmt::format("the baseline's time {}, the contender's {}", fmt_ratio(geo_ratio(*base_o, *base_n, false).first),
+                                fmt_ratio(geo_ratio(o, n, false).first)));
+  // The shapes furthest outside their own bound.
+  std::vector<std::pair<double, std::string>> by_shape;
+  for (const auto& [label, t] : o) {
+    const auto it = n.find(label);
+    if (it == n.end() || !(t.call.median_us > 0)) continue;
+    const double r = it->second.call.median_us / t.call.median_us;
+    by_shape.push_back({std::fabs(std::log(r)) / std::max(1e-9, side_bound(m, scope, t.call)), fmt::format("{} {}", label, fmt_ratio(r))});
+  }
+  std::sort(by_shape.begin(), by_shape.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string most;
+  for (std::size_t i = 0; i < by_shape.size() && i < 2; ++i) most += (i ? ", " : "") + by_shape[i].second;
+  if (!most.empty()) parts.push_back("moved most: " + most);
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
 
 }  // namespace
 
 json rerun_comparison(const json& old_report, const json& new_report, double tolerance) {
+  return rerun_comparison(old_report, new_report, RerunJudge{tolerance, nullptr});
+}
+
+json rerun_comparison(const json& old_report, const json& new_report, const RerunJudge& judge) {
   std::vector<std::string> sweeps = report_sweeps(old_report);
   const bool check_only = sweeps.empty();
+  const bool flat = judge.tolerance.has_value() || judge.model == nullptr;
+  const double tolerance = judge.tolerance.value_or(0.1);
+  const json o = run_side(old_report), n = run_side(new_report);
+  // Between processes on the same GPU (its UUID in both), between leases otherwise.
+  const SpreadScope scope = o["gpu_uuid"].is_string() && o["gpu_uuid"] == n["gpu_uuid"] ? SpreadScope::between_process : SpreadScope::between_lease;
+  const SpreadModel* model = flat ? nullptr : judge.model;
   const std::vector<std::string> labels = {"report", "rerun"};
   // compare_data matches the entries and computes P and time ratios, one sweep at a time.
   std::vector<json> pairs;
   for (const std::string& w : check_only ? std::vector<std::string>{to_string(Sweep::paper)} : sweeps)
     pairs.push_back(compare_data({old_report, new_report}, labels, w)["pairs"][0]);
   const auto old_c = contenders_by_key(old_report), new_c = contenders_by_key(new_report);
-  const Times old_t = times_of(old_report), new_t = times_of(new_report);
+  const auto old_t = shape_times(old_report), new_t = shape_times(new_report);
+  std::map<EntryKey, Interval> intervals;
+  if (model != nullptr) intervals = p_intervals(old_report, *model, scope);
   auto find = [](const std::map<Key, const json*>& m, const Key& k) -> const json* {
     const auto it = m.find(k);
     return it == m.end() ? nullptr : it->second;
   };
+  auto shapes_of = [](const std::map<EntryKey, Shapes>& m, const EntryKey& k) -> const Shapes* {
+    const auto it = m.find(k);
+    return it == m.end() ? nullptr : &it->second;
+  };
   json entries = json::array();
-  int reproduced = 0, differ = 0;
-  std::vector<std::string> differing;
+  int reproduced = 0, differ = 0, checks = 0, outside_n = 0, hard = 0;
   for (std::size_t i = 0; i < pairs.front()["rows"].size(); ++i) {
     const json& row = pairs.front()["rows"][i];
     const std::string task = row["task"], precision = row["precision"];
@@ -100,6 +171,7 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
     e["old"] = side_of(row["a"], find(old_c, ka));
     e["new"] = side_of(row["b"], find(new_c, kb));
     json reasons = json::array();
+    bool entry_hard = false;  // a difference chance does not explain (correctness, disposition, a missing timing)
     const bool correct_a = row["a"]["correct"].get<bool>(), correct_b = row["b"]["correct"].get<bool>();
     if (correct_a != correct_b) {
       const json& bad = correct_a ? e["new"] : e["old"];
@@ -107,9 +179,11 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
       reasons.push_back(fmt::format("correct in the {} ({}), not in the {} ({}{})", correct_a ? "report" : "rerun",
                                     (correct_a ? e["old"] : e["new"])["disposition"].get<std::string>(), correct_a ? "rerun" : "report",
                                     bad["disposition"].get<std::string>(), msg.empty() ? "" : ": " + msg));
+      entry_hard = true;
     } else if (!correct_a && row["a"]["disposition"] != row["b"]["disposition"]) {
       reasons.push_back(fmt::format("disposition {} in the report, {} in the rerun", row["a"]["disposition"].get<std::string>(),
                                     row["b"]["disposition"].get<std::string>()));
+      entry_hard = true;
     }
     json per_sweep = json::array();
     for (std::size_t w = 0; !check_only && w < sweeps.size(); ++w) {
@@ -118,21 +192,21 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
       for (const json& x : pairs[w]["rows"])
         if (x["task"] == row["task"] && x["precision"] == row["precision"] && x["a"]["contender"] == ca && x["b"]["contender"] == cb) r = &x;
       if (r == nullptr) continue;
-      const auto ot = old_t.find({task, precision, ca, sweeps[w]});
-      if (ot == old_t.end() && !(*r)["a"]["P"].is_number()) continue;  // not timed in this sweep by the report
+      const Shapes* ot = shapes_of(old_t, {task, precision, ca, sweeps[w]});
+      if (ot == nullptr && !(*r)["a"]["P"].is_number()) continue;  // not timed in this sweep by the report
+      const Shapes* nt = shapes_of(new_t, {task, precision, cb, sweeps[w]});
       json s = {{"sweep", sweeps[w]}, {"P_old", (*r)["a"]["P"]}, {"P_new", (*r)["b"]["P"]}, {"P_ratio", (*r)["P_ratio"]},
                 {"time_ratio", (*r)["time_ratio"].is_number() && (*r)["time_ratio"].get<double>() > 0 ? json(1.0 / (*r)["time_ratio"].get<double>())
                                                                                                         : json(nullptr)},
                 {"shapes", (*r)["shapes"]}, {"worst_shape", nullptr}};
       // The shape furthest from the report's time.
-      const auto nt = new_t.find({task, precision, cb, sweeps[w]});
-      if (ot != old_t.end() && nt != new_t.end()) {
+      if (ot != nullptr && nt != nullptr) {
         double worst = 1;
         std::string worst_shape;
-        for (const auto& [shape, t_old] : ot->second) {
-          const auto t_new = nt->second.find(shape);
-          if (t_new == nt->second.end()) continue;
-          const double ratio = t_new->second / t_old;
+        for (const auto& [shape, t_old] : *ot) {
+          const auto t_new = nt->find(shape);
+          if (t_new == nt->end()) continue;
+          const double ratio = t_new->second.call.median_us / t_old.call.median_us;
           if (worst_shape.empty() || std::fabs(std::log(ratio)) > std::fabs(std::log(worst))) {
             worst = ratio;
             worst_shape = shape;
@@ -140,22 +214,60 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
         }
         if (!worst_shape.empty()) s["worst_shape"] = {{"shape", worst_shape}, {"ratio", worst}};
       }
+      // The bounds: the model's intervals, or the flat tolerance.
+      const Interval* iv = model ? find_interval(intervals, {task, precision, ca, sweeps[w]}) : nullptr;
+      double p_half = flat ? std::log1p(tolerance) : -1, t_half = p_half;
+      if (model != nullptr && iv != nullptr && s["P_old"].is_number()) {
+        p_half = iv->half_log;
+        const double p = s["P_old"].get<double>();
+        s["P_interval"] = {p * std::exp(-p_half), p * std::exp(p_half)};
+      }
+      if (model != nullptr && ot != nullptr && nt != nullptr) {
+        t_half = shared_half_log(*ot, *nt, *model, scope, false);
+        s["time_bound"] = {std::exp(-t_half), std::exp(t_half)};
+      }
+      auto beyond = [&](double ratio, double half) { return flat ? outside(ratio, tolerance) : half >= 0 && outside_log(ratio, half); };
       if (correct_a && correct_b) {
-        if (ot != old_t.end() && (s["shapes"].get<int>() == 0 || !s["time_ratio"].is_number())) {
+        bool time_moved = false, p_moved = false;
+        const std::string bound_t = flat ? "" : fmt::format(", outside its bound {}", plus_minus(t_half));
+        if (ot != nullptr && (s["shapes"].get<int>() == 0 || !s["time_ratio"].is_number())) {
           reasons.push_back(sweeps[w] + ": no shape timed in both");
-        } else if (s["time_ratio"].is_number() && outside(s["time_ratio"].get<double>(), tolerance)) {
-          std::string worst;
-          if (s["worst_shape"].is_object())
-            worst = fmt::format("; furthest {}: {}", s["worst_shape"]["shape"].get<std::string>(), fmt_ratio(s["worst_shape"]["ratio"].get<double>()));
-          reasons.push_back(fmt::format("{}: median time {} the report's (geometric mean over {} shape{}{})", sweeps[w],
-                                        fmt_ratio(s["time_ratio"].get<double>()), s["shapes"].get<int>(), s["shapes"].get<int>() == 1 ? "" : "s",
-                                        worst));
+          entry_hard = true;
+        } else if (s["time_ratio"].is_number()) {
+          checks += t_half >= 0;
+          if (beyond(s["time_ratio"].get<double>(), t_half)) {
+            std::string worst;
+            if (s["worst_shape"].is_object())
+              worst = fmt::format("; furthest {}: {}", s["worst_shape"]["shape"].get<std::string>(), fmt_ratio(s["worst_shape"]["ratio"].get<double>()));
+            reasons.push_back(fmt::format("{}: median time {} the report's (geometric mean over {} shape{}{}){}", sweeps[w],
+                                          fmt_ratio(s["time_ratio"].get<double>()), s["shapes"].get<int>(), s["shapes"].get<int>() == 1 ? "" : "s",
+                                          worst, bound_t));
+            time_moved = true;
+          }
         }
         if (s["P_old"].is_number() && !s["P_new"].is_number()) {
           reasons.push_back(fmt::format("{}: P {:.2f} in the report, none in the rerun", sweeps[w], s["P_old"].get<double>()));
-        } else if (s["P_ratio"].is_number() && outside(s["P_ratio"].get<double>(), tolerance)) {
-          reasons.push_back(fmt::format("{}: P {:.2f} -> {:.2f} ({})", sweeps[w], s["P_old"].get<double>(), s["P_new"].get<double>(),
-                                        fmt_ratio(s["P_ratio"].get<double>())));
+          entry_hard = true;
+        } else if (s["P_ratio"].is_number() && (flat || iv != nullptr)) {
+          ++checks;
+          if (beyond(s["P_ratio"].get<double>(), p_half)) {
+            reasons.push_back(fmt::format("{}: P {:.2f} -> {:.2f} ({}){}", sweeps[w], s["P_old"].get<double>(), s["P_new"].get<double>(),
+                                          fmt_ratio(s["P_ratio"].get<double>()),
+                                          s.contains("P_interval") ? fmt::format(", outside [{:.2f}, {:.2f}]", s["P_interval"][0].get<double>(),
+                                                                                 s["P_interval"][1].get<double>())
+                                                                   : std::string()));
+            p_moved = true;
+          }
+        }
+        outside_n += static_cast<int>(time_moved) + static_cast<int>(p_moved);
+        if ((time_moved || p_moved) && model != nullptr && ot != nullptr && nt != nullptr) {
+          const Shapes* bo = shapes_of(old_t, {task, precision, to_string(ContenderKind::baseline), sweeps[w]});
+          const Shapes* bn = shapes_of(new_t, {task, precision, to_string(ContenderKind::baseline), sweeps[w]});
+          const std::string why = what_moved(*ot, *nt, bo, bn, p_moved, *model, scope);
+          if (!why.empty()) {
+            reasons.push_back(sweeps[w] + ": " + why);
+            s["moved"] = why;
+          }
         }
       }
       per_sweep.push_back(s);
@@ -163,6 +275,7 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
     e["sweeps"] = per_sweep;
     e["reproduced"] = reasons.empty();
     e["reasons"] = reasons;
+    hard += entry_hard;
     if (reasons.empty()) {
       ++reproduced;
     } else {
@@ -172,8 +285,8 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
   }
   json only_old = pairs.front()["only_a"], only_new = pairs.front()["only_b"];
   differ += static_cast<int>(only_old.size());
+  hard += static_cast<int>(only_old.size());
   // Notes: what differs about the two runs besides their numbers.
-  const json o = run_side(old_report), n = run_side(new_report);
   const bool same_model = o["device"] == n["device"];
   json notes = json::array();
   if (!same_model)
@@ -194,7 +307,24 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
   if (!random_differ.empty())
     notes.push_back("the random shapes of " + std::to_string(random_differ.size()) +
                     " task(s) differ from the report's with the same shape seed (the task's size space changed): their checks are not the same");
-  return {{"tolerance", tolerance},
+  json summary = {{"entries", entries.size() + only_old.size()}, {"reproduced", reproduced}, {"differ", differ}};
+  json judged = {{"kind", "tolerance"}, {"tolerance", tolerance}};
+  if (model != nullptr) {
+    // Each check is a q-interval: about (1 - q) of them fall outside by chance. More than the
+    // binomial bound at 1% is more than chance explains.
+    const double p_out = 1 - model->quantile;
+    const int allowed = binomial_upper(checks, p_out, 0.01);
+    summary["checks"] = checks;
+    summary["outside"] = outside_n;
+    summary["expected_outside"] = checks * p_out;
+    summary["allowed_outside"] = allowed;
+    summary["hard"] = hard;
+    summary["consistent"] = hard == 0 && outside_n <= allowed;
+    judged = {{"kind", "model"}, {"label", model->label(scope)}, {"model", model->summary(scope)}};
+  }
+  return {{"judge", judged},
+          {"tolerance", flat ? json(tolerance) : json(nullptr)},
+          {"scope", to_string(scope)},
           {"check_only", check_only},
           {"old", o},
           {"new", n},
@@ -205,72 +335,7 @@ json rerun_comparison(const json& old_report, const json& new_report, double tol
           {"only_new", only_new},
           {"random_shapes_differ", random_differ},
           {"notes", notes},
-          {"summary", {{"entries", entries.size() + only_old.size()}, {"reproduced", reproduced}, {"differ", differ}}}};
-}
-
-namespace {
-
-std::string num3(const json& v) { return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-"); }
-
-std::string entry_name(const json& e) {
-  return e["task"].get<std::string>() + " " + e["precision"].get<std::string>() + " " + e["contender"].get<std::string>();
-}
-
-}  // namespace
-
-std::string rerun_summary_line(const json& c) {
-  const json& s = c["summary"];
-  std::string out = fmt::format("reproduced {} of {} entries within {:g}%", s["reproduced"].get<int>(), s["entries"].get<int>(),
-                                100 * c["tolerance"].get<double>());
-  out += c["check_only"].get<bool>() ? " (correctness)" : " (correctness, median times and P)";
-  if (s["differ"].get<int>() > 0) out += fmt::format("; {} differ", s["differ"].get<int>());
-  if (!c["only_new"].empty()) out += fmt::format("; {} only in the rerun", c["only_new"].size());
-  return out;
-}
-
-// One table row per (entry, sweep) (per entry when nothing was timed): the cells, then the result.
-std::vector<std::vector<std::string>> rerun_table_rows(const json& c) {
-  std::vector<std::vector<std::string>> rows;
-  for (const json& e : c["entries"]) {
-    const std::string result = e["reproduced"].get<bool>() ? "ok" : "DIFFERS";
-    const std::string checks = fmt::format("{}/{} -> {}/{}", e["old"]["checks_passed"].dump(), e["old"]["checks_total"].dump(),
-                                           e["new"]["checks_passed"].dump(), e["new"]["checks_total"].dump());
-    const std::string disp = e["old"]["disposition"] == e["new"]["disposition"]
-                                 ? e["old"]["disposition"].get<std::string>()
-                                 : e["old"]["disposition"].get<std::string>() + " -> " + e["new"]["disposition"].get<std::string>();
-    if (e["sweeps"].empty()) {
-      rows.push_back({e["task"], e["precision"], e["contender"], "-", disp, checks, "-", "-", "-", "-", "-", result});
-      continue;
-    }
-    for (const json& s : e["sweeps"])
-      rows.push_back({e["task"], e["precision"], e["contender"], s["sweep"], disp, checks, report::fixed2(s["P_old"]), report::fixed2(s["P_new"]), num3(s["P_ratio"]),
-                      num3(s["time_ratio"]), s["shapes"].dump(), result});
-  }
-  for (const json& x : c["only_old"])
-    rows.push_back({x["task"], x["precision"], x["contender"], "-", x["disposition"].get<std::string>() + " -> (not run)", "-", "-", "-", "-", "-",
-                    "-", "DIFFERS"});
-  return rows;
-}
-
-const std::vector<std::string>& rerun_table_head() {
-  static const std::vector<std::string> head = {"task",    "prec",       "contender",          "sweep",  "disposition", "checks",
-                                                "P report", "P rerun",   "P new/old", "time new/old", "shapes",      "result"};
-  return head;
-}
-
-std::vector<std::string> rerun_differences(const json& c) {
-  std::vector<std::string> out;
-  for (const json& e : c["entries"])
-    for (const json& r : e["reasons"]) out.push_back(entry_name(e) + ": " + r.get<std::string>());
-  for (const json& x : c["only_old"])
-    out.push_back(x["task"].get<std::string>() + " " + x["precision"].get<std::string>() + " " + x["contender"].get<std::string>() +
-                  ": in the report, not in the rerun");
-  return out;
-}
-
-std::string rerun_heading(const json& c) {
-  return fmt::format("mskb rerun: the report's run again on {} (the report: {}), tolerance {:g}%", c["new"]["device"].get<std::string>(),
-                     c["old"]["device"].get<std::string>(), 100 * c["tolerance"].get<double>());
+          {"summary", summary}};
 }
 
 }  // namespace mskb

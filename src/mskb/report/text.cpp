@@ -11,6 +11,7 @@
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
 #include "mskb/report/device_yardstick.hpp"
+#include "mskb/report/intervals.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/yardsticks.hpp"
 #include "run_pieces.hpp"
@@ -55,14 +56,15 @@ std::string render_table(const json& j) {
   bool custom = !j["scores"].empty();
   for (const auto& s : j["scores"]) custom = custom && s.value("sweep", paper) == to_string(Sweep::custom);
   if (custom) paper = to_string(Sweep::custom);
-  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", "task", "prec", "contender", cw,
-                                "disposition", "P", "geomean", "vs vendor", "best SOL", "median(us)", "P device",
+  const auto intervals = p_intervals(j);
+  std::string out = fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>18} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", "task", "prec", "contender", cw,
+                                "disposition", "P [interval]", "geomean", "vs vendor", "best SOL", "median(us)", "P device",
                                 "SOL by shape (" + paper + ")");
   for (const auto& c : j["contenders"]) {
     std::string P = "-", G = "-", S = "-", T = "-", PD = "-";
     for (const auto& s : j["scores"])
       if (s["task"] == c["task"] && s["precision"] == c["precision"] && s["contender"] == c["contender"] && s["sweep"] == paper) {
-        if (!s["P"].is_null()) P = fmt::format("{:.2f}", s["P"].get<double>());
+        P = p_with_interval(s["P"], find_interval(intervals, {c["task"], c["precision"], c["contender"], paper}));
         if (!s["geomean"].is_null()) G = fmt::format("{:.2f}", s["geomean"].get<double>());
         PD = report::fixed2(s.value("p_device", json()));
       }
@@ -78,7 +80,7 @@ std::string render_table(const json& j) {
     const std::string V = vendor_cell(task_vendor(j, c["task"]), g ? json(*g) : json(nullptr), false);
     if (!sol.empty()) S = fmt::format("{:.0f}%", 100 * *std::max_element(sol.begin(), sol.end()));
     if (largest > 0) T = fmt::format("{:.1f}", largest);
-    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>8} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", c["task"].get<std::string>(),
+    out += fmt::format("{:<22} {:<5} {:<{}} {:<17} {:>18} {:>8} {:>9} {:>8} {:>10} {:>8}  {}\n", c["task"].get<std::string>(),
                        c["precision"].get<std::string>(), c["contender"].get<std::string>(), cw,
                        c["disposition"].get<std::string>(), P, G, V, S, T, PD,
                        sol_cell(sol_by_shape(j, c["task"], c["precision"], c["contender"], paper)));
@@ -89,6 +91,7 @@ std::string render_table(const json& j) {
       shapes += (shapes.empty() ? "" : "; ") + r.get<std::string>();
     out += "shapes: ad-hoc (--shape, sweep custom; not the task's sweeps): " + shapes + "\n";
   }
+  if (!intervals.empty()) out += interval_legend() + "\n";
   out += launch_floor_line(j.value("device", json::object())) + "\n";
   for (const std::string& n : vendor_notes(j)) out += "vendor: " + n + "\n";
   for (const std::string& l : roofline_summary_lines(roofline_summary(j))) out += "roofline: " + l + "\n";

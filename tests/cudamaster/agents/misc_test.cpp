@@ -51,24 +51,66 @@ TEST(Score, ComplexityWeightedSpeedupAndVendorRatio) {
   EXPECT_FALSE(self.vs_vendor);
 }
 
-TEST(Score, AcceptOnlyBeyondTheNoise) {
+// The acceptance margin is the spread model's between-process spread of P over the candidate's
+// shapes (score.hpp). A hand-made 90% model: < 100 us 10%, >= 100 us 2%, shapes independent.
+mskb::SpreadModel acceptance_model() {
+  return mskb::parse_spread_model({{"format", 1},
+                                   {"version", 5},
+                                   {"quantile", 0.9},
+                                   {"bands_us", {100.0}},
+                                   {"scopes", {{"between_process", {{"call", {0.1, 0.02}}, {"common", 0.0}, {"rho", 0.0}}}}}});
+}
+
+TEST(Score, AcceptOnlyBeyondTheSpreadBetweenProcesses) {
+  const mskb::SpreadModel m = acceptance_model();
+  // One shape of 10 us, noise 0.2% on both sides: each side's bound sqrt(0.1^2 + 2 z^2 0.002^2) =
+  // 0.100108 (z = 1.644854), P's h = sqrt(2) * 0.100108 = 0.141574: margin e^h - 1 = 15.21%.
   const auto base = timed({{1, 10}});
-  const auto best = loop::score_result(base, base, nullptr);
-  auto v = loop::judge(loop::score_result(timed({{1, 9.9}}), base, nullptr), best, 0.02);  // 1 % faster
-  EXPECT_FALSE(v.accept);
-  EXPECT_NEAR(v.required_p, 1.02, 1e-12);
-  v = loop::judge(loop::score_result(timed({{1, 9.0}}), base, nullptr), best, 0.02);  // 11 % faster
-  EXPECT_TRUE(v.accept) << v.reason;
-  // Noisy measurements widen the margin: 3 % noise on both sides -> 2*sqrt(2*(sqrt(2)*0.03)^2) ~ 12 %.
-  const auto noisy_base = timed({{1, 10}}, 0.03);
-  const auto noisy_best = loop::score_result(noisy_base, noisy_base, nullptr);
-  v = loop::judge(loop::score_result(timed({{1, 9.0}}, 0.03), noisy_base, nullptr), noisy_best, 0.02);
+  const auto best = loop::score_result(base, base, nullptr, m);
+  auto s = loop::score_result(timed({{1, 9.0}}), base, nullptr, m);  // 11% faster
+  EXPECT_NEAR(s.spread, 0.1415743, 1e-6);
+  EXPECT_EQ(s.spread_shapes, 1);
+  auto v = loop::judge(s, best, 0.0, m);
   EXPECT_FALSE(v.accept) << v.reason;
+  EXPECT_NEAR(v.margin, 0.1520861, 1e-6);
+  EXPECT_NEAR(v.required_p, 1.1520861, 1e-6);
+  EXPECT_EQ(v.margin_source, "between-process spread of its 1 shape, spread model v5 (90% intervals, between processes)");
+  EXPECT_NE(v.reason.find("P 1.111 <= 1.152 required (best 1.000 + 15.2% margin: between-process spread"), std::string::npos) << v.reason;
+  v = loop::judge(loop::score_result(timed({{1, 8.5}}), base, nullptr, m), best, 0.0, m);  // 17.6% faster
+  EXPECT_TRUE(v.accept) << v.reason;
+  // The same 11% gain on a 200 us shape (2% band: h = 0.029039, margin 2.95%) is accepted.
+  const auto base200 = timed({{1, 200}});
+  v = loop::judge(loop::score_result(timed({{1, 180}}), base200, nullptr, m), loop::score_result(base200, base200, nullptr, m), 0.0, m);
+  EXPECT_TRUE(v.accept) << v.reason;
+  EXPECT_NEAR(v.margin, 0.0294652, 1e-6);
+  // ... and a 1% gain there is not.
+  v = loop::judge(loop::score_result(timed({{1, 198}}), base200, nullptr, m), loop::score_result(base200, base200, nullptr, m), 0.0, m);
+  EXPECT_FALSE(v.accept) << v.reason;
+  // --min-gain is a floor above the model's margin.
+  v = loop::judge(loop::score_result(timed({{1, 180}}), base200, nullptr, m), loop::score_result(base200, base200, nullptr, m), 0.2, m);
+  EXPECT_FALSE(v.accept);
+  EXPECT_EQ(v.margin_source, "the --min-gain floor 20%");
+  EXPECT_NEAR(v.required_p, 1.2, 1e-12);
+  // Noisy measurements widen the margin: 3% noise -> each side sqrt(0.02^2 + 2 z^2 0.03^2) =
+  // 0.072595, h = 0.102664, margin 10.81%: 8% faster is accepted without the noise, not with it.
+  v = loop::judge(loop::score_result(timed({{1, 185}}), base200, nullptr, m), loop::score_result(base200, base200, nullptr, m), 0.0, m);
+  EXPECT_TRUE(v.accept) << v.reason;
+  const auto noisy_base = timed({{1, 200}}, 0.03);
+  v = loop::judge(loop::score_result(timed({{1, 185}}, 0.03), noisy_base, nullptr, m), loop::score_result(noisy_base, noisy_base, nullptr, m), 0.0, m);
+  EXPECT_FALSE(v.accept) << v.reason;
+  EXPECT_NEAR(v.margin, 0.1081193, 1e-6);
+  // The verdict as the store records it.
+  EXPECT_EQ(v.json()["margin_source"], v.margin_source);
+  EXPECT_DOUBLE_EQ(v.json()["required_p"].get<double>(), v.required_p);
   auto wrong = timed({{1, 1.0}});
   wrong.disposition = mskb::Disposition::wrong_result;
-  v = loop::judge(loop::score_result(wrong, base, nullptr), best, 0.02);
+  v = loop::judge(loop::score_result(wrong, base, nullptr, m), best, 0.02, m);
   EXPECT_FALSE(v.accept);
   EXPECT_EQ(v.reason, "not correct");
+  // Without complexities there is no interval: the noise rule (2 sqrt(rel^2 + rel^2)) and the floor.
+  const auto flat = timed({{0, 9.0}});
+  v = loop::judge(loop::score_result(flat, timed({{0, 10}}), nullptr, m), best, 0.02, m);
+  EXPECT_EQ(v.margin_source, "the --min-gain floor 2%");
 }
 
 TEST(ReplayMatch, SystemOnlyIgnoresUserTextButNotSystemPromptsOrParams) {

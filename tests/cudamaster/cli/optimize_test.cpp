@@ -682,7 +682,7 @@ TEST(MskbCli, TwoPhaseRunChecksInParallelThenTimes) {
   ASSERT_EQ(big.code, 0) << big.err;
   // The Markdown summary scores each timed sweep and says where the evaluation time went.
   const std::string md = read_file(c.dir.file("big.md"));
-  EXPECT_NE(md.find("| P paper | geomean paper | P large | geomean large |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| P [interval] paper | geomean paper | P [interval] large | geomean large |"), std::string::npos) << md;
   EXPECT_NE(md.find("| spmv_csr | fp32 | baseline | passed | "), std::string::npos) << md;
   EXPECT_NE(md.find("## Evaluation time by phase"), std::string::npos) << md;
   EXPECT_NE(md.find("| generate | reference | waited | check | timing | total |"), std::string::npos) << md;

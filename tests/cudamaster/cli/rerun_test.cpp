@@ -135,18 +135,27 @@ TEST_F(Run, ReportCarriesWhatIsNeededToRunItAgain) {
   EXPECT_TRUE(cr["sm_clock_mhz"].is_null());
 }
 
-// The same run again: every entry within the tolerance, the same random shapes, the comparison in
-// the new report, Markdown and HTML written.
+// The same run again: every entry within its interval (the spread model, between processes: the
+// same GPU), the same random shapes, the comparison in the new report, Markdown and HTML written.
 TEST_F(Run, RerunOfAnUnchangedReportReproduces) {
   const Proc p = c.mskb({"rerun", report, "-q", "--json", c.dir.file("new.json"), "--markdown", c.dir.file("rerun.md"), "--html",
                          c.dir.file("rerun.html")});
   ASSERT_EQ(p.code, 0) << p.out << p.err;
-  EXPECT_NE(p.out.find("reproduced 3 of 3 entries within 10% (correctness, median times and P)"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("reproduced 3 of 3 entries within their intervals (correctness, median times and P; spread model v"), std::string::npos)
+      << p.out;
+  EXPECT_NE(p.out.find("between processes"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("0 of 5 checks outside"), std::string::npos) << p.out;  // time for each, P for vendor and k
+  EXPECT_NE(p.out.find("mskb rerun: the report (commit "), std::string::npos) << p.out;  // both runs' commits named
+  EXPECT_NE(p.out.find(") run again (commit "), std::string::npos) << p.out;
   EXPECT_EQ(p.out.find("DIFFERS"), std::string::npos) << p.out;
   EXPECT_EQ(p.out.find("WARNING"), std::string::npos) << p.out;
   const json fresh = read_json(c.dir.file("new.json"));
   const json& cmp = fresh["rerun_of"]["comparison"];
-  EXPECT_EQ(cmp["summary"], json({{"entries", 3}, {"reproduced", 3}, {"differ", 0}}));
+  EXPECT_EQ(cmp["summary"]["reproduced"], 3) << cmp["summary"];
+  EXPECT_EQ(cmp["summary"]["outside"], 0);
+  EXPECT_EQ(cmp["summary"]["consistent"], true);
+  EXPECT_EQ(cmp["scope"], "between_process");
+  EXPECT_EQ(cmp["judge"]["kind"], "model");
   EXPECT_EQ(cmp["random_shapes_differ"], json::array());
   for (const json& e : cmp["entries"]) {
     ASSERT_EQ(e["sweeps"].size(), 1u) << e.dump();
@@ -162,7 +171,7 @@ TEST_F(Run, RerunOfAnUnchangedReportReproduces) {
   EXPECT_EQ(fresh["shape_seed"], 42);
   EXPECT_EQ(fresh["contenders"].size(), old["contenders"].size());
   const std::string md = read_file(c.dir.file("rerun.md"));
-  EXPECT_NE(md.find("**reproduced 3 of 3 entries within 10%"), std::string::npos) << md;
+  EXPECT_NE(md.find("**reproduced 3 of 3 entries within their intervals"), std::string::npos) << md;
   EXPECT_NE(md.find("## mskb compare: report vs rerun"), std::string::npos) << md;
   const std::string html = read_file(c.dir.file("rerun.html"));
   EXPECT_EQ(html.rfind("<!doctype html>", 0), 0u);
@@ -172,8 +181,9 @@ TEST_F(Run, RerunOfAnUnchangedReportReproduces) {
   EXPECT_EQ(again.code, 0) << again.out << again.err;
 }
 
-// A report whose times were doubled: every entry's time is named, with the ratio; a tolerance
-// wide enough accepts them. A correctness the rerun does not see, and another GPU model, too.
+// A report whose times were doubled: every entry's time is named, with the ratio, outside its
+// interval; three of five checks is more than chance explains (exit 1); a flat tolerance wide
+// enough accepts them. A correctness the rerun does not see, and another GPU model, too.
 TEST_F(Run, DoctoredReportDiffersAndTheDifferencesAreNamed) {
   json doctored = read_json(report);
   for (json& r : doctored["results"])
@@ -184,7 +194,11 @@ TEST_F(Run, DoctoredReportDiffersAndTheDifferencesAreNamed) {
   for (const char* who : {"baseline", "vendor", "k"})
     EXPECT_NE(p.out.find(std::string("differs: vector_add fp32 ") + who + ": paper: median time x0.5 the report's"), std::string::npos)
         << who << "\n" << p.out;
-  EXPECT_NE(p.out.find("reproduced 0 of 3 entries within 10%"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("reproduced 0 of 3 entries within their intervals"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("3 of 5 checks outside, "), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find(" expected by chance, more than chance explains (up to 2)"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("the report's (geometric mean over"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("outside its bound +-"), std::string::npos) << p.out;
   EXPECT_EQ(p.out.find(": P "), std::string::npos) << "P is a ratio of two doubled times: unchanged\n" << p.out;
   const Proc wide = c.mskb({"rerun", c.dir.file("x2.json"), "-q", "--tolerance", "0.6"});
   EXPECT_EQ(wide.code, 0) << wide.out << wide.err;
@@ -205,7 +219,12 @@ TEST_F(Run, DoctoredReportDiffersAndTheDifferencesAreNamed) {
   EXPECT_NE(q.out.find("differs: vector_add fp32 k: correct in the rerun (passed), not in the report (wrong_result"), std::string::npos) << q.out;
   EXPECT_NE(q.out.find("differs: vector_add fp32 vendor: paper: P 3.00 -> 1.00 (x0.333)"), std::string::npos) << q.out;
   EXPECT_EQ(q.out.find("differs: vector_add fp32 baseline"), std::string::npos) << q.out;
-  EXPECT_NE(q.out.find("reproduced 1 of 3 entries within 10%"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("reproduced 1 of 3 entries within their intervals"), std::string::npos) << q.out;
+  EXPECT_NE(q.out.find("1 with another correctness or disposition"), std::string::npos) << q.out;
+  // --tolerance: the flat check of before.
+  const Proc flat = c.mskb({"rerun", c.dir.file("other.json"), "-q", "--tolerance", "0.1"});
+  EXPECT_EQ(flat.code, 1) << flat.out << flat.err;
+  EXPECT_NE(flat.out.find("reproduced 1 of 3 entries within 10% (correctness, median times and P); 2 differ"), std::string::npos) << flat.out;
   const json cmp = read_json(c.dir.file("other_new.json"))["rerun_of"]["comparison"];
   EXPECT_EQ(cmp["same_gpu_model"], false);
   EXPECT_EQ(cmp["summary"]["differ"], 2);
@@ -285,7 +304,7 @@ TEST(Rerun, TaskFileRunIsRunAgainAndItsFilesAreChecked) {
   Proc p = c.mskb({"rerun", report, "-q"});
   EXPECT_EQ(p.code, 0) << p.out << p.err;
   EXPECT_NE(p.out.find("bias_gelu"), std::string::npos) << p.out;
-  EXPECT_NE(p.out.find("reproduced 1 of 1 entries within 10%"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("reproduced 1 of 1 entries within their intervals"), std::string::npos) << p.out;
   std::ofstream(c.dir.file("tf/ref.cpp"), std::ios::app) << "// edited\n";
   p = c.mskb({"rerun", report, "-q"});
   EXPECT_EQ(p.code, 2) << p.out << p.err;

@@ -58,7 +58,14 @@ TEST(Loop, StoryRecordsEveryStepAndKeepsTheBest) {
   const auto steps = rounds[0]["payload"]["steps"];
   EXPECT_NE(steps[1].get<std::string>().find("coder: compile_error"), std::string::npos) << steps.dump();
   EXPECT_NE(steps[2].get<std::string>().find("debug 1: wrong_result"), std::string::npos) << steps.dump();
-  EXPECT_NE(steps[3].get<std::string>().find("debug 2: correct, P 0.300 <= 1.020 required"), std::string::npos) << steps.dump();
+  // The margin is the spread model's between-process spread of P over the candidate's paper shapes.
+  EXPECT_NE(steps[3].get<std::string>().find("debug 2: correct, P 0.300 <= "), std::string::npos) << steps.dump();
+  EXPECT_NE(steps[3].get<std::string>().find("margin: between-process spread of its 6 shapes, spread model v"), std::string::npos) << steps.dump();
+  const auto verdict = rounds[0]["payload"]["verdict"];
+  EXPECT_EQ(verdict["accept"], false);
+  EXPECT_GT(verdict["margin"].get<double>(), 0.0);
+  EXPECT_NEAR(verdict["required_p"].get<double>(), 1.0 + verdict["margin"].get<double>(), 1e-12);  // the best is the baseline
+  EXPECT_NE(verdict["margin_source"].get<std::string>().find("between-process spread of its 6 shapes"), std::string::npos);
 
   const auto job = s->jobs(res.run_id).at(0);
   EXPECT_EQ(job.status, cudamaster::store::Status::finished);
@@ -314,8 +321,14 @@ TEST(Loop, RemeasurementDecidesAcceptanceAndItsP) {
   ASSERT_EQ(rows.size(), 12u);
   EXPECT_EQ(rows[6]["contender"], "candidate/remeasure");
   EXPECT_NEAR(rows[6]["p"].get<double>(), 1.0, 1e-9);
-  EXPECT_NE(rows[6]["message"].get<std::string>().find("no longer beats the best by more than the noise: not accepted"), std::string::npos)
+  EXPECT_NE(rows[6]["message"].get<std::string>().find("no longer beats the best by more than the margin: not accepted"), std::string::npos)
       << rows[6].dump();
+  // The re-measurement's row records the verdict: the margin used and where it came from.
+  const auto verdict = rows[6]["payload"]["verdict"];
+  EXPECT_EQ(verdict["accept"], false) << rows[6].dump();
+  EXPECT_NE(verdict["margin_source"].get<std::string>().find("between-process spread of its"), std::string::npos) << rows[6].dump();
+  EXPECT_NEAR(verdict["required_p"].get<double>(), 1.0 + verdict["margin"].get<double>(), 1e-12);  // the best is the baseline, P 1
+
   EXPECT_EQ(rows[5]["contender"], "baseline/remeasure");
   EXPECT_EQ(rows[5]["candidate_id"], rows[0]["candidate_id"]);  // the baseline's own candidate row
 
@@ -324,7 +337,7 @@ TEST(Loop, RemeasurementDecidesAcceptanceAndItsP) {
   EXPECT_EQ(rounds[0]["outcome"], "rejected");
   EXPECT_NEAR(rounds[0]["best_p_after"].get<double>(), 1.0, 1e-9);
   const std::string why = rounds[0]["payload"]["outcome"];
-  EXPECT_NE(why.find("P 2.50 at first, but re-measured beside the baseline in a fresh process P 1.000 <= 1.020 required"), std::string::npos)
+  EXPECT_NE(why.find("P 2.50 at first, but re-measured beside the baseline in a fresh process P 1.000 <= "), std::string::npos)
       << why;
   // Round 2: accepted with the re-measured P (1.8), not the first one (2.5).
   EXPECT_EQ(rounds[1]["outcome"], "accepted");
