@@ -11,7 +11,10 @@ MSKB_TASK(reverse_array) {
   spec.vendor =
       "CUB (CCCL): cub::DeviceTransform::Transform over a thrust::reverse_iterator of the input with an identity "
       "functor (the engine thrust::reverse_copy uses in CCCL 3, called directly: thrust::device is a synchronous "
-      "policy and added a second stream synchronisation per call); cuBLAS <t>copy with incx = -1 has no bf16 form";
+      "policy and added a second stream synchronisation per call); cuBLAS <t>copy with incx = -1 has no bf16 form. Under 0.8 of the bandwidth roofline at the large sweep's largest shape (H200, 4aae2a5): fp32 0.76, "
+      "bf16 0.49: the reversed read goes through DeviceTransform's iterator path (no bulk-copy tiles for a "
+      "reversed range), so the call is bound by its element rate (bf16 takes 0.77x the fp32 call's time for "
+      "half its bytes); no library reverses bf16 otherwise";
   spec.params = {out("output"), in("input"), int_arg("N")};
   for (int e : {10, 12, 14, 16, 18}) spec.paper.push_back({{"N", int64_t{1} << e}});
   // Odd sizes (the middle element maps to itself), N=1, and N beyond the paper maximum.
