@@ -31,6 +31,9 @@
 #               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
+#     sandbox   what the candidate's sandbox costs: scripts/diag/seccomp_cost.cpp (one system call before and after
+#               each step), then scripts/diag/sandbox_cost.sh ($SANDBOX_ROUNDS rounds of every MSKB_SANDBOX mode on
+#               $TASKS, default six launch-bound tasks) -> seccomp_cost.txt, sandbox_cost/summary.md
 #     diag      scripts/diag/cudnn_pw_engines.cu: every cuDNN engine (and knob value) that runs the
 #               activation tasks' graph-API pointwise nodes, with its bandwidth -> pw_engines.log
 #     run       `mskb run` per category ($CATEGORIES, default scientific llm sparse algebra; or $TASKS
@@ -365,6 +368,20 @@ if [[ $phases == *,candidate,* ]]; then
     --llm replay:data/demo/suite4.jsonl --replay-match task --rounds 2 --db "$OUT/candidates.db" --out "$OUT/candidates" > "$OUT/candidates.log" 2>&1
   echo "suite4 replay rc=$? ($(since $t1))"
   python3 scripts/candidate_times.py "$OUT/candidates.db" --json "$OUT/candidate_times.json" | tee "$OUT/candidate_times.txt" | tail -12
+fi
+
+if [[ $phases == *,sandbox,* ]]; then
+  # What the candidate's sandbox costs: one system call timed before and after each step
+  # (scripts/diag/seccomp_cost.cpp), then the same `mskb run` in every MSKB_SANDBOX mode
+  # (scripts/diag/sandbox_cost.sh, $SANDBOX_ROUNDS rounds, default 2; $TASKS, default its six) ->
+  # sandbox_cost/summary.md.
+  g++ -std=c++17 -O2 -Iinclude scripts/diag/seccomp_cost.cpp build/gpu/src/libmskb_util.a -lpthread -o build/gpu/seccomp_cost \
+    > "$OUT/seccomp_cost.txt" 2>&1 && build/gpu/seccomp_cost >> "$OUT/seccomp_cost.txt" 2>&1
+  echo "seccomp_cost rc=$?"; cat "$OUT/seccomp_cost.txt"
+  sc_args=(); [ -n "${TASKS:-}" ] && sc_args=(--task "$TASKS" --contenders baseline,vendor --sweep "${SWEEP:-paper}")
+  t1=$(date +%s)
+  scripts/diag/sandbox_cost.sh "$B" "$OUT/sandbox_cost" "${SANDBOX_ROUNDS:-2}" "${sc_args[@]}" | tail -12
+  echo "sandbox_cost ($(since $t1))"
 fi
 
 if [[ $phases == *,diag,* ]]; then

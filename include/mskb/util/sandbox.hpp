@@ -91,6 +91,10 @@ enum class OnViolation { kill, trap };
 struct SeccompPolicy {
   pid_t self = 0;
   OnViolation on_violation = OnViolation::kill;
+  // SECCOMP_FILTER_FLAG_SPEC_ALLOW: the filter does not force the speculation mitigations a kernel
+  // booted with spec_store_bypass_disable=seccomp or spectre_v2_user=seccomp puts on filtered
+  // threads (MSKB_SANDBOX_SPEC=allow, to measure what they cost the candidate's host path).
+  bool speculation_allow = false;
 };
 
 // Installs the filter with PR_SET_NO_NEW_PRIVS and SECCOMP_FILTER_FLAG_TSYNC (every thread of
@@ -191,10 +195,19 @@ class CandidateSandbox {
   // step 2 is left out, unless MSKB_SANDBOX_TOOLS=strict. The level says so.
   static bool under_injection_tool();
   static bool strict_under_tools();
-  // MSKB_SANDBOX=off: resource limits only, no Landlock and no seccomp (to measure what the
-  // sandbox costs, or to tell whether it is the cause of a failure). Never a default: every
-  // report's sandbox field then reads "off (...)".
-  static bool switched_off();
+  // MSKB_SANDBOX, for measurement only (never a default; every report's sandbox field names it):
+  //   on (or unset)  both steps;
+  //   off            resource limits only, no Landlock and no seccomp (what the sandbox costs, or
+  //                  whether it is the cause of a failure);
+  //   files          Landlock without seccomp;   calls   seccomp without Landlock
+  // (which of the two steps costs what). Any other value throws (sandbox_setup_failed): a typo
+  // must not run a kernel less confined than asked.
+  enum class Mode { on, off, files, calls };
+  static Mode mode_from_environment();
+  static bool switched_off() { return mode_from_environment() == Mode::off; }
+  // MSKB_SANDBOX_SPEC=allow: the filter goes on with SeccompPolicy::speculation_allow (the level
+  // says so); unset or "kernel": the kernel's own choice. Any other value throws.
+  static bool speculation_allowed();
 
  private:
   int landlock_abi_ = 0;
@@ -204,6 +217,8 @@ class CandidateSandbox {
   bool seccomp_ = false;
   bool step1_ = false;
   bool off_ = false;
+  Mode mode_ = Mode::on;
+  std::string speculation_note_;  // mitigations the kernel forced on when the filter went on
   bool tool_ = false;  // under an injected CUDA tool (detected, or said by the caller)
 };
 

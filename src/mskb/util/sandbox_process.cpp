@@ -30,6 +30,41 @@ namespace {
 
 std::string errno_text(int e) { return std::strerror(e); }
 
+#ifndef PR_GET_SPECULATION_CTRL
+#define PR_GET_SPECULATION_CTRL 52
+#endif
+#ifndef PR_SPEC_STORE_BYPASS
+#define PR_SPEC_STORE_BYPASS 0
+#endif
+#ifndef PR_SPEC_INDIRECT_BRANCH
+#define PR_SPEC_INDIRECT_BRANCH 1
+#endif
+#ifndef PR_SPEC_FORCE_DISABLE
+#define PR_SPEC_FORCE_DISABLE (1UL << 3)
+#endif
+
+// This thread's speculation controls (PR_GET_SPECULATION_CTRL; -1 where the kernel has none).
+// A kernel booted with spec_store_bypass_disable=seccomp or spectre_v2_user=seccomp forces the
+// mitigations on every thread a seccomp filter goes on: the candidate's host code (the timed
+// call's launch and synchronization) may then run slower than the same code unconfined. The
+// level names it, so a sandbox cost measured on such a kernel is explained where it is reported.
+struct SpeculationState {
+  long store_bypass = -1;
+  long indirect_branch = -1;
+};
+SpeculationState speculation_state() {
+  return {::prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_STORE_BYPASS, 0, 0, 0),
+          ::prctl(PR_GET_SPECULATION_CTRL, PR_SPEC_INDIRECT_BRANCH, 0, 0, 0)};
+}
+bool forced(long state) { return state >= 0 && (state & static_cast<long>(PR_SPEC_FORCE_DISABLE)) != 0; }
+std::string forced_mitigations(const SpeculationState& before, const SpeculationState& after) {
+  std::string what;
+  if (forced(after.store_bypass) && !forced(before.store_bypass)) what = "store bypass";
+  if (forced(after.indirect_branch) && !forced(before.indirect_branch))
+    what += what.empty() ? "indirect branch" : " and indirect branch";
+  return what.empty() ? what : "the kernel forced the " + what + " speculation mitigation on with the filter";
+}
+
 std::string parent_dir(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";
@@ -273,9 +308,11 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
     tool_threads_note_ = "landlock binds the candidate's threads, not the " + std::to_string(threads - 1) +
                          " thread(s) the injected tool started";
   }
+  mode_ = mode_from_environment();  // throws on a value it does not know
+  (void)speculation_allowed();      // likewise, before anything is confined
   apply_limits(Limits{});
-  if (switched_off()) {  // resource limits only; level() says so in every report
-    off_ = true;
+  if (mode_ == Mode::off || mode_ == Mode::calls) {  // no Landlock; level() says so in every report
+    off_ = mode_ == Mode::off;
     step1_ = true;
     return;
   }
@@ -298,15 +335,19 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
 
 void CandidateSandbox::confine_calls() {
   if (!step1_) throw std::runtime_error("the sandbox's second step before its first");
-  if (seccomp_ || off_) return;
+  if (seccomp_ || off_ || mode_ == Mode::files) return;
   if (tool_ && !strict_under_tools()) {
     tool_note_ = "no seccomp under an injected CUDA tool";
     return;
   }
   const OnViolation mode = violation_mode_from_environment();
   if (mode == OnViolation::trap) install_debug_sigsys_handler();
-  install_seccomp(SeccompPolicy{::getpid(), mode});
+  const SpeculationState before = speculation_state();
+  const bool spec_allow = speculation_allowed();
+  install_seccomp(SeccompPolicy{::getpid(), mode, spec_allow});
   seccomp_ = true;
+  speculation_note_ = forced_mitigations(before, speculation_state());
+  if (spec_allow) speculation_note_ += std::string(speculation_note_.empty() ? "" : "; ") + "MSKB_SANDBOX_SPEC=allow";
 }
 
 std::string CandidateSandbox::level() const {
@@ -318,6 +359,9 @@ std::string CandidateSandbox::level() const {
   if (landlock_abi_ <= 0 && !landlock_note_.empty()) s += " (" + landlock_note_ + ")";
   if (!tool_threads_note_.empty()) s += " (" + tool_threads_note_ + ")";
   if (!tool_note_.empty()) s += " (" + tool_note_ + ")";
+  if (!speculation_note_.empty()) s += " (" + speculation_note_ + ")";
+  if (mode_ == Mode::files) s += " (MSKB_SANDBOX=files: no seccomp, for measurement only)";
+  if (mode_ == Mode::calls) s += " (MSKB_SANDBOX=calls: no Landlock, for measurement only)";
   if (violation_mode_from_environment() == OnViolation::trap) s += " [debug: trap]";
   return s;
 }
@@ -336,9 +380,20 @@ bool CandidateSandbox::under_injection_tool() {
   return false;
 }
 
-bool CandidateSandbox::switched_off() {
+CandidateSandbox::Mode CandidateSandbox::mode_from_environment() {
   const char* v = std::getenv("MSKB_SANDBOX");
-  return v && std::strcmp(v, "off") == 0;
+  if (!v || !*v || std::strcmp(v, "on") == 0) return Mode::on;
+  if (std::strcmp(v, "off") == 0) return Mode::off;
+  if (std::strcmp(v, "files") == 0) return Mode::files;
+  if (std::strcmp(v, "calls") == 0) return Mode::calls;
+  throw std::runtime_error(std::string("MSKB_SANDBOX=") + v + ": expected on, off, files or calls");
+}
+
+bool CandidateSandbox::speculation_allowed() {
+  const char* v = std::getenv("MSKB_SANDBOX_SPEC");
+  if (!v || !*v || std::strcmp(v, "kernel") == 0) return false;
+  if (std::strcmp(v, "allow") == 0) return true;
+  throw std::runtime_error(std::string("MSKB_SANDBOX_SPEC=") + v + ": expected kernel or allow");
 }
 
 bool CandidateSandbox::strict_under_tools() {

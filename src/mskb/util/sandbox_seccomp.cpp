@@ -45,6 +45,9 @@ constexpr std::uint32_t kArch = AUDIT_ARCH_AARCH64;
 #ifndef SECCOMP_FILTER_FLAG_TSYNC
 #define SECCOMP_FILTER_FLAG_TSYNC 1UL
 #endif
+#ifndef SECCOMP_FILTER_FLAG_SPEC_ALLOW
+#define SECCOMP_FILTER_FLAG_SPEC_ALLOW (1UL << 2)
+#endif
 
 constexpr std::uint32_t kAllow = SECCOMP_RET_ALLOW;
 constexpr std::uint32_t kEperm = SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
@@ -225,9 +228,10 @@ std::vector<sock_filter> candidate_program(const SeccompPolicy& policy) {
   p.block(__NR_tgkill, Program::masked(0, 0xffffffffu, self, kAllow, fatal));
   p.block(__NR_rt_sigqueueinfo, Program::masked(0, 0xffffffffu, self, kAllow, fatal));
   p.block(__NR_rt_tgsigqueueinfo, Program::masked(0, 0xffffffffu, self, kAllow, fatal));
-  // prctl: naming threads and memory, reading its own state.
+  // prctl: naming threads and memory, reading its own state (speculation controls included).
   p.block(__NR_prctl, Program::one_of(0, {PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE, PR_CAPBSET_READ, PR_GET_NO_NEW_PRIVS,
-                                          PR_GET_SECCOMP, 0x53564d41u /* PR_SET_VMA */},
+                                          PR_GET_SECCOMP, 52u /* PR_GET_SPECULATION_CTRL */,
+                                          0x53564d41u /* PR_SET_VMA */},
                                       kAllow, kEperm));
   p.block(__NR_prlimit64, Program::null_arg(2, kAllow, kEperm));              // reading limits only
   p.block(__NR_sendto, Program::null_arg(4, kAllow, kEperm));                 // no destination address
@@ -249,7 +253,8 @@ void install_seccomp(const SeccompPolicy& policy) {
   if (code.size() > BPF_MAXINSNS) throw std::runtime_error("seccomp: the filter is too long");
   sock_fprog prog{static_cast<unsigned short>(code.size()), const_cast<sock_filter*>(code.data())};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) throw std::runtime_error("PR_SET_NO_NEW_PRIVS: " + errno_text(errno));
-  const long rc = ::syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog);
+  const unsigned long flags = SECCOMP_FILTER_FLAG_TSYNC | (policy.speculation_allow ? SECCOMP_FILTER_FLAG_SPEC_ALLOW : 0UL);
+  const long rc = ::syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, flags, &prog);
   if (rc < 0) throw std::runtime_error("seccomp(SECCOMP_SET_MODE_FILTER): " + errno_text(errno));
   if (rc > 0) throw std::runtime_error("seccomp: thread " + std::to_string(rc) + " could not be synchronized");
 }

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -461,6 +462,93 @@ TEST(SandboxPieces, SwitchedOffSaysSo) {
     box.confine_files({"/nonexistent/kernel.so", "", {}, false});
     box.confine_calls();
     return box.level().rfind("off (MSKB_SANDBOX=off", 0) == 0 && !box.calls_confined() && !box.files_confined() ? 0 : 1;
+  });
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
+// MSKB_SANDBOX=files / calls: one step each, named in the level; what that step refuses still fails.
+TEST(SandboxPieces, OneStepModesSaySoAndHold) {
+  const int files = in_child([] {
+    ::setenv("MSKB_SANDBOX", "files", 1);
+    sb::CandidateSandbox box;
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+    box.confine_calls();
+    if (box.calls_confined()) return 1;
+    if (box.level().find("(MSKB_SANDBOX=files: no seccomp") == std::string::npos) return 2;
+    std::string why;
+    if (sb::landlock_abi(&why) > 0 && ::open("/var/tmp/mskb_sandbox_files_probe", O_WRONLY | O_CREAT, 0600) >= 0) return 3;
+    return 0;
+  });
+  EXPECT_TRUE(WIFEXITED(files) && WEXITSTATUS(files) == 0) << describe(files);
+  const int calls = in_child([] {
+    ::setenv("MSKB_SANDBOX", "calls", 1);
+    sb::CandidateSandbox box;
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+    box.confine_calls();
+    if (!box.calls_confined() || box.files_confined()) return 1;
+    if (box.level().rfind("seccomp (MSKB_SANDBOX=calls: no Landlock", 0) != 0) return 2;
+    errno = 0;
+    if (::open("/var/tmp/mskb_sandbox_calls_probe", O_WRONLY | O_CREAT, 0600) >= 0 || errno != EPERM) return 3;
+    return 0;
+  });
+  EXPECT_TRUE(WIFEXITED(calls) && WEXITSTATUS(calls) == 0) << describe(calls);
+}
+
+// A value the harness does not know fails closed with a line that names it.
+TEST(SandboxPieces, UnknownModeIsRefused) {
+  const int st = in_child([] {
+    ::setenv("MSKB_SANDBOX", "of", 1);
+    try {
+      sb::CandidateSandbox box;
+      box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+      return 1;
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what()).find("MSKB_SANDBOX=of: expected on, off, files or calls") == 0 ? 0 : 2;
+    }
+  });
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+  const int spec = in_child([] {
+    ::setenv("MSKB_SANDBOX_SPEC", "alow", 1);
+    try {
+      sb::CandidateSandbox box;
+      box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+      return 1;
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what()).find("MSKB_SANDBOX_SPEC=alow: expected kernel or allow") == 0 ? 0 : 2;
+    }
+  });
+  EXPECT_TRUE(WIFEXITED(spec) && WEXITSTATUS(spec) == 0) << describe(spec);
+}
+
+// MSKB_SANDBOX_SPEC=allow: the same filter (still refusing), installed without the kernel's
+// speculation mitigations, and the level says so.
+TEST(SandboxPieces, SpeculationAllowIsNamedAndStillFilters) {
+  const int st = in_child([] {
+    ::setenv("MSKB_SANDBOX_SPEC", "allow", 1);
+    sb::CandidateSandbox box;
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+    box.confine_calls();
+    if (!box.calls_confined() || box.level().find("MSKB_SANDBOX_SPEC=allow") == std::string::npos) return 1;
+    errno = 0;
+    if (::open("/var/tmp/mskb_sandbox_spec_probe", O_WRONLY | O_CREAT, 0600) >= 0 || (errno != EPERM && errno != EACCES)) return 2;
+    return 0;
+  });
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
+}
+
+// The candidate may read its own speculation controls under the filter (the level reports what
+// the kernel forced on), and still may not change them.
+TEST(SandboxPieces, SpeculationControlsReadableNotWritable) {
+  const int st = in_child([] {
+    sb::CandidateSandbox box;
+    box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+    box.confine_calls();
+    errno = 0;
+    if (::prctl(52 /* PR_GET_SPECULATION_CTRL */, 0 /* store bypass */, 0, 0, 0) < 0 && errno == EPERM) return 1;
+    errno = 0;
+    if (::prctl(53 /* PR_SET_SPECULATION_CTRL */, 0, 2 /* enable */, 0, 0) == 0 || errno != EPERM) return 2;
+    std::printf("sandbox level with the filter: %s\n", box.level().c_str());
+    return 0;
   });
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
 }
