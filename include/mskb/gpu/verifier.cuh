@@ -84,6 +84,7 @@ class Verifier {
   // Where the candidate could not map our staging copy of the inputs, the instance goes again
   // through the host (and so does every later one: the IPC is not retried).
   void instance_uploaded();
+  void ipc_failed(const std::string& why);  // once: ipc_unavailable_, and a note in the report
 
   Disposition judge_outputs(const CheckItem& c, nlohmann::json& detail, bool outputs_only = false) {
     return verify(spec_, req_.precision, held_->layout, held_->input.data(), held_->output.data(), held_->expected, held_->gpu.get(),

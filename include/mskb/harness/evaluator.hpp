@@ -155,6 +155,9 @@ struct ContenderResult {
   // The OS sandbox the kernel's process ran in ("landlock-7+seccomp", "seccomp (landlock: ...)"),
   // as its process reported it (issue 40); empty when the runner got no further than the build.
   std::string sandbox;
+  // How the evaluation ran where that changed its cost, not its verdict (the runner's note
+  // events), e.g. "ipc": why GPU comparisons and device inputs went through the host.
+  std::map<std::string, std::string> notes;
   std::string log_tail;
 };
 

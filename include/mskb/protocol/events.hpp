@@ -127,7 +127,16 @@ struct SandboxEvent {
   std::string level;
 };
 
-using Event = std::variant<PhaseEvent, CheckEvent, TimingEvent, DeviceEvent, ProfiledEvent, FatalEvent, DoneEvent, SandboxEvent>;
+// A fact about how the evaluation ran that changes what it cost, not what it judged (e.g. "ipc":
+// GPU comparisons and device inputs fell back to the host because CUDA IPC was unavailable, and
+// why): the contender's `notes` in every JSON report.
+struct NoteEvent {
+  std::string key;
+  std::string text;
+};
+
+using Event =
+    std::variant<PhaseEvent, CheckEvent, TimingEvent, DeviceEvent, ProfiledEvent, FatalEvent, DoneEvent, SandboxEvent, NoteEvent>;
 
 // The line an event is sent as (without the token).
 nlohmann::json event_json(const Event& e);

@@ -142,10 +142,17 @@ void Verifier::load_instance(const CheckItem& c, uint64_t seed, bool reuse) {
   send_instance(c, seed, reuse);
 }
 
+void Verifier::ipc_failed(const std::string& why) {
+  if (!ipc_unavailable_.empty()) return;
+  ipc_unavailable_ = why.empty() ? "CUDA IPC unavailable" : why;
+  // What it costs (every later comparison and upload through the host) goes into the report.
+  rep_.emit(NoteEvent{"ipc", "GPU comparisons and device inputs went through the host from here on: " + ipc_unavailable_});
+}
+
 void Verifier::instance_uploaded() {
   Message up = cand_.reply();
   if (up.body.contains("device_inputs_failed")) {
-    ipc_unavailable_ = up.body.value("device_inputs_failed", std::string("CUDA IPC unavailable"));
+    ipc_failed(up.body.value("device_inputs_failed", std::string("CUDA IPC unavailable")));
     send_instance(*sent_.item, sent_.seed, true);
     up = cand_.reply();
   }
@@ -157,7 +164,7 @@ void Verifier::instance_uploaded() {
   try {
     device_out_ = IpcMapping(up.body.value("ipc", std::string()));
   } catch (const std::exception& e) {
-    ipc_unavailable_ = e.what();
+    ipc_failed(e.what());
     inputs_to_host();  // the host comparison of read-only inputs needs them there
     cand_.send({{"op", "host_outputs"}});
     cand_.reply();

@@ -251,6 +251,8 @@ RunnerReport run_evaluation_runner(const RunRequest& req, const std::string& req
       case EventKind::done: rep.done = true; return 0;
       default:
         if (ev->event == "sandbox") res.sandbox = ev->body.value("level", std::string());  // issue 40
+        if (ev->event == "note" && !ev->body.value("key", std::string()).empty())
+          res.notes[ev->body.value("key", std::string())] = ev->body.value("text", std::string());
         return 0;
     }
   });
@@ -556,6 +558,7 @@ json result_to_json(const ContenderResult& r) {
           {"slowest_generate", slowest_generate_json(r)},
           {"sanitized", r.sanitized},
           {"sandbox", r.sandbox},
+          {"notes", r.notes},
           {"log_tail", r.log_tail}};
 }
 
@@ -582,6 +585,7 @@ ContenderResult result_from_json(const json& j) {
   r.seconds = j.value("seconds", 0.0);
   r.log_tail = j.value("log_tail", "");
   r.sandbox = j.value("sandbox", "");
+  if (const auto n = j.find("notes"); n != j.end() && n->is_object()) r.notes = n->get<std::map<std::string, std::string>>();
   for (const json& t : j.value("timings", json::array())) {
     ShapeTiming st;
     st.sweep = t.value("sweep", Sweep::paper);

@@ -95,6 +95,8 @@ json event_json(const Event& event) {
           j = {{"event", "done"}};
         } else if constexpr (std::is_same_v<E, SandboxEvent>) {
           j = {{"event", "sandbox"}, {"level", e.level}};
+        } else if constexpr (std::is_same_v<E, NoteEvent>) {
+          j = {{"event", "note"}, {"key", e.key}, {"text", e.text}};
         } else {
           static_assert(kAlwaysFalse<E>, "an event without its line");
         }

@@ -68,6 +68,7 @@ json report_json(const SuiteReport& report) {
                           {"expect", run.expect.empty() ? json(nullptr) : json(run.expect)}});
     if (run.timing_pending) contenders.back()["timing_pending"] = true;
     if (!r.sandbox.empty()) contenders.back()["sandbox"] = r.sandbox;  // the OS sandbox the kernel ran in (issue 40)
+    if (!r.notes.empty()) contenders.back()["notes"] = r.notes;        // how it ran, where that changed its cost
     if (!r.timing_part_seconds.empty()) contenders.back()["timing_part_seconds"] = r.timing_part_seconds;
     if (!r.sanitized.empty()) contenders.back()["sanitized"] = {{"tools", r.sanitized}, {"shapes", kSanitizerShapes}};
     std::map<std::string, std::vector<WeightedSample>> weighted;

@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
   const std::string mode = std::getenv("FORGE_MODE") ? std::getenv("FORGE_MODE") : "honest";
   const std::string token = mode == "no_token" ? "" : mode == "wrong_token" ? "0123456789abcdef" : req.value("token", "");
   std::vector<json> events;
+  if (mode == "notes") {  // what a verifier in the sandbox whose CUDA IPC failed sends beside its checks
+    events.push_back({{"event", "sandbox"}, {"level", "landlock-7+seccomp"}});
+    events.push_back({{"event", "note"}, {"key", "ipc"}, {"text", "GPU comparisons and device inputs went through the host from here on: x"}});
+  }
   for (const json& c : req["checks"])
     for (const json& seed : c["seeds"]) {
       events.push_back({{"event", "check"}, {"shape", c["shape"]}, {"shape_str", "s"}, {"sweep", c["sweep"]}, {"seed", seed},

@@ -179,6 +179,20 @@ TEST(Evaluate, OnlyTheRunnersOwnCompleteReportPasses) {
   }
 }
 
+// The sandbox level and the runner's notes (how the evaluation ran: CUDA IPC unavailable, ...)
+// reach the result and survive its JSON, without changing the verdict.
+TEST(Evaluate, SandboxLevelAndNotesReachTheResult) {
+  const ContenderResult r = forged("notes");
+  EXPECT_EQ(r.disposition, mskb::Disposition::passed) << r.message;
+  EXPECT_EQ(r.sandbox, "landlock-7+seccomp");
+  ASSERT_EQ(r.notes.count("ipc"), 1u);
+  EXPECT_EQ(r.notes.at("ipc").rfind("GPU comparisons and device inputs went through the host", 0), 0u);
+  const ContenderResult back = result_from_json(result_to_json(r));
+  EXPECT_EQ(back.notes, r.notes);
+  EXPECT_EQ(back.sandbox, r.sandbox);
+  EXPECT_TRUE(forged("honest").notes.empty());
+}
+
 TEST(Evaluate, EveryShapeHasTwoSeedsAndTheTimingPartTheLastTwo) {
   // The honest forger echoes the plan: look at the request it was given.
   ::setenv("FORGE_MODE", "honest", 1);
@@ -291,6 +305,7 @@ TEST(RunnerEvents, WrittenAndReadWithTheSameTypes) {
     w.emit(d);
     w.emit(ProfiledEvent{shape, 7.25});
     w.emit(FatalEvent{Disposition::out_of_memory, "cudaMalloc", nullptr});
+    w.emit(NoteEvent{"ipc", "why"});
     w.emit(DoneEvent{});
   }
   ::close(fds[1]);
@@ -305,7 +320,7 @@ TEST(RunnerEvents, WrittenAndReadWithTheSameTypes) {
     EXPECT_EQ(e->token, "tok");
     ev.push_back(*e);
   }
-  ASSERT_EQ(ev.size(), 7u);
+  ASSERT_EQ(ev.size(), 8u);
   EXPECT_EQ(ev[0].kind, EventKind::phase);
   EXPECT_EQ(ev[0].phase, "generate");
   EXPECT_EQ(ev[0].shape_str, "M=64,N=8");
@@ -342,7 +357,11 @@ TEST(RunnerEvents, WrittenAndReadWithTheSameTypes) {
   EXPECT_EQ(ev[5].kind, EventKind::fatal);
   EXPECT_EQ(ev[5].disposition, Disposition::out_of_memory);
   EXPECT_EQ(ev[5].message, "cudaMalloc");
-  EXPECT_EQ(ev[6].kind, EventKind::done);
+  EXPECT_EQ(ev[6].kind, EventKind::other);
+  EXPECT_EQ(ev[6].event, "note");
+  EXPECT_EQ(ev[6].body.value("key", ""), "ipc");
+  EXPECT_EQ(ev[6].body.value("text", ""), "why");
+  EXPECT_EQ(ev[7].kind, EventKind::done);
 }
 
 TEST(Requests, SingleShapeRequestChecksSeedOneAndTimesOnlyInEvaluateMode) {
