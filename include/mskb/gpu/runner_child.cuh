@@ -7,6 +7,9 @@
 // death are judged is the owner's business (CandidateProcess below, KernelReference).
 #pragma once
 
+#include <chrono>
+#include <optional>
+
 #include <sys/types.h>
 
 #include <string>
@@ -39,10 +42,20 @@ class RunnerChild {
   static constexpr const char* kSandboxKill = "was killed by the OS sandbox (SIGSYS: a refused system call)";
   // After "exit": waits until the child has gone (its CUDA context with it).
   void wait_exit();
+  // What the child used, from the kernel (wait4), once wait_exit() reaped it: its CPU time and
+  // context switches over its whole life, all threads (diagnostics: a thread of CUDA's or the
+  // kernel's that spins on a call the sandbox refuses shows as CPU time no honest call needs).
+  struct Usage {
+    double wall_s = 0, user_s = 0, system_s = 0;
+    long voluntary_switches = 0, involuntary_switches = 0;
+  };
+  std::optional<Usage> usage() const { return usage_; }
 
  private:
   pid_t pid_ = -1;
   bool reaped_ = false;
+  std::optional<Usage> usage_;
+  std::chrono::steady_clock::time_point started_;
   Channel ch_;
   sandbox::OutputDrain drain_;  // the child's stdout/stderr into our log; joined after the child is gone
 };
@@ -58,6 +71,7 @@ class CandidateProcess {
   }
   // After "exit": waits until the candidate has gone (its context with it).
   void wait_exit() { child_.wait_exit(); }
+  std::optional<RunnerChild::Usage> usage() const { return child_.usage(); }
   // The candidate's answer; its death or its fatal report ends the evaluation.
   Message reply();
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,7 @@ RunnerChild::RunnerChild(const char* mode, int report_fd) : drain_(2) {
   envp.push_back(nullptr);
   const int out_fd = drain_.child_fd();
   // --- end sandbox
+  started_ = std::chrono::steady_clock::now();
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
@@ -78,8 +80,13 @@ std::string RunnerChild::reap(bool& signaled) {
 void RunnerChild::wait_exit() {
   if (pid_ <= 0 || reaped_) return;
   int st = 0;
-  ::waitpid(pid_, &st, 0);
+  struct rusage ru {};
+  const pid_t r = ::wait4(pid_, &st, 0, &ru);
   reaped_ = true;
+  if (r != pid_) return;
+  const auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_usec); };
+  usage_ = Usage{std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(), seconds(ru.ru_utime),
+                 seconds(ru.ru_stime), ru.ru_nvcsw, ru.ru_nivcsw};
 }
 
 namespace {

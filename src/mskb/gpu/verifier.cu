@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -100,6 +101,12 @@ void Verifier::finish() {
   cand_.send({{"op", "exit"}});
   cand_.wait_exit();
   const double kernel_exit_s = seconds_since(t0);
+  if (const auto u = cand_.usage()) {
+    char line[200];
+    std::snprintf(line, sizeof line, "wall %.2f s, user %.2f s, system %.2f s, context switches %ld voluntary + %ld involuntary",
+                  u->wall_s, u->user_s, u->system_s, u->voluntary_switches, u->involuntary_switches);
+    rep_.emit(NoteEvent{"candidate_usage", line});
+  }
   device_out_ = IpcMapping();
   staging_ = DeviceMemory();
   held_.reset();

@@ -45,6 +45,10 @@ TEST(DeviceTime, BaselineShapesGetADeviceTimeWithinTheirCallTime) {
   EXPECT_NE(r.sandbox.find("seccomp"), std::string::npos) << "the kernel ran outside the seccomp filter: " << r.sandbox;
   ASSERT_FALSE(r.timings.empty());
   std::printf("vector_add fp32 baseline, sandbox %s, %.2f s with device time\n", r.sandbox.c_str(), seconds);
+  // The candidate's process usage (wait4) comes back as a note; a CUDA IPC fallback would too.
+  ASSERT_EQ(r.notes.count("candidate_usage"), 1u) << "no candidate_usage note";
+  EXPECT_EQ(r.notes.at("candidate_usage").rfind("wall ", 0), 0u) << r.notes.at("candidate_usage");
+  for (const auto& [k, v] : r.notes) std::printf("  note %s: %s\n", k.c_str(), v.c_str());
   for (const ShapeTiming& t : r.timings) {
     ASSERT_TRUE(t.time.device) << t.shape.str() << ": no device time: " << t.time.device_note;
     const DeviceTime& d = *t.time.device;
