@@ -31,6 +31,8 @@
 #               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
+#     rerun     `mskb rerun $RERUN` (default the committed paper sweep) on this lease, judged by the spread model's
+#               intervals, and scripts/spread_model.py's call and device bands from the pair -> rerun.*, rerun_spread.md
 #     sandbox   what the candidate's sandbox costs: scripts/diag/seccomp_cost.cpp (one system call before and after
 #               each step), then scripts/diag/sandbox_cost.sh ($SANDBOX_ROUNDS rounds of every MSKB_SANDBOX mode on
 #               $TASKS, default six launch-bound tasks) -> seccomp_cost.txt, sandbox_cost/summary.md
@@ -368,6 +370,18 @@ if [[ $phases == *,candidate,* ]]; then
     --llm replay:data/demo/suite4.jsonl --replay-match task --rounds 2 --db "$OUT/candidates.db" --out "$OUT/candidates" > "$OUT/candidates.log" 2>&1
   echo "suite4 replay rc=$? ($(since $t1))"
   python3 scripts/candidate_times.py "$OUT/candidates.db" --json "$OUT/candidate_times.json" | tee "$OUT/candidate_times.txt" | tail -12
+fi
+
+if [[ $phases == *,rerun,* ]]; then
+  # A committed claim rerun on this lease (docs/harness.md section 5): `mskb rerun` of $RERUN
+  # (default the committed paper sweep) judged by the spread model's intervals, then the model's
+  # table (call and device time) from the pair -> rerun.{json,md}, rerun_spread.md.
+  rerun_of=${RERUN:-docs/results/h200/throughput/suite_paper_4aae2a5.json}
+  t1=$(date +%s)
+  $mskb rerun "$rerun_of" --json "$OUT/rerun.json" --markdown "$OUT/rerun.md" > "$OUT/rerun.log" 2>&1
+  echo "rerun of $rerun_of rc=$? ($(since $t1))"; tail -5 "$OUT/rerun.log"
+  python3 scripts/spread_model.py "$rerun_of" "$OUT/rerun.json" --quantile 0.9 > "$OUT/rerun_spread.md" 2>&1
+  echo "spread table rc=$?"; cat "$OUT/rerun_spread.md"
 fi
 
 if [[ $phases == *,sandbox,* ]]; then
