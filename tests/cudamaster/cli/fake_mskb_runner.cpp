@@ -141,6 +141,16 @@ int main(int argc, char** argv) {
   int sleep_ms = m.sleep_ms;
   if (const char* s = std::getenv("FAKE_RUNNER_SLEEP_MS"); s != nullptr) sleep_ms += std::atoi(s);
   if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  // FAKE_RUNNER_SANDBOX=1: as the real verifier, the candidate's sandbox level (here the mode the
+  // environment asks for, MSKB_SANDBOX and MSKB_SANDBOX_SPEC) and, at the end, its process usage.
+  const bool sandbox_events = std::getenv("FAKE_RUNNER_SANDBOX") != nullptr;
+  if (sandbox_events) {
+    const char* sandbox_mode = std::getenv("MSKB_SANDBOX");
+    const char* spec = std::getenv("MSKB_SANDBOX_SPEC");
+    emit({{"event", "sandbox"},
+          {"level", std::string("fake ") + (sandbox_mode != nullptr && *sandbox_mode != '\0' ? sandbox_mode : "on") +
+                        (spec != nullptr && std::string(spec) == "allow" ? " spec-allow" : "")}});
+  }
   emit({{"event", "phase"}, {"phase", "call"}, {"shape", ""}, {"seed", 0}, {"timeout_s", 10}});
   // FAKE_RUNNER_GAP_US: the device stays busy this long after each checked call returned.
   const char* gap_env = std::getenv("FAKE_RUNNER_GAP_US");
@@ -244,6 +254,9 @@ int main(int argc, char** argv) {
     }
   }
   write_trace();
+  if (sandbox_events)
+    emit({{"event", "note"}, {"key", "candidate_usage"},
+          {"text", "wall 0.20 s, user 0.10 s, system 0.05 s, context switches 3 voluntary + 1 involuntary"}});
   emit({{"event", "done"}});
   return 0;
 }
