@@ -3,7 +3,8 @@
 // and random shapes, seeds, timing), through the normal suite path, and shows per entry how far
 // the new numbers are from the report's (mskb/harness/reproduce.hpp; the matching and ratios are
 // mskb compare's), judged by the spread model's intervals (mskb/core/spread.hpp) or a flat
-// --tolerance. Exit 0: the rerun reproduces the report (under the model: correctness the same and
+// --tolerance. `--against FILE` judges a run of the same record saved earlier (a rerun made on
+// another lease) instead of running, without a GPU. Exit 0: the rerun reproduces the report (under the model: correctness the same and
 // no more entries outside their intervals than chance explains; with --tolerance: every entry
 // within it); 1: it does not; 2: a usage error (no record, a kernel file missing or changed).
 #include <unistd.h>
@@ -42,6 +43,7 @@ using json = nlohmann::json;
 
 struct RerunOptions {
   std::string input, json_path, md_path, html_path;
+  std::string against;  // --against FILE: judge that report instead of running (no GPU)
   double tolerance = 0;
   bool flat = false;  // --tolerance given: a flat check instead of the spread model
   bool allow_changed = false, quiet = false;
@@ -99,6 +101,29 @@ SuitePlan plan_of(const RerunOptions& o, const json& record) {
   return plan;
 }
 
+// --against: a report saved earlier (a rerun made on another machine, say) judged as the rerun.
+// It must be a run of the same record: the same settings (tasks, kernels, shape seed, sweeps,
+// timing); its own comparison, if it has one, is replaced.
+json against_report(const RerunOptions& o, const json& old) {
+  json fresh = read_old_report(o.against);
+  if (!fresh.is_object() || !fresh.contains("results"))
+    throw std::invalid_argument("rerun: --against " + o.against + " is not a report (mskb run|check --json)");
+  const json& a = old["reproduce"].value("settings", json());
+  const json& b = fresh.contains("reproduce") ? fresh["reproduce"].value("settings", json()) : json();
+  if (a != b) {
+    std::string first = "its reproduce record is missing";
+    if (b.is_object())
+      for (auto it = a.begin(); it != a.end(); ++it)
+        if (!b.contains(it.key()) || b[it.key()] != it.value()) {
+          first = "first: \"" + it.key() + "\"";
+          break;
+        }
+    throw std::invalid_argument("rerun: --against " + o.against + " is not a run of " + o.input + "'s record: the settings differ (" + first + ")");
+  }
+  fresh.erase("rerun_of");
+  return fresh;
+}
+
 void run_rerun(const RerunOptions& o) {
   const json old = read_old_report(o.input);
   for (const std::string& out : {o.json_path, o.md_path, o.html_path}) {
@@ -108,16 +133,20 @@ void run_rerun(const RerunOptions& o) {
   }
   if (const std::string why = reproduce_unavailable(old); !why.empty())
     throw std::invalid_argument("rerun: " + o.input + " cannot be run again: " + why);
-  const SuitePlan plan = plan_of(o, old["reproduce"]);
-  if (!o.quiet) {
-    const json& argv = old["reproduce"].value("argv", json());
-    std::string cmd;
-    if (argv.is_array())
-      for (const json& a : argv) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
-    std::fprintf(stderr, "mskb rerun: %s%s\n", o.input.c_str(), cmd.empty() ? "" : (" (" + cmd + ")").c_str());
+  json fresh;
+  if (!o.against.empty()) {
+    fresh = against_report(o, old);
+  } else {
+    const SuitePlan plan = plan_of(o, old["reproduce"]);
+    if (!o.quiet) {
+      const json& argv = old["reproduce"].value("argv", json());
+      std::string cmd;
+      if (argv.is_array())
+        for (const json& a : argv) cmd += (cmd.empty() ? "" : " ") + a.get<std::string>();
+      std::fprintf(stderr, "mskb rerun: %s%s\n", o.input.c_str(), cmd.empty() ? "" : (" (" + cmd + ")").c_str());
+    }
+    fresh = report_json(run_suite(plan, stderr_lines(o.quiet)));
   }
-  const SuiteReport report = run_suite(plan, stderr_lines(o.quiet));
-  json fresh = report_json(report);
   const json comparison = o.flat ? rerun_comparison(old, fresh, o.tolerance) : rerun_comparison(old, fresh, RerunJudge{});
   fresh["rerun_of"] = {{"report", o.input}, {"comparison", comparison}};
 
@@ -152,6 +181,11 @@ void add_rerun_command(CLI::App& app) {
   cmd->add_flag("--allow-changed", o->allow_changed,
                 "Run even when a kernel file, task file or matrix changed since the report (a missing one still refuses)");
   cmd->add_option("--gpus", o->gpus, "GPU ordinals to spread the work over, e.g. 0,1 (default: every visible GPU)")->delimiter(',');
+  cmd->add_option("--against", o->against,
+                  "Judge FILE, a run of the same record saved earlier (a rerun made on another machine), instead of running: "
+                  "no GPU needed; its own comparison is replaced")
+      ->type_name("FILE")
+      ->check(existing_file());
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
   cmd->footer(
       "An entry reproduced when its correctness is the same and its P and median time fall within the intervals of the spread model "

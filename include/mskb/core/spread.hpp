@@ -86,8 +86,10 @@ struct Interval {
 };
 
 // P's interval over these shapes (P = sum c_i s_i / sum c_i). nullopt without a usable shape
-// (no complexity, no positive time).
-std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, const SpreadModel& m, SpreadScope s);
+// (no complexity, no positive time). kind device: the times are device times (P device) and the
+// model's device bounds apply.
+std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, const SpreadModel& m, SpreadScope s,
+                                   TimeKind kind = TimeKind::call);
 // The half-width h_T of the geometric mean of these shapes' times (one contender, one sweep).
 double time_half_log(const std::vector<TimedSide>& shapes, const SpreadModel& m, SpreadScope s, TimeKind kind = TimeKind::call);
 

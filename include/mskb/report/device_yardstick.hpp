@@ -30,7 +30,12 @@ bool is_host_bound(const nlohmann::json& result);
 // on either side, or there are none.
 nlohmann::json p_device(const nlohmann::json& report, const std::string& task, const std::string& precision,
                         const std::string& contender, const std::string& sweep);
-// Sets every score's "p_device" (add_yardsticks calls it).
+// Where another lease's P device would fall: the spread model's between-lease interval over the
+// same shapes with its device-time bounds (mskb/core/spread.hpp), [lo, hi]; null where p_device is
+// null and for the baseline (1 by definition).
+nlohmann::json p_device_interval(const nlohmann::json& report, const std::string& task, const std::string& precision,
+                                 const std::string& contender, const std::string& sweep);
+// Sets every score's "p_device" and "p_device_interval" (add_yardsticks calls it).
 void add_device_yardstick(nlohmann::json& report);
 
 // A result's device cell: "12.3 us, host 45%", with " host-bound" when it is; "-" without a device

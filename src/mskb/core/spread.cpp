@@ -122,7 +122,7 @@ double side_bound(const SpreadModel& m, SpreadScope s, const TimedSide& t, TimeK
   return std::sqrt(b * b + 2 * z * z * n * n);
 }
 
-std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, const SpreadModel& m, SpreadScope s) {
+std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, const SpreadModel& m, SpreadScope s, TimeKind kind) {
   std::vector<double> cs, eb, et;
   double num = 0, den = 0;
   for (const ShapeSpeedup& x : shapes) {
@@ -131,8 +131,8 @@ std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, cons
     num += c * sp;
     den += c;
     cs.push_back(c * sp);
-    eb.push_back(side_bound(m, s, x.baseline));
-    et.push_back(side_bound(m, s, x.contender));
+    eb.push_back(side_bound(m, s, x.baseline, kind));
+    et.push_back(side_bound(m, s, x.contender, kind));
   }
   if (cs.empty() || !(num > 0)) return std::nullopt;
   std::vector<double> u;

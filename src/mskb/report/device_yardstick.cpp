@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "mskb/core/scoring.hpp"
+#include "mskb/core/spread.hpp"
 #include "mskb/protocol/device_time.hpp"
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
@@ -71,10 +72,42 @@ json p_device(const json& report, const std::string& task, const std::string& pr
   return P ? json(*P) : json(nullptr);
 }
 
+json p_device_interval(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
+                       const std::string& sweep) {
+  if (contender_kind(contender) == ContenderKind::baseline) return nullptr;
+  std::map<std::string, double> base;
+  for (const json& r : array_of(report, "results"))
+    if (str_at(r, "task") == task && str_at(r, "precision") == precision && str_at(r, "sweep") == sweep &&
+        contender_kind(str_at(r, "contender")) == ContenderKind::baseline)
+      if (const auto d = device_us_of(r)) base[shape_label(r.value("shape", json()))] = *d;
+  std::vector<ShapeSpeedup> shapes;
+  for (const json& r : array_of(report, "results")) {
+    if (str_at(r, "task") != task || str_at(r, "precision") != precision || str_at(r, "contender") != contender || str_at(r, "sweep") != sweep)
+      continue;
+    const auto s = num_at(r, "speedup_vs_baseline");
+    if (!s || *s <= 0) continue;
+    const auto own = device_us_of(r);
+    const auto b = base.find(shape_label(r.value("shape", json())));
+    if (!own || b == base.end()) return nullptr;  // as p_device: no P device over fewer shapes
+    const auto c = num_at(r, "complexity");
+    ShapeSpeedup x;
+    x.complexity = c && *c > 0 ? static_cast<uint64_t>(*c) : 0;
+    x.baseline.median_us = b->second;
+    x.contender.median_us = *own;
+    shapes.push_back(x);
+  }
+  const auto iv = p_interval(shapes, spread_model(), SpreadScope::between_lease, TimeKind::device);
+  return iv ? json::array({iv->lo, iv->hi}) : json(nullptr);
+}
+
 void add_device_yardstick(json& report) {
   if (!report.is_object() || !report.contains("scores") || !report["scores"].is_array()) return;
-  for (json& s : report["scores"])
-    s["p_device"] = p_device(report, str_at(s, "task"), str_at(s, "precision"), str_at(s, "contender"), str_at(s, "sweep"));
+  for (json& s : report["scores"]) {
+    const std::string task = str_at(s, "task"), precision = str_at(s, "precision"), contender = str_at(s, "contender"),
+                      sweep = str_at(s, "sweep");
+    s["p_device"] = p_device(report, task, precision, contender, sweep);
+    s["p_device_interval"] = s["p_device"].is_null() ? json(nullptr) : p_device_interval(report, task, precision, contender, sweep);
+  }
 }
 
 std::string device_cell(const json& r, bool compact) {

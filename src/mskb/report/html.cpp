@@ -231,7 +231,7 @@ std::string entries_table(const json& data) {
       const json P = x.value("P", json()), V = x.value("vendor_ratio", json()), S = x.value("median_sol", json());
       h += ncell(P, esc(p_with_interval(P, x.value("P_interval", json()))), true) + ncell(V, esc(vendor_cell(e.value("vendor", json()), V)), true) +
            ncell(S, pct(S)) + tcell(esc(sol_cell(x.value("sol_by_shape", json::array())))) +
-           ncell(x.value("p_device", json()), f2(x.value("p_device", json())), true);
+           ncell(x.value("p_device", json()), esc(p_with_interval(x.value("p_device", json()), x.value("p_device_interval", json()))), true);
     }
     h += "</tr>\n";
   }

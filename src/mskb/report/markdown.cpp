@@ -151,13 +151,14 @@ std::string markdown_device_time(const json& j) {
   if (report::array_of(j, "results").empty()) return "";
   std::string out = "\n## Device time\n\nDevice time: the time the GPU was busy with the kernels, copies and sets one call issued "
                     "(the union of their CUPTI activity intervals, median of a few extra calls after the samples); host share = 1 - "
-                    "device time / call time of those calls. P device: P computed on device times. A host-bound shape (host share "
+                    "device time / call time of those calls. P device: P computed on device times, with the interval where another lease's would fall (the spread model's device-time bounds). A host-bound shape (host share "
                     "> 50%) spends most of its call time on the host: its time depends on the CPU, the allocator and the driver.\n\n";
   for (const std::string& l : device_time_lines(device_time_summary(j), 20)) out += "- " + md_cell(l) + "\n";
   out += "\n| task | prec | contender | sweep | P | P device |\n|---|---|---|---|---|---|\n";
   for (const auto& s : j["scores"])
     out += fmt::format("| {} | {} | {} | {} | {} | {} |\n", md_text(s["task"]), md_text(s["precision"]), md_text(s["contender"]),
-                       md_text(s.value("sweep", json())), fixed2(s.value("P", json())), fixed2(s.value("p_device", json())));
+                       md_text(s.value("sweep", json())), fixed2(s.value("P", json())),
+                       md_cell(p_with_interval(s.value("p_device", json()), s.value("p_device_interval", json()))));
   return out;
 }
 

@@ -72,6 +72,7 @@ Key key_of(const json& e) { return {str_at(e, "task"), str_at(e, "precision"), s
 // vendor ratio and SOL from "results".
 struct SweepNumbers {
   std::optional<double> P, geomean, p_device;
+  json p_device_interval;  // [lo, hi] or null (device_yardstick.hpp)
   std::vector<double> vendor, sol;
   int shapes = 0;
 };
@@ -83,6 +84,7 @@ std::map<Key, std::map<std::string, SweepNumbers>> sweep_numbers(const json& run
     n.P = num_at(s, "P");
     n.geomean = num_at(s, "geomean");
     n.p_device = num_at(s, "p_device");
+    n.p_device_interval = s.value("p_device_interval", json());
   }
   for (const json& r : array_of(run, "results")) {
     SweepNumbers& n = out[key_of(r)][str_at(r, "sweep")];
@@ -138,6 +140,7 @@ json entries_of(const json& run, const CategoryOf& category_of) {
                               {"best_sol", sol.empty() ? json(nullptr) : json(*std::max_element(sol.begin(), sol.end()))},
                               {"shapes", n.shapes},
                               {"p_device", opt(n.p_device)},
+                              {"p_device_interval", n.p_device_interval},
                               {"sol_by_shape", sol_by_shape(run, str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep)}};
         const Interval* iv = find_interval(intervals, {str_at(c, "task"), str_at(c, "precision"), str_at(c, "contender"), sweep});
         if (iv != nullptr && n.P) e["sweeps"][sweep]["P_interval"] = {*n.P * std::exp(-iv->half_log), *n.P * std::exp(iv->half_log)};

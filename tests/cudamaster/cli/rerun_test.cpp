@@ -230,6 +230,57 @@ TEST_F(Run, DoctoredReportDiffersAndTheDifferencesAreNamed) {
   EXPECT_EQ(cmp["summary"]["differ"], 2);
 }
 
+// --against: a rerun saved earlier is judged again without running (the same verdict); one whose
+// times moved is judged by them; a report of another record (another shape seed) is refused.
+TEST_F(Run, AgainstASavedRerunJudgesItWithoutRunning) {
+  ASSERT_EQ(c.mskb({"rerun", report, "-q", "--json", c.dir.file("new.json")}).code, 0);
+  Proc p = c.mskb({"rerun", report, "-q", "--against", c.dir.file("new.json"), "--json", c.dir.file("judged.json")});
+  ASSERT_EQ(p.code, 0) << p.out << p.err;
+  EXPECT_NE(p.out.find("reproduced 3 of 3 entries within their intervals"), std::string::npos) << p.out;
+  const json judged = read_json(c.dir.file("judged.json"));
+  EXPECT_EQ(judged["results"], read_json(c.dir.file("new.json"))["results"]);  // the saved numbers, not new ones
+  EXPECT_EQ(judged["rerun_of"]["report"], report);
+  EXPECT_EQ(judged["rerun_of"]["comparison"]["summary"]["reproduced"], 3);
+
+  json slow = read_json(c.dir.file("new.json"));
+  for (json& r : slow["results"])
+    for (const char* k : {"median", "min", "max"}) r["time_us"][k] = r["time_us"][k].get<double>() * 1.5;
+  write_json_file(c.dir.file("slow.json"), slow);
+  p = c.mskb({"rerun", report, "-q", "--against", c.dir.file("slow.json")});
+  EXPECT_EQ(p.code, 1) << p.out << p.err;
+  EXPECT_NE(p.out.find("differs: vector_add fp32 baseline: paper: median time x1.5 the report's"), std::string::npos) << p.out;
+
+  std::vector<std::string> other = run_args(c, c.dir.file("seed7.json"));
+  *std::find(other.begin(), other.end(), "42") = "7";
+  ASSERT_EQ(c.mskb(other).code, 0);
+  p = c.mskb({"rerun", report, "-q", "--against", c.dir.file("seed7.json")});
+  EXPECT_EQ(p.code, 2) << p.out << p.err;
+  EXPECT_NE(p.err.find("is not a run of " + report + "'s record: the settings differ (first: \""), std::string::npos) << p.err;
+  EXPECT_EQ(lines_in(p.err), 1u) << p.err;
+  p = c.mskb({"rerun", report, "-q", "--against", c.dir.file("missing.json")});
+  EXPECT_EQ(p.code, 2) << p.err;
+}
+
+// The committed H200 claim (the paper sweep at 4aae2a5) and its rerun on a later lease (95e7abb,
+// another GPU): judged by the compiled spread model, the correctness of all 182 entries is the same
+// and no more entries fall outside their between-lease intervals than chance explains; the commits
+// of both runs are named, and the moved entries say whether host or device time moved.
+TEST(Rerun, TheCommittedH200ClaimAndItsRerunOnAnotherLease) {
+  Cli c;
+  const Proc p = c.mskb({"rerun", CM_H200_CLAIM, "-q", "--against", CM_H200_RERUN, "--json", c.dir.file("judged.json")});
+  EXPECT_EQ(p.code, 0) << p.out.substr(p.out.size() > 3000 ? p.out.size() - 3000 : 0) << p.err;
+  EXPECT_NE(p.out.find("the report was made by mskb commit 4aae2a5cb5c6 (stamp), this rerun by commit 95e7abbcaf9d"), std::string::npos)
+      << p.out.substr(0, 2000);
+  const json cmp = read_json(c.dir.file("judged.json"))["rerun_of"]["comparison"];
+  EXPECT_EQ(cmp["scope"], "between_lease");
+  EXPECT_EQ(cmp["summary"]["entries"], 182);
+  EXPECT_EQ(cmp["summary"]["hard"], 0);  // correctness and dispositions identical
+  EXPECT_EQ(cmp["summary"]["consistent"], true) << cmp["summary"];
+  EXPECT_LE(cmp["summary"]["outside"].get<int>(), cmp["summary"]["allowed_outside"].get<int>());
+  EXPECT_EQ(cmp["only_old"].size(), 0u);
+  EXPECT_EQ(cmp["only_new"].size(), 0u);
+}
+
 // What cannot be run again: one line on stderr, exit 2.
 TEST_F(Run, AReportThatCannotBeRunAgainIsOneLineAndExitTwo) {
   // The kernel file changed: refused, unless --allow-changed (then named as a warning).

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <limits>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mskb/core/registry.hpp"
+#include "mskb/core/spread.hpp"
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/harness/settings.hpp"
 #include "mskb/protocol/device_time.hpp"
@@ -252,6 +254,23 @@ TEST(DeviceTime, PDeviceIsPOnDeviceTimes) {
   EXPECT_EQ(score(j, "vector_add", "baseline")["p_device"], 1.0);
   // spmv_coo mine lacks its large shape's device time: none, rather than a P over fewer shapes.
   EXPECT_TRUE(score(j, "spmv_coo", "mine")["p_device"].is_null());
+  EXPECT_TRUE(score(j, "spmv_coo", "mine")["p_device_interval"].is_null());
+  EXPECT_TRUE(score(j, "vector_add", "baseline")["p_device_interval"].is_null());  // 1 by definition
+  // Its interval: the between-lease one over the same shapes with the device-time bounds, which
+  // the model measured tighter than the call-time ones (the same times judged as call times).
+  const std::vector<mskb::ShapeSpeedup> shapes = {{1024, {4, 0}, {3, 0}}, {1048576, {90, 0}, {60, 0}}};
+  const auto dev = mskb::p_interval(shapes, mskb::spread_model(), mskb::SpreadScope::between_lease, mskb::TimeKind::device);
+  const auto call = mskb::p_interval(shapes, mskb::spread_model(), mskb::SpreadScope::between_lease, mskb::TimeKind::call);
+  ASSERT_TRUE(dev && call);
+  const json iv = score(j, "vector_add", "mine")["p_device_interval"];
+  ASSERT_TRUE(iv.is_array()) << iv;
+  EXPECT_NEAR(iv[0].get<double>(), dev->lo, 1e-12);
+  EXPECT_NEAR(iv[1].get<double>(), dev->hi, 1e-12);
+  EXPECT_LT(iv[0].get<double>(), want);
+  EXPECT_GT(iv[1].get<double>(), want);
+  if (!mskb::spread_model().lease.device.empty()) {
+    EXPECT_LT(dev->half_log, call->half_log);
+  }
   // Where device time equals call time everywhere, P device is P.
   json same = old_report();
   for (json& r : same["results"]) r["device_us"] = r["time_us"]["median"];
@@ -302,7 +321,11 @@ TEST(DeviceTime, EveryRenderingWithTheFields) {
   const std::string md = mskb::render_markdown(j);
   EXPECT_NE(md.find("## Device time"), std::string::npos);
   EXPECT_NE(md.find("| task | prec | contender | sweep | P | P device |"), std::string::npos) << md;
-  EXPECT_NE(md.find("| vector_add | fp32 | mine | paper | 1.43 | 1.50 |"), std::string::npos) << md;
+  const json iv = score(j, "vector_add", "mine")["p_device_interval"];
+  char cell[96];
+  std::snprintf(cell, sizeof cell, "| vector_add | fp32 | mine | paper | 1.43 | 1.50 [%.2f, %.2f] |", iv[0].get<double>(), iv[1].get<double>());
+  EXPECT_NE(md.find(cell), std::string::npos) << cell << "\n" << md;
+  EXPECT_NE(md.find("| vector_add | fp32 | baseline | paper | 1.00 | 1.00 |"), std::string::npos) << md;
   EXPECT_NE(line_with(md, "| vector_add | fp32 | vendor | paper | N=1024 |").find("| 2.00 us, host 82% host-bound |"), std::string::npos) << md;
   EXPECT_NE(line_with(md, "| spmv_coo | fp32 | mine | paper | N=1048576 |").find("| - |"), std::string::npos) << md;
   const std::string csv = mskb::render_results_csv(j);
