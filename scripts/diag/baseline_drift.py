@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Per-shape median-time ratio of the same contenders in two reports, by time band.
 
-    scripts/diag/baseline_drift.py A.json B.json [--contender baseline] [--sweep paper]
+    scripts/diag/baseline_drift.py A.json B.json [--contender baseline|all] [--sweep paper] [--time call|device]
 
 For every (task, precision, contender, sweep, shape) timed in both reports: r = t_B / t_A of the
-median call times. Prints, per band of t_A, the number of shapes, the median and 90th percentile
+median call times (--time device: of the CUPTI device times, where both reports carry device_us). Prints, per band of t_A, the number of shapes, the median and 90th percentile
 of |r - 1|, the count over 10%, and the geometric mean of r per category when the report names
 categories (task -> category from `mskb list --json` is not needed: bands only).
 """
@@ -19,7 +19,7 @@ def key(r):
             tuple(sorted((k, v) for k, v in shape.items() if not k.startswith("_"))))
 
 
-def times(path, contender, sweep):
+def times(path, contender, sweep, kind="call"):
     with open(path) as f:
         rep = json.load(f)
     out = {}
@@ -27,11 +27,15 @@ def times(path, contender, sweep):
         t = r.get("time_us")
         if not isinstance(t, dict) or t.get("median") is None:
             continue
-        if contender and r["contender"] != contender:
+        if contender and contender != "all" and r["contender"] != contender:
             continue
         if sweep and r.get("sweep") != sweep:
             continue
-        out[key(r)] = t["median"]
+        if kind == "device":
+            if r.get("device_us"):
+                out[key(r)] = r["device_us"]
+        else:
+            out[key(r)] = t["median"]
     return out
 
 
@@ -49,13 +53,14 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--contender", default="baseline")
     ap.add_argument("--sweep", default=None)
+    ap.add_argument("--time", choices=("call", "device"), default="call")
     o = ap.parse_args()
-    A, B = times(o.a, o.contender, o.sweep), times(o.b, o.contender, o.sweep)
+    A, B = times(o.a, o.contender, o.sweep, o.time), times(o.b, o.contender, o.sweep, o.time)
     common = [k for k in A if k in B]
     bands = [(0, 15, "< 15 us"), (15, 30, "15-30 us"), (30, 100, "30-100 us"), (100, 1000, "100-1000 us"),
              (1000, float("inf"), "> 1 ms")]
-    print(f"{len(common)} shapes in both ({o.contender}, sweep {o.sweep or 'all'})")
-    print("| median time (A) | shapes | median |r-1| | 90th pct | > 10% | geomean r |")
+    print(f"{len(common)} shapes in both ({o.contender}, sweep {o.sweep or 'all'}, {o.time} time)")
+    print(f"| median {o.time} time (A) | shapes | median |r-1| | 90th pct | > 10% | geomean r |")
     print("|---|---|---|---|---|---|")
     for lo, hi, name in bands:
         rs = [B[k] / A[k] for k in common if lo <= A[k] < hi and A[k] > 0]

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <vector>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -48,34 +50,14 @@ bool is_host_bound(const json& r) {
   return h && *h > kHostBoundShare;
 }
 
-json p_device(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
-              const std::string& sweep) {
-  // The baseline's device time at each shape of the sweep.
-  std::map<std::string, double> base;
-  for (const json& r : array_of(report, "results"))
-    if (str_at(r, "task") == task && str_at(r, "precision") == precision && str_at(r, "sweep") == sweep &&
-        contender_kind(str_at(r, "contender")) == ContenderKind::baseline)
-      if (const auto d = device_us_of(r)) base[shape_label(r.value("shape", json()))] = *d;
-  std::vector<WeightedSample> w;
-  for (const json& r : array_of(report, "results")) {
-    if (str_at(r, "task") != task || str_at(r, "precision") != precision || str_at(r, "contender") != contender || str_at(r, "sweep") != sweep)
-      continue;
-    const auto s = num_at(r, "speedup_vs_baseline");
-    if (!s || *s <= 0) continue;  // not among the shapes P used
-    const auto own = device_us_of(r);
-    const auto b = base.find(shape_label(r.value("shape", json())));
-    if (!own || b == base.end()) return nullptr;
-    const auto c = num_at(r, "complexity");
-    w.push_back({c && *c > 0 ? static_cast<uint64_t>(*c) : 0, speedup(b->second, *own)});
-  }
-  const auto P = complexity_weighted(w);
-  return P ? json(*P) : json(nullptr);
-}
+namespace {
 
-json p_device_interval(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
-                       const std::string& sweep) {
-  if (contender_kind(contender) == ContenderKind::baseline) return nullptr;
-  std::map<std::string, double> base;
+// The shapes P used (results with a "speedup_vs_baseline") of one contender, each with its
+// complexity and the device times of the baseline and the contender at it; nullopt when any of
+// them lacks a device time on either side (no P device over fewer shapes).
+std::optional<std::vector<ShapeSpeedup>> device_shapes(const json& report, const std::string& task, const std::string& precision,
+                                                       const std::string& contender, const std::string& sweep) {
+  std::map<std::string, double> base;  // the baseline's device time at each shape of the sweep
   for (const json& r : array_of(report, "results"))
     if (str_at(r, "task") == task && str_at(r, "precision") == precision && str_at(r, "sweep") == sweep &&
         contender_kind(str_at(r, "contender")) == ContenderKind::baseline)
@@ -85,10 +67,10 @@ json p_device_interval(const json& report, const std::string& task, const std::s
     if (str_at(r, "task") != task || str_at(r, "precision") != precision || str_at(r, "contender") != contender || str_at(r, "sweep") != sweep)
       continue;
     const auto s = num_at(r, "speedup_vs_baseline");
-    if (!s || *s <= 0) continue;
+    if (!s || *s <= 0) continue;  // not among the shapes P used
     const auto own = device_us_of(r);
     const auto b = base.find(shape_label(r.value("shape", json())));
-    if (!own || b == base.end()) return nullptr;  // as p_device: no P device over fewer shapes
+    if (!own || b == base.end()) return std::nullopt;
     const auto c = num_at(r, "complexity");
     ShapeSpeedup x;
     x.complexity = c && *c > 0 ? static_cast<uint64_t>(*c) : 0;
@@ -96,7 +78,27 @@ json p_device_interval(const json& report, const std::string& task, const std::s
     x.contender.median_us = *own;
     shapes.push_back(x);
   }
-  const auto iv = p_interval(shapes, spread_model(), SpreadScope::between_lease, TimeKind::device);
+  return shapes;
+}
+
+}  // namespace
+
+json p_device(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
+              const std::string& sweep) {
+  const auto shapes = device_shapes(report, task, precision, contender, sweep);
+  if (!shapes) return nullptr;
+  std::vector<WeightedSample> w;
+  for (const ShapeSpeedup& x : *shapes) w.push_back({x.complexity, speedup(x.baseline.median_us, x.contender.median_us)});
+  const auto P = complexity_weighted(w);
+  return P ? json(*P) : json(nullptr);
+}
+
+json p_device_interval(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
+                       const std::string& sweep) {
+  if (contender_kind(contender) == ContenderKind::baseline) return nullptr;
+  const auto shapes = device_shapes(report, task, precision, contender, sweep);
+  if (!shapes) return nullptr;
+  const auto iv = p_interval(*shapes, spread_model(), SpreadScope::between_lease, TimeKind::device);
   return iv ? json::array({iv->lo, iv->hi}) : json(nullptr);
 }
 

@@ -3,7 +3,8 @@
 # sandbox mode, each `mskb run` given its mode's environment (the fake runner names the mode it
 # saw as the sandbox level, and reports a candidate usage note); walls.tsv has the five runs in
 # the round's rotated order, and summary.md a row per mode with its level, the shapes compared
-# against the unconfined run and the candidates' CPU ratio.
+# against the unconfined run and the candidates' CPU ratio; the kernels built once before the
+# rounds; the per-round rows and summary.json.
 set -uo pipefail
 mskb=$1 runner=$2 fakes=$3 root=$4
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -30,4 +31,18 @@ grep -q '^| off | fake off | [1-9][0-9]* | 1.000 | ' "$s" || fail "off row (agai
 # Every mode's candidates' CPU against the unconfined run's: the fake's usage is the same everywhere.
 grep '^| on ' "$s" | grep -q '| 1.000 | [0-9.]* | 0 |$' || fail "on row's CPU ratio and IPC count: $(grep '^| on ' "$s")"
 grep -q '^host: ' "$work/out/host.txt" || fail "host.txt"
+# The kernels were built before the first run (so no mode pays for them), and the numbers as JSON.
+# (the fake nvcc's objects export no entry point, so `mskb build` refuses them here: the warning)
+grep -qE '^(kernels built: |sandbox_cost: warning: mskb build --task vector_add --contenders baseline: )' <<< "$out" ||
+  fail "no build step before the rounds"
+[ -s "$work/out/build.log" ] || fail "no build.log"
+grep -q '^| 1 | on | [1-9]' "$s" || fail "per-round row: $(cat "$s")"
+python3 - "$work/out/summary.json" <<'PY' || fail "summary.json: $(cat "$work/out/summary.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert set(d["modes"]) == {"on", "files", "calls", "spec", "off"}, d["modes"].keys()
+assert d["modes"]["off"]["call_ratio_median"] == 1.0
+assert len(d["per_round"]) == 4 and len(d["walls_s"]) == 5
+assert d["host"][0].startswith("host: ")
+PY
 echo "sandbox_cost_test: ok"
