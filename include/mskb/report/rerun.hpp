@@ -26,7 +26,10 @@ struct RerunJudge {
 //           or {"kind": "tolerance", "tolerance"},
 //  "tolerance" (the flat tolerance, null under the model), "scope" ("between_process": both
 //  reports name the same GPU UUID, "between_lease" otherwise), "check_only",
-//  "old": {"device", "gpu_uuid", "commit", "sm_clock_mhz", "partial"}, "new": {...}, "same_gpu_model",
+//  "old": {"device", "gpu_uuid", "commit", "sm_clock_mhz", "launch_floor_us", "partial"}, "new": {...}, "same_gpu_model",
+//  "shift": {"shapes", "call_ratio", "device_shapes", "device_ratio"} (the whole run: geometric means
+//           of new / old over every shape both timed correctly; a note says it, and the launch
+//           floors when they differ by more than 3%),
 //  "sweeps": [...],
 //  "entries": [{"task", "precision", "contender",
 //               "old": {"disposition", "correct", "checks_passed", "checks_total"}, "new": {...},

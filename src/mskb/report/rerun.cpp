@@ -58,7 +58,33 @@ json run_side(const json& report) {
           {"gpu_uuid", d.contains("uuid") && d["uuid"].is_string() ? d["uuid"] : json(nullptr)},
           {"commit", r.contains("tool") && r["tool"].is_object() ? r["tool"].value("commit", json()) : json(nullptr)},
           {"sm_clock_mhz", r.value("sm_clock_mhz", json())},
+          {"launch_floor_us", d.contains("launch_floor_us") && d["launch_floor_us"].is_number() ? d["launch_floor_us"] : json(nullptr)},
           {"partial", report.value("partial", false)}};
+}
+
+// The whole run's shift: the geometric mean over every shape both runs timed correctly of new / old
+// call time, and of device time where both carry one. A machine's host path moves every call
+// time together; the kernels' own time shows in device time.
+json run_shift(const json& old_report, const json& new_report) {
+  const auto a = shape_times(old_report), b = shape_times(new_report);
+  double lc = 0, ld = 0;
+  int nc = 0, nd = 0;
+  for (const auto& [key, shapes] : a) {
+    const auto other = b.find(key);
+    if (other == b.end()) continue;
+    for (const auto& [label, t] : shapes) {
+      const auto u = other->second.find(label);
+      if (u == other->second.end()) continue;
+      lc += std::log(u->second.call.median_us / t.call.median_us);
+      ++nc;
+      if (t.device_us > 0 && u->second.device_us > 0) {
+        ld += std::log(u->second.device_us / t.device_us);
+        ++nd;
+      }
+    }
+  }
+  return {{"shapes", nc}, {"call_ratio", nc > 0 ? json(std::exp(lc / nc)) : json(nullptr)},
+          {"device_shapes", nd}, {"device_ratio", nd > 0 ? json(std::exp(ld / nd)) : json(nullptr)}};
 }
 
 bool outside(double ratio, double tolerance) { return std::fabs(ratio - 1.0) > tolerance * (1 + 1e-9); }
@@ -299,6 +325,20 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   auto clock = [](const json& side) { return side["sm_clock_mhz"].is_object() ? side["sm_clock_mhz"].value("median", 0.0) : 0.0; };
   if (clock(o) > 0 && clock(n) > 0 && outside(clock(n) / clock(o), 0.02))
     notes.push_back(fmt::format("SM clock (median over the timed shapes): {:.0f} MHz in the report, {:.0f} MHz in the rerun", clock(o), clock(n)));
+  const json shift = run_shift(old_report, new_report);
+  if (shift["call_ratio"].is_number()) {
+    std::string line = fmt::format("the whole run: call time x{:.3f} over {} shapes", shift["call_ratio"].get<double>(), shift["shapes"].get<int>());
+    if (shift["device_ratio"].is_number())
+      line += fmt::format(", device time x{:.3f} over {}", shift["device_ratio"].get<double>(), shift["device_shapes"].get<int>());
+    notes.push_back(line + " (geometric means, rerun / report)");
+  }
+  if (o["launch_floor_us"].is_number() && n["launch_floor_us"].is_number() && o["launch_floor_us"].get<double>() > 0) {
+    const double lo = o["launch_floor_us"].get<double>(), ln = n["launch_floor_us"].get<double>();
+    if (outside(ln / lo, 0.03))
+      notes.push_back(fmt::format("launch floor (one empty kernel launched and synchronized, mskb device): {:.2f} us in the report, {:.2f} us "
+                                  "in the rerun (x{:.3f}): the machines' host paths differ, and launch-bound call times move with them",
+                                  lo, ln, ln / lo));
+  }
   json random_differ = json::array();
   const json ro = reproduce_of(old_report).value("settings", json::object()).value("random_shapes", json::object());
   const json rn = reproduce_of(new_report).value("settings", json::object()).value("random_shapes", json::object());
@@ -335,6 +375,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
           {"only_new", only_new},
           {"random_shapes_differ", random_differ},
           {"notes", notes},
+          {"shift", shift},
           {"summary", summary}};
 }
 

@@ -149,6 +149,7 @@ TEST_F(Run, RerunOfAnUnchangedReportReproduces) {
   EXPECT_NE(p.out.find(") run again (commit "), std::string::npos) << p.out;
   EXPECT_EQ(p.out.find("DIFFERS"), std::string::npos) << p.out;
   EXPECT_EQ(p.out.find("WARNING"), std::string::npos) << p.out;
+  EXPECT_EQ(p.out.find("launch floor ("), std::string::npos) << p.out;  // the same machine: no note
   const json fresh = read_json(c.dir.file("new.json"));
   const json& cmp = fresh["rerun_of"]["comparison"];
   EXPECT_EQ(cmp["summary"]["reproduced"], 3) << cmp["summary"];
@@ -198,6 +199,7 @@ TEST_F(Run, DoctoredReportDiffersAndTheDifferencesAreNamed) {
   EXPECT_NE(p.out.find("3 of 5 checks outside, "), std::string::npos) << p.out;
   EXPECT_NE(p.out.find(" expected by chance, more than chance explains (up to 2)"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("the report's (geometric mean over"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("the whole run: call time x0.500 over "), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("outside its bound +-"), std::string::npos) << p.out;
   EXPECT_EQ(p.out.find(": P "), std::string::npos) << "P is a ratio of two doubled times: unchanged\n" << p.out;
   const Proc wide = c.mskb({"rerun", c.dir.file("x2.json"), "-q", "--tolerance", "0.6"});
@@ -279,6 +281,14 @@ TEST(Rerun, TheCommittedH200ClaimAndItsRerunOnAnotherLease) {
   EXPECT_LE(cmp["summary"]["outside"].get<int>(), cmp["summary"]["allowed_outside"].get<int>());
   EXPECT_EQ(cmp["only_old"].size(), 0u);
   EXPECT_EQ(cmp["only_new"].size(), 0u);
+  // What moved as a whole: the host (the launch floor and call times together), not the kernels.
+  EXPECT_NEAR(cmp["shift"]["call_ratio"].get<double>(), 1.067, 0.001) << cmp["shift"];
+  EXPECT_NEAR(cmp["shift"]["device_ratio"].get<double>(), 1.010, 0.001) << cmp["shift"];
+  EXPECT_EQ(cmp["shift"]["shapes"], 1426);
+  EXPECT_NE(p.out.find("the whole run: call time x1.067 over 1426 shapes, device time x1.010 over 1426"), std::string::npos);
+  EXPECT_NE(p.out.find("launch floor (one empty kernel launched and synchronized, mskb device): 10.82 us in the report, 11.58 us in the "
+                       "rerun (x1.071)"),
+            std::string::npos);
 }
 
 // What cannot be run again: one line on stderr, exit 2.
