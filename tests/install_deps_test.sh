@@ -24,6 +24,19 @@ out=$(PATH=$empty/bin /bin/bash "$script" --tests 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "munge missing must fail, got rc=$rc: $out"
 echo "$out" | grep -q "install these packages first: munge$" || fail "expected only munge named: $out"
 
+# An offline machine (apt-get fails): munge missing fails with the partial route named; with
+# MSKB_TESTS_PARTIAL=1 a test-only package may stay missing (a warning, rc 0), a build one may not.
+printf '#!/bin/sh\nexit 100\n' > "$empty/bin/apt-get"; chmod +x "$empty/bin/apt-get"; ln -s "$(command -v id)" "$empty/bin/id"
+out=$(PATH=$empty/bin /bin/bash "$script" --tests 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "offline, munge missing must fail, got rc=$rc: $out"
+echo "$out" | grep -q "could not install munge;.*MSKB_TESTS_PARTIAL=1 runs the tests without the test-only ones" || fail "the partial route: $out"
+out=$(MSKB_TESTS_PARTIAL=1 PATH=$empty/bin /bin/bash "$script" --tests 2>&1); rc=$?
+[ $rc -eq 0 ] || fail "MSKB_TESTS_PARTIAL=1 with only munge missing must pass, got rc=$rc: $out"
+echo "$out" | grep -q "warning: could not install munge (MSKB_TESTS_PARTIAL=1)" || fail "the warning: $out"
+rm "$empty/bin/make"
+out=$(MSKB_TESTS_PARTIAL=1 PATH=$empty/bin /bin/bash "$script" --tests 2>&1); rc=$?
+[ $rc -eq 1 ] || fail "a build package (make) missing must fail even with MSKB_TESTS_PARTIAL=1, got rc=$rc: $out"
+
 out=$(bash "$script" --bogus 2>&1); rc=$?
 [ $rc -eq 2 ] || fail "a bad argument must exit 2, got $rc"
 [ "$(echo "$out" | wc -l)" -eq 1 ] || fail "usage is one line: $out"
