@@ -5,6 +5,10 @@
 # lacks chromium, Slurm or cpp-httplib, such as an offline GPU node): those tests skip or are not built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ -z "${MSKB_PREFIX:-}" ] && compgen -G ".deb/*.deb" >/dev/null; then  # offline: as scripts/setup.sh
+  scripts/prefix-deps.sh unpack
+  export MSKB_PREFIX=$PWD/.prefix
+fi
 scripts/install-deps.sh --tests
 if [ "${MSKB_TESTS_PARTIAL:-}" = 1 ]; then  # a machine without the test-only tools: their tests skip
   command -v chromium >/dev/null || command -v chromium-browser >/dev/null || export MSKB_NO_BROWSER=1
