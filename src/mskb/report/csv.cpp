@@ -71,7 +71,7 @@ std::string render_run_csv(const json& data) {
   const json& sweeps = data["summary"]["sweeps"];
   std::string out = "task,precision,category,contender,kind,disposition,checks_passed,checks_total";
   for (const auto& w : sweeps)
-    for (const char* f : {"P", "P_lo", "P_hi", "geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"})
+    for (const char* f : {"P", "P_lo", "P_hi", "geomean", "vendor_ratio", "median_sol", "best_sol", "p_device", "p_device_lo", "p_device_hi"})
       out += "," + csv_field(std::string(f) + "_" + text_of(w));
   out += ",message\n";
   for (const json& e : data["entries"]) {
@@ -80,10 +80,13 @@ std::string render_run_csv(const json& data) {
                        text_of(e["checks_total"]));
     for (const auto& w : sweeps) {
       const json x = e["sweeps"].value(w.get<std::string>(), json::object());
-      const json iv = x.value("P_interval", json());
-      out += "," + csv_number(x.value("P", json()));
-      out += "," + csv_number(iv.is_array() && iv.size() == 2 ? iv[0] : json()) + "," + csv_number(iv.is_array() && iv.size() == 2 ? iv[1] : json());
+      const auto bounds = [](const json& iv) {  // ",lo,hi" of an interval, or two empty cells
+        const bool ok = iv.is_array() && iv.size() == 2;
+        return "," + csv_number(ok ? iv[0] : json()) + "," + csv_number(ok ? iv[1] : json());
+      };
+      out += "," + csv_number(x.value("P", json())) + bounds(x.value("P_interval", json()));
       for (const char* f : {"geomean", "vendor_ratio", "median_sol", "best_sol", "p_device"}) out += "," + csv_number(x.value(f, json()));
+      out += bounds(x.value("p_device_interval", json()));
     }
     out += "," + csv_field(text_of(e["message"])) + "\n";
   }

@@ -396,15 +396,16 @@ TEST(ReportPages, CsvOneLinePerEntryQuoted) {
   std::getline(in, header);
   EXPECT_EQ(header,
             "task,precision,category,contender,kind,disposition,checks_passed,checks_total,P_paper,P_lo_paper,P_hi_paper,geomean_paper,"
-            "vendor_ratio_paper,median_sol_paper,best_sol_paper,p_device_paper,P_large,P_lo_large,P_hi_large,geomean_large,"
-            "vendor_ratio_large,median_sol_large,best_sol_large,p_device_large,message");
+            "vendor_ratio_paper,median_sol_paper,best_sol_paper,p_device_paper,p_device_lo_paper,p_device_hi_paper,P_large,P_lo_large,"
+            "P_hi_large,geomean_large,vendor_ratio_large,median_sol_large,best_sol_large,p_device_large,p_device_lo_large,"
+            "p_device_hi_large,message");
   int lines = 0;
   while (std::getline(in, line)) ++lines;
   EXPECT_EQ(lines, 8);
   // P 3 with its interval (the spread model's: any model gives lo < 3 < hi), then geomean 3, vendor 4, SOL, no P device
-  // (the fixture has no device times), then the large sweep's eight empty cells and the empty message.
+  // and no interval (the fixture has no device times), then the large sweep's ten empty cells and the empty message.
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(csv, m, std::regex("t1,fp32,cat1,mine,candidate,passed,9,9,3,([0-9.]+),([0-9.]+),3,4,0.4,0.6,,,,,,,,,,\n"))) << csv;
+  ASSERT_TRUE(std::regex_search(csv, m, std::regex("t1,fp32,cat1,mine,candidate,passed,9,9,3,([0-9.]+),([0-9.]+),3,4,0.4,0.6,,,,,,,,,,,,,,\n"))) << csv;
   EXPECT_LT(std::stod(m[1]), 3.0);
   EXPECT_GT(std::stod(m[2]), 3.0);
   EXPECT_NE(csv.find(",\"<script>alert(1)</script> & \"\"q\"\" 'x'\"\n"), std::string::npos);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <limits>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -342,7 +343,13 @@ TEST(DeviceTime, EveryRenderingWithTheFields) {
       found = true;
     }
   EXPECT_TRUE(found);
-  EXPECT_NE(mskb::render_run_csv(data).find("p_device_paper"), std::string::npos);
+  const std::string run_csv = mskb::render_run_csv(data);
+  EXPECT_NE(run_csv.find("p_device_paper,p_device_lo_paper,p_device_hi_paper"), std::string::npos) << run_csv;
+  // mine's P device 1.4998 and its interval: the row's three cells in a row, lo < P device < hi.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run_csv, m, std::regex("\n(vector_add),fp32,[^,]*,mine,[^\n]*,(1\\.4998[0-9]*),([0-9.]+),([0-9.]+)"))) << run_csv;
+  EXPECT_LT(std::stod(m[3]), 1.4998);
+  EXPECT_GT(std::stod(m[4]), 1.4998);
   const std::string text = mskb::render_run_text(data);
   EXPECT_NE(text.find("9 of 10 timed shapes; 3 host-bound"), std::string::npos) << text;
   const std::string html = mskb::render_run_html(data, "run.json");
