@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mskb/core/spread.hpp"
+
 #include "mskb/protocol/events.hpp"
 
 namespace mskb {
@@ -33,8 +35,10 @@ nlohmann::json p_device(const nlohmann::json& report, const std::string& task, c
 // Where another lease's P device would fall: the spread model's between-lease interval over the
 // same shapes with its device-time bounds (mskb/core/spread.hpp), [lo, hi]; null where p_device is
 // null and for the baseline (1 by definition).
+// (`mskb rerun` passes its own model and scope.)
 nlohmann::json p_device_interval(const nlohmann::json& report, const std::string& task, const std::string& precision,
-                                 const std::string& contender, const std::string& sweep);
+                                 const std::string& contender, const std::string& sweep, const SpreadModel& model = spread_model(),
+                                 SpreadScope scope = SpreadScope::between_lease);
 // Sets every score's "p_device" and "p_device_interval" (add_yardsticks calls it).
 void add_device_yardstick(nlohmann::json& report);
 

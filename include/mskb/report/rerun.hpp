@@ -39,11 +39,14 @@ struct RerunJudge {
 //                                         timed of the median times' ratio), "shapes",
 //                           "time_bound" ([lo, hi] of time_ratio; model only),
 //                           "worst_shape": {"shape", "ratio"} (the shape whose ratio is furthest
-//                                          from 1), "moved" (model, outside: what moved)}],
+//                                          from 1), "moved" (model, outside: what moved),
+//                           model, both runs with device times, not the baseline: "P_device_old",
+//                           "P_device_new", "P_device_interval" (the report's, device-time bounds),
+//                           "P_device_within" (shown, not judged)}],
 //               "reproduced", "reasons": [...]}],
 //  "only_old": [{"task", "precision", "contender", "disposition"}], "only_new": [...],
 //  "random_shapes_differ": [tasks], "notes": [...],
-//  "summary": {"entries", "reproduced", "differ",
+//  "summary": {"entries", "reproduced", "differ", "device_P": {"checked", "within"} (when any),
 //              model only: "checks" (intervals tested), "outside" (checks outside), "expected_outside"
 //              ((1 - quantile) * checks), "allowed_outside" (the binomial bound at 1%), "hard"
 //              (entries whose correctness or disposition differs, or only in the report),

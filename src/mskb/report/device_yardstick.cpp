@@ -94,11 +94,11 @@ json p_device(const json& report, const std::string& task, const std::string& pr
 }
 
 json p_device_interval(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
-                       const std::string& sweep) {
+                       const std::string& sweep, const SpreadModel& model, SpreadScope scope) {
   if (contender_kind(contender) == ContenderKind::baseline) return nullptr;
   const auto shapes = device_shapes(report, task, precision, contender, sweep);
   if (!shapes) return nullptr;
-  const auto iv = p_interval(*shapes, spread_model(), SpreadScope::between_lease, TimeKind::device);
+  const auto iv = p_interval(*shapes, model, scope, TimeKind::device);
   return iv ? json::array({iv->lo, iv->hi}) : json(nullptr);
 }
 

@@ -12,6 +12,7 @@
 
 #include "mskb/protocol/vocabulary.hpp"
 #include "mskb/report/cells.hpp"
+#include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/numbers.hpp"
 
@@ -188,6 +189,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   };
   json entries = json::array();
   int reproduced = 0, differ = 0, checks = 0, outside_n = 0, hard = 0;
+  int device_checked = 0, device_within = 0;  // P on device time in its interval (shown, not judged)
   for (std::size_t i = 0; i < pairs.front()["rows"].size(); ++i) {
     const json& row = pairs.front()["rows"][i];
     const std::string task = row["task"], precision = row["precision"];
@@ -286,6 +288,23 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
           }
         }
         outside_n += static_cast<int>(time_moved) + static_cast<int>(p_moved);
+        // P on device time against the report's device-time interval: what a reader can quote across
+        // machines; shown beside the verdict, which stays on call time (the paper's P).
+        if (model != nullptr && contender_kind(ca) != ContenderKind::baseline) {
+          const json pd_old = p_device(old_report, task, precision, ca, sweeps[w]);
+          const json pd_new = p_device(new_report, task, precision, cb, sweeps[w]);
+          const json div = pd_old.is_number() ? p_device_interval(old_report, task, precision, ca, sweeps[w], *model, scope) : json();
+          if (pd_new.is_number() && div.is_array()) {
+            const double v = pd_new.get<double>();
+            const bool within = v >= div[0].get<double>() * (1 - 1e-12) && v <= div[1].get<double>() * (1 + 1e-12);
+            s["P_device_old"] = pd_old;
+            s["P_device_new"] = pd_new;
+            s["P_device_interval"] = div;
+            s["P_device_within"] = within;
+            ++device_checked;
+            device_within += within;
+          }
+        }
         if ((time_moved || p_moved) && model != nullptr && ot != nullptr && nt != nullptr) {
           const Shapes* bo = shapes_of(old_t, {task, precision, to_string(ContenderKind::baseline), sweeps[w]});
           const Shapes* bn = shapes_of(new_t, {task, precision, to_string(ContenderKind::baseline), sweeps[w]});
@@ -339,6 +358,10 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
                                   "in the rerun (x{:.3f}): the machines' host paths differ, and launch-bound call times move with them",
                                   lo, ln, ln / lo));
   }
+  if (device_checked > 0)
+    notes.push_back(fmt::format("P on device time: {} of {} within the report's device-time intervals (shown, not judged: the "
+                                "verdict is on call time, the paper's P)",
+                                device_within, device_checked));
   json random_differ = json::array();
   const json ro = reproduce_of(old_report).value("settings", json::object()).value("random_shapes", json::object());
   const json rn = reproduce_of(new_report).value("settings", json::object()).value("random_shapes", json::object());
@@ -348,6 +371,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     notes.push_back("the random shapes of " + std::to_string(random_differ.size()) +
                     " task(s) differ from the report's with the same shape seed (the task's size space changed): their checks are not the same");
   json summary = {{"entries", entries.size() + only_old.size()}, {"reproduced", reproduced}, {"differ", differ}};
+  if (device_checked > 0) summary["device_P"] = {{"checked", device_checked}, {"within", device_within}};
   json judged = {{"kind", "tolerance"}, {"tolerance", tolerance}};
   if (model != nullptr) {
     // Each check is a q-interval: about (1 - q) of them fall outside by chance. More than the

@@ -285,6 +285,11 @@ TEST(Rerun, TheCommittedH200ClaimAndItsRerunOnAnotherLease) {
   EXPECT_NEAR(cmp["shift"]["call_ratio"].get<double>(), 1.067, 0.001) << cmp["shift"];
   EXPECT_NEAR(cmp["shift"]["device_ratio"].get<double>(), 1.010, 0.001) << cmp["shift"];
   EXPECT_EQ(cmp["shift"]["shapes"], 1426);
+  // P on device time, shown beside the verdict: every non-baseline entry has one in both runs, and
+  // (at q = 0.9) about nine in ten fall in the report's device-time interval.
+  EXPECT_EQ(cmp["summary"]["device_P"]["checked"], 82) << cmp["summary"];
+  EXPECT_GE(cmp["summary"]["device_P"]["within"].get<int>(), 74) << cmp["summary"];
+  EXPECT_NE(p.out.find("P on device time: "), std::string::npos);
   EXPECT_NE(p.out.find("the whole run: call time x1.067 over 1426 shapes, device time x1.010 over 1426"), std::string::npos);
   EXPECT_NE(p.out.find("launch floor (one empty kernel launched and synchronized, mskb device): 10.82 us in the report, 11.58 us in the "
                        "rerun (x1.071)"),
