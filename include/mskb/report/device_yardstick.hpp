@@ -32,13 +32,15 @@ bool is_host_bound(const nlohmann::json& result);
 // on either side, or there are none.
 nlohmann::json p_device(const nlohmann::json& report, const std::string& task, const std::string& precision,
                         const std::string& contender, const std::string& sweep);
-// Where another lease's P device would fall: the spread model's between-lease interval over the
-// same shapes with its device-time bounds (mskb/core/spread.hpp), [lo, hi]; null where p_device is
-// null and for the baseline (1 by definition).
-// (`mskb rerun` passes its own model and scope.)
-nlohmann::json p_device_interval(const nlohmann::json& report, const std::string& task, const std::string& precision,
-                                 const std::string& contender, const std::string& sweep, const SpreadModel& model = spread_model(),
-                                 SpreadScope scope = SpreadScope::between_lease);
+// P device (as p_device) and where another lease's would fall: the spread model's interval over
+// the same shapes with its device-time bounds (mskb/core/spread.hpp), [lo, hi]; the interval is
+// null where P device is, and for the baseline (1 by definition). One pass over the results;
+// `mskb rerun` passes its own model and scope.
+struct DeviceP {
+  nlohmann::json p, interval;
+};
+DeviceP device_p(const nlohmann::json& report, const std::string& task, const std::string& precision, const std::string& contender,
+                 const std::string& sweep, const SpreadModel& model = spread_model(), SpreadScope scope = SpreadScope::between_lease);
 // Sets every score's "p_device" and "p_device_interval" (add_yardsticks calls it).
 void add_device_yardstick(nlohmann::json& report);
 

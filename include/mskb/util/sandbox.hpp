@@ -204,7 +204,6 @@ class CandidateSandbox {
   // must not run a kernel less confined than asked.
   enum class Mode { on, off, files, calls };
   static Mode mode_from_environment();
-  static bool switched_off() { return mode_from_environment() == Mode::off; }
   // MSKB_SANDBOX_SPEC=allow: the filter goes on with SeccompPolicy::speculation_allow (the level
   // says so); unset or "kernel": the kernel's own choice. Any other value throws.
   static bool speculation_allowed();
@@ -216,8 +215,8 @@ class CandidateSandbox {
   std::string tool_threads_note_;
   bool seccomp_ = false;
   bool step1_ = false;
-  bool off_ = false;
-  Mode mode_ = Mode::on;
+  Mode mode_ = Mode::on;      // read at the first step
+  bool spec_allow_ = false;   // MSKB_SANDBOX_SPEC=allow, read at the first step
   std::string speculation_note_;  // mitigations the kernel forced on when the filter went on
   bool tool_ = false;  // under an injected CUDA tool (detected, or said by the caller)
 };

@@ -83,23 +83,22 @@ std::optional<std::vector<ShapeSpeedup>> device_shapes(const json& report, const
 
 }  // namespace
 
-json p_device(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
-              const std::string& sweep) {
+DeviceP device_p(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
+                 const std::string& sweep, const SpreadModel& model, SpreadScope scope) {
   const auto shapes = device_shapes(report, task, precision, contender, sweep);
-  if (!shapes) return nullptr;
+  if (!shapes) return {nullptr, nullptr};
   std::vector<WeightedSample> w;
   for (const ShapeSpeedup& x : *shapes) w.push_back({x.complexity, speedup(x.baseline.median_us, x.contender.median_us)});
   const auto P = complexity_weighted(w);
-  return P ? json(*P) : json(nullptr);
+  if (!P) return {nullptr, nullptr};
+  if (contender_kind(contender) == ContenderKind::baseline) return {*P, nullptr};
+  const auto iv = p_interval(*shapes, model, scope, TimeKind::device);
+  return {*P, iv ? json::array({iv->lo, iv->hi}) : json(nullptr)};
 }
 
-json p_device_interval(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
-                       const std::string& sweep, const SpreadModel& model, SpreadScope scope) {
-  if (contender_kind(contender) == ContenderKind::baseline) return nullptr;
-  const auto shapes = device_shapes(report, task, precision, contender, sweep);
-  if (!shapes) return nullptr;
-  const auto iv = p_interval(*shapes, model, scope, TimeKind::device);
-  return iv ? json::array({iv->lo, iv->hi}) : json(nullptr);
+json p_device(const json& report, const std::string& task, const std::string& precision, const std::string& contender,
+              const std::string& sweep) {
+  return device_p(report, task, precision, contender, sweep).p;
 }
 
 void add_device_yardstick(json& report) {
@@ -107,8 +106,9 @@ void add_device_yardstick(json& report) {
   for (json& s : report["scores"]) {
     const std::string task = str_at(s, "task"), precision = str_at(s, "precision"), contender = str_at(s, "contender"),
                       sweep = str_at(s, "sweep");
-    s["p_device"] = p_device(report, task, precision, contender, sweep);
-    s["p_device_interval"] = s["p_device"].is_null() ? json(nullptr) : p_device_interval(report, task, precision, contender, sweep);
+    const DeviceP d = device_p(report, task, precision, contender, sweep);
+    s["p_device"] = d.p;
+    s["p_device_interval"] = d.interval;
   }
 }
 

@@ -63,31 +63,6 @@ json run_side(const json& report) {
           {"partial", report.value("partial", false)}};
 }
 
-// The whole run's shift: the geometric mean over every shape both runs timed correctly of new / old
-// call time, and of device time where both carry one. A machine's host path moves every call
-// time together; the kernels' own time shows in device time.
-json run_shift(const json& old_report, const json& new_report) {
-  const auto a = shape_times(old_report), b = shape_times(new_report);
-  double lc = 0, ld = 0;
-  int nc = 0, nd = 0;
-  for (const auto& [key, shapes] : a) {
-    const auto other = b.find(key);
-    if (other == b.end()) continue;
-    for (const auto& [label, t] : shapes) {
-      const auto u = other->second.find(label);
-      if (u == other->second.end()) continue;
-      lc += std::log(u->second.call.median_us / t.call.median_us);
-      ++nc;
-      if (t.device_us > 0 && u->second.device_us > 0) {
-        ld += std::log(u->second.device_us / t.device_us);
-        ++nd;
-      }
-    }
-  }
-  return {{"shapes", nc}, {"call_ratio", nc > 0 ? json(std::exp(lc / nc)) : json(nullptr)},
-          {"device_shapes", nd}, {"device_ratio", nd > 0 ? json(std::exp(ld / nd)) : json(nullptr)}};
-}
-
 bool outside(double ratio, double tolerance) { return std::fabs(ratio - 1.0) > tolerance * (1 + 1e-9); }
 bool outside_log(double ratio, double half_log) { return std::fabs(std::log(ratio)) > half_log * (1 + 1e-9); }
 
@@ -107,6 +82,27 @@ std::pair<double, int> geo_ratio(const Shapes& o, const Shapes& n, bool device) 
     ++k;
   }
   return {k ? std::exp(acc / k) : 1.0, k};
+}
+
+// The whole run's shift: the geometric mean over every shape both runs timed correctly of new / old
+// call time, and of device time where both carry one (each entry's geo_ratio, weighted by its
+// shapes). A machine's host path moves every call time together; the kernels' own time shows in
+// device time.
+json run_shift(const std::map<EntryKey, Shapes>& old_t, const std::map<EntryKey, Shapes>& new_t) {
+  double lc = 0, ld = 0;
+  int nc = 0, nd = 0;
+  for (const auto& [key, shapes] : old_t) {
+    const auto other = new_t.find(key);
+    if (other == new_t.end()) continue;
+    const auto [call, call_shapes] = geo_ratio(shapes, other->second, false);
+    const auto [dev, dev_shapes] = geo_ratio(shapes, other->second, true);
+    lc += std::log(call) * call_shapes;
+    nc += call_shapes;
+    ld += std::log(dev) * dev_shapes;
+    nd += dev_shapes;
+  }
+  return {{"shapes", nc}, {"call_ratio", nc > 0 ? json(std::exp(lc / nc)) : json(nullptr)},
+          {"device_shapes", nd}, {"device_ratio", nd > 0 ? json(std::exp(ld / nd)) : json(nullptr)}};
 }
 
 // The half-width of the geometric mean of the old shapes that the rerun timed too.
@@ -291,9 +287,9 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
         // P on device time against the report's device-time interval: what a reader can quote across
         // machines; shown beside the verdict, which stays on call time (the paper's P).
         if (model != nullptr && contender_kind(ca) != ContenderKind::baseline) {
-          const json pd_old = p_device(old_report, task, precision, ca, sweeps[w]);
+          const DeviceP old_d = device_p(old_report, task, precision, ca, sweeps[w], *model, scope);
+          const json pd_old = old_d.p, div = old_d.interval;
           const json pd_new = p_device(new_report, task, precision, cb, sweeps[w]);
-          const json div = pd_old.is_number() ? p_device_interval(old_report, task, precision, ca, sweeps[w], *model, scope) : json();
           if (pd_new.is_number() && div.is_array()) {
             const double v = pd_new.get<double>();
             const bool within = v >= div[0].get<double>() * (1 - 1e-12) && v <= div[1].get<double>() * (1 + 1e-12);
@@ -344,7 +340,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   auto clock = [](const json& side) { return side["sm_clock_mhz"].is_object() ? side["sm_clock_mhz"].value("median", 0.0) : 0.0; };
   if (clock(o) > 0 && clock(n) > 0 && outside(clock(n) / clock(o), 0.02))
     notes.push_back(fmt::format("SM clock (median over the timed shapes): {:.0f} MHz in the report, {:.0f} MHz in the rerun", clock(o), clock(n)));
-  const json shift = run_shift(old_report, new_report);
+  const json shift = run_shift(old_t, new_t);
   if (shift["call_ratio"].is_number()) {
     std::string line = fmt::format("the whole run: call time x{:.3f} over {} shapes", shift["call_ratio"].get<double>(), shift["shapes"].get<int>());
     if (shift["device_ratio"].is_number())

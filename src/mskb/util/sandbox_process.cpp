@@ -308,11 +308,10 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
     tool_threads_note_ = "landlock binds the candidate's threads, not the " + std::to_string(threads - 1) +
                          " thread(s) the injected tool started";
   }
-  mode_ = mode_from_environment();  // throws on a value it does not know
-  (void)speculation_allowed();      // likewise, before anything is confined
+  mode_ = mode_from_environment();       // throws on a value it does not know
+  spec_allow_ = speculation_allowed();  // likewise, before anything is confined
   apply_limits(Limits{});
   if (mode_ == Mode::off || mode_ == Mode::calls) {  // no Landlock; level() says so in every report
-    off_ = mode_ == Mode::off;
     step1_ = true;
     return;
   }
@@ -335,7 +334,7 @@ void CandidateSandbox::confine_files(const CandidatePaths& paths) {
 
 void CandidateSandbox::confine_calls() {
   if (!step1_) throw std::runtime_error("the sandbox's second step before its first");
-  if (seccomp_ || off_ || mode_ == Mode::files) return;
+  if (seccomp_ || mode_ == Mode::off || mode_ == Mode::files) return;
   if (tool_ && !strict_under_tools()) {
     tool_note_ = "no seccomp under an injected CUDA tool";
     return;
@@ -343,15 +342,14 @@ void CandidateSandbox::confine_calls() {
   const OnViolation mode = violation_mode_from_environment();
   if (mode == OnViolation::trap) install_debug_sigsys_handler();
   const SpeculationState before = speculation_state();
-  const bool spec_allow = speculation_allowed();
-  install_seccomp(SeccompPolicy{::getpid(), mode, spec_allow});
+  install_seccomp(SeccompPolicy{::getpid(), mode, spec_allow_});
   seccomp_ = true;
   speculation_note_ = forced_mitigations(before, speculation_state());
-  if (spec_allow) speculation_note_ += std::string(speculation_note_.empty() ? "" : "; ") + "MSKB_SANDBOX_SPEC=allow";
+  if (spec_allow_) speculation_note_ += std::string(speculation_note_.empty() ? "" : "; ") + "MSKB_SANDBOX_SPEC=allow";
 }
 
 std::string CandidateSandbox::level() const {
-  if (off_) return "off (MSKB_SANDBOX=off: the kernel ran unconfined, for measurement only)";
+  if (mode_ == Mode::off) return "off (MSKB_SANDBOX=off: the kernel ran unconfined, for measurement only)";
   std::string s;
   if (landlock_abi_ > 0) s = "landlock-" + std::to_string(landlock_abi_);
   if (seccomp_) s += s.empty() ? "seccomp" : "+seccomp";

@@ -496,27 +496,23 @@ TEST(SandboxPieces, OneStepModesSaySoAndHold) {
 
 // A value the harness does not know fails closed with a line that names it.
 TEST(SandboxPieces, UnknownModeIsRefused) {
-  const int st = in_child([] {
-    ::setenv("MSKB_SANDBOX", "of", 1);
-    try {
-      sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", "", {}, false});
-      return 1;
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what()).find("MSKB_SANDBOX=of: expected on, off, files or calls") == 0 ? 0 : 2;
-    }
-  });
+  // In a child: `var`=`value`, then the sandbox's first step must throw `message` (0), not go on (1)
+  // or throw another message (2).
+  const auto refused = [](const char* var, const char* value, const char* message) {
+    return in_child([=] {
+      ::setenv(var, value, 1);
+      try {
+        sb::CandidateSandbox box;
+        box.confine_files({"/nonexistent/kernel.so", "", {}, false});
+        return 1;
+      } catch (const std::runtime_error& e) {
+        return std::string(e.what()).find(message) == 0 ? 0 : 2;
+      }
+    });
+  };
+  const int st = refused("MSKB_SANDBOX", "of", "MSKB_SANDBOX=of: expected on, off, files or calls");
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << describe(st);
-  const int spec = in_child([] {
-    ::setenv("MSKB_SANDBOX_SPEC", "alow", 1);
-    try {
-      sb::CandidateSandbox box;
-      box.confine_files({"/nonexistent/kernel.so", "", {}, false});
-      return 1;
-    } catch (const std::runtime_error& e) {
-      return std::string(e.what()).find("MSKB_SANDBOX_SPEC=alow: expected kernel or allow") == 0 ? 0 : 2;
-    }
-  });
+  const int spec = refused("MSKB_SANDBOX_SPEC", "alow", "MSKB_SANDBOX_SPEC=alow: expected kernel or allow");
   EXPECT_TRUE(WIFEXITED(spec) && WEXITSTATUS(spec) == 0) << describe(spec);
 }
 
