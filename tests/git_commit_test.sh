@@ -11,7 +11,16 @@ commit_of() { cmake -DSRC="$1" -DOUT="$work/out.cpp" -P "$root/cmake/GitCommit.c
               sed -n 's/.*kGitCommit = "\(.*\)";/\1/p' "$work/out.cpp"; rm -f "$work/out.cpp"; }
 
 head=$(git -C "$root" rev-parse --short=12 HEAD) || { echo "not a git checkout: skipped"; exit 125; }
-got=$(commit_of "$root"); case "$got" in "$head" | "$head+modified") ;; *) fail "checkout: got '$got', HEAD is $head" ;; esac
+# A copy with stale git metadata (a remote machine's copy of the working tree over an older .git)
+# and a stamp names the stamp's commit, verified by the files.
+stamped=$(sed -n 's/^commit: \([0-9a-f]\{12\}\).*/\1/p' "$root/.source-stamp" 2>/dev/null)
+got=$(commit_of "$root")
+case "$got" in
+  "$head" | "$head+modified") ;;
+  "$stamped (stamp)" | "$stamped+modified (stamp)")
+    [ -n "$stamped" ] && ! git -C "$root" diff --quiet HEAD -- || fail "checkout: got '$got', HEAD is $head (unmodified)" ;;
+  *) fail "checkout: got '$got', HEAD is $head" ;;
+esac
 
 mkdir "$work/archive" && git -C "$root" archive HEAD | tar -x -C "$work/archive" || fail "git archive"
 full=$(git -C "$root" rev-parse HEAD)

@@ -147,6 +147,12 @@ void LaneScheduler::run_two_stages(const WorkUnits& units, int first_per_lane, i
     return u;
   };
   std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the unit each lane took
+  // A lane takes a ready unit only while no other lane has fewer units in its second stage: with
+  // several workers per lane (timing overlap) the first to wake would otherwise take every unit
+  // onto its own GPU while another GPU idles.
+  std::vector<std::size_t> second_left(units.size()), lane_units(lanes_.size(), 0);
+  for (std::size_t u = 0; u < units.size(); ++u) second_left[u] = units[u].size();
+  const auto fewest = [&] { return *std::min_element(lane_units.begin(), lane_units.end()); };
   std::mutex m;
   std::condition_variable ready;
   auto first_worker = [&](std::size_t w) {
@@ -171,12 +177,15 @@ void LaneScheduler::run_two_stages(const WorkUnits& units, int first_per_lane, i
       std::size_t i = 0;
       {
         std::unique_lock<std::mutex> lock(m);
-        ready.wait(lock, [&] { return !queued[lane_no].empty() || untaken == 0 || next_ready() < units.size(); });
+        ready.wait(lock, [&] {
+          return !queued[lane_no].empty() || untaken == 0 || (lane_units[lane_no] == fewest() && next_ready() < units.size());
+        });
         if (queued[lane_no].empty()) {
           if (untaken == 0) return;  // every unit taken: this lane has nothing left
           const std::size_t u = next_ready();
           taken[u] = true;
           --untaken;
+          ++lane_units[lane_no];
           if (on_taken) on_taken(u);
           queued[lane_no].assign(units[u].begin(), units[u].end());
           ready.notify_all();  // the lane's other workers may start on it too
@@ -185,6 +194,11 @@ void LaneScheduler::run_two_stages(const WorkUnits& units, int first_per_lane, i
         queued[lane_no].pop_front();
       }
       second(i, lane);
+      std::lock_guard<std::mutex> lock(m);
+      if (--second_left[unit_of[i]] == 0) {
+        --lane_units[lane_no];
+        ready.notify_all();  // this lane may now have the fewest units
+      }
     }
   };
   const std::size_t firsts = lanes_.size() * static_cast<std::size_t>(std::max(1, first_per_lane));

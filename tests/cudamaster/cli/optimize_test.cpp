@@ -703,7 +703,10 @@ TEST(MskbCli, KilledRunLeavesAValidPartialReport) {
   Cli c;
   c.env["FAKE_RUNNER_SLEEP_MS"] = "400";
   const std::string out = c.dir.file("run.json"), md = c.dir.file("run.md");
-  const pid_t pid = spawn({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--json", out, "--markdown", md},
+  // One check and one timing at a time: on a many-core machine the four contenders would otherwise
+  // all end together, before the first partial report is read.
+  const pid_t pid = spawn({"run", "--task", "spmv_csr", "--precision", "all", "--budget", "0.01", "--checks-per-gpu", "1",
+                           "--timing-overlap", "1", "--json", out, "--markdown", md},
                           c.env, c.dir.file(""), "partial", CM_MSKB_BIN);
   json seen;
   for (int i = 0; i < 300 && seen.is_null(); ++i) {

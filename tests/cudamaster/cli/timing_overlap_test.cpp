@@ -218,9 +218,9 @@ TEST(MskbTimingOverlap, EachLaneItsLockEachGroupOneGpu) {
   for (const Eval& e : all) {
     locks_of_gpu[e.gpu].insert(e.gpu_lock);
     if (e.timing) gpus_of_group[e.contender.substr(0, e.contender.rfind('|'))].insert(e.gpu);
-    // The host's CPUs are shared out among every verifier of the run, both GPUs' together (pipelined:
-    // 2 check parts and 3 timing parts of two pools each per GPU, at once).
-    EXPECT_EQ(e.host_threads, threads_for(2 * (2 + 2 * 3))) << e.contender << (e.timing ? " timing" : " checks");
+    // The host's CPUs are shared out among every verifier of the phase, both GPUs' together (phases
+    // apart, the default: 2 check parts per GPU, then 3 timing parts of two pools each per GPU).
+    EXPECT_EQ(e.host_threads, threads_for(2 * (e.timing ? 2 * 3 : 2))) << e.contender << (e.timing ? " timing" : " checks");
   }
   ASSERT_EQ(locks_of_gpu.size(), 2u);
   EXPECT_EQ(locks_of_gpu["0"].size(), 1u);

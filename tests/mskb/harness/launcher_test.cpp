@@ -6,12 +6,18 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "mskb/harness/evaluator.hpp"
+#include "mskb/harness/lane_scheduler.hpp"
 #include "mskb/harness/launcher.hpp"
 #include "mskb/harness/slurm_units.hpp"
 #include "mskb/util/process.hpp"
@@ -386,4 +392,41 @@ TEST(SlurmUnits, RetriesAFailedAttemptThenReportsIt) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0], "u1: attempt 1 failed (exit code 3: env=set drop=unset); retrying");
   fs::remove_all(dir);
+}
+
+// Two GPUs, three timing workers per GPU: a unit that becomes ready while one GPU already times
+// another goes to the idle GPU, never onto the busy one (whichever worker woke first took it).
+TEST(LaneScheduler, AReadyUnitGoesToTheLaneWithFewestUnits) {
+  const LaneScheduler lanes({"0", "1"});
+  for (int round = 0; round < 20; ++round) {
+    std::mutex m;
+    std::map<std::size_t, std::set<std::string>> lanes_of_unit;
+    const WorkUnits units{{0, 1}, {2, 3}};
+    lanes.run_two_stages(
+        units, 2, 3,
+        [](std::size_t item, const std::string&) {  // unit 1 is ready a little after unit 0
+          if (item >= 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        },
+        nullptr,
+        [&](std::size_t item, const std::string& lane) {
+          {
+            std::lock_guard<std::mutex> lock(m);
+            lanes_of_unit[item / 2].insert(lane);
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        });
+    ASSERT_EQ(lanes_of_unit.size(), 2u);
+    ASSERT_EQ(lanes_of_unit[0].size(), 1u) << "a unit's items on one lane";
+    ASSERT_EQ(lanes_of_unit[1].size(), 1u);
+    EXPECT_NE(*lanes_of_unit[0].begin(), *lanes_of_unit[1].begin()) << "round " << round << ": both units on one GPU";
+  }
+  // One lane takes every unit.
+  std::set<std::string> seen;
+  std::mutex seen_mutex;
+  LaneScheduler({"7"}).run_two_stages(
+      WorkUnits{{0}, {1}, {2}}, 1, 3, [](std::size_t, const std::string&) {}, nullptr, [&](std::size_t, const std::string& lane) {
+        std::lock_guard<std::mutex> lock(seen_mutex);
+        seen.insert(lane);
+      });
+  EXPECT_EQ(seen, (std::set<std::string>{"7"}));
 }
