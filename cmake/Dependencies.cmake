@@ -24,6 +24,13 @@ if(DEFINED ENV{MSKB_PREFIX})
   include_directories(SYSTEM $ENV{MSKB_PREFIX}/usr/include)
 endif()
 find_package(SQLite3 QUIET)
+# CMake 4's FindSQLite3 names the target SQLite3::SQLite3 (SQLite::SQLite3 deprecated, a warning per
+# use); CMake 3.25 (Debian 12) has only SQLite::SQLite3.
+if(TARGET SQLite3::SQLite3)
+  set(MSKB_SQLITE_TARGET SQLite3::SQLite3)
+else()
+  set(MSKB_SQLITE_TARGET SQLite::SQLite3)
+endif()
 find_path(HTTPLIB_INCLUDE_DIR httplib.h)
 find_package(CURL QUIET)
 find_package(GTest QUIET)

@@ -86,14 +86,15 @@ inline CLI::Option* add_json_option(CLI::App* cmd, std::string& path, const std:
 
 // --help shows the default of each option that has one; call once every command is added. An
 // option whose help words its default ("(default: all cores)") keeps the words; flags, required
-// options, empty values and negative numbers (an option's "not given") show none.
+// options, empty values (an empty list: "[]" in CLI11 2.3, "{}" in 2.4) and negative numbers (an
+// option's "not given") show none.
 inline void show_option_defaults(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
     for (CLI::Option* opt : sub->get_options([](CLI::Option*) { return true; })) {
       if (opt->get_type_size_max() == 0 || opt->get_required() || opt->get_description().find("(default") != std::string::npos) continue;
       opt->capture_default_str();
       const std::string d = opt->get_default_str();
-      if (d == "[]" || (d.size() > 1 && d[0] == '-' && d[1] >= '0' && d[1] <= '9')) opt->default_str("");
+      if (d == "[]" || d == "{}" || d == "[{}]" || (d.size() > 1 && d[0] == '-' && d[1] >= '0' && d[1] <= '9')) opt->default_str("");
     }
 }
 

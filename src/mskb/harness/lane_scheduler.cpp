@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include <unistd.h>
 
@@ -147,12 +148,13 @@ void LaneScheduler::run_two_stages(const WorkUnits& units, int first_per_lane, i
     return u;
   };
   std::vector<std::deque<std::size_t>> queued(lanes_.size());  // items of the unit each lane took
-  // A lane takes a ready unit only while no other lane has fewer units in its second stage: with
-  // several workers per lane (timing overlap) the first to wake would otherwise take every unit
-  // onto its own GPU while another GPU idles.
-  std::vector<std::size_t> second_left(units.size()), lane_units(lanes_.size(), 0);
+  // A lane takes a ready unit only while no other lane has fewer units in its second stage (and,
+  // between equals, none has taken fewer so far): with several workers per lane (timing overlap)
+  // the first to wake would otherwise take every unit onto its own GPU while another GPU idles.
+  std::vector<std::size_t> second_left(units.size());
+  std::vector<std::pair<std::size_t, std::size_t>> lane_load(lanes_.size());  // (units in progress, units taken)
   for (std::size_t u = 0; u < units.size(); ++u) second_left[u] = units[u].size();
-  const auto fewest = [&] { return *std::min_element(lane_units.begin(), lane_units.end()); };
+  const auto least_loaded = [&](std::size_t lane) { return lane_load[lane] == *std::min_element(lane_load.begin(), lane_load.end()); };
   std::mutex m;
   std::condition_variable ready;
   auto first_worker = [&](std::size_t w) {
@@ -178,14 +180,15 @@ void LaneScheduler::run_two_stages(const WorkUnits& units, int first_per_lane, i
       {
         std::unique_lock<std::mutex> lock(m);
         ready.wait(lock, [&] {
-          return !queued[lane_no].empty() || untaken == 0 || (lane_units[lane_no] == fewest() && next_ready() < units.size());
+          return !queued[lane_no].empty() || untaken == 0 || (least_loaded(lane_no) && next_ready() < units.size());
         });
         if (queued[lane_no].empty()) {
           if (untaken == 0) return;  // every unit taken: this lane has nothing left
           const std::size_t u = next_ready();
           taken[u] = true;
           --untaken;
-          ++lane_units[lane_no];
+          ++lane_load[lane_no].first;
+          ++lane_load[lane_no].second;
           if (on_taken) on_taken(u);
           queued[lane_no].assign(units[u].begin(), units[u].end());
           ready.notify_all();  // the lane's other workers may start on it too
@@ -196,8 +199,8 @@ void LaneScheduler::run_two_stages(const WorkUnits& units, int first_per_lane, i
       second(i, lane);
       std::lock_guard<std::mutex> lock(m);
       if (--second_left[unit_of[i]] == 0) {
-        --lane_units[lane_no];
-        ready.notify_all();  // this lane may now have the fewest units
+        --lane_load[lane_no].first;
+        ready.notify_all();  // this lane may now be the least loaded
       }
     }
   };

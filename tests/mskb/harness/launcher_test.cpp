@@ -420,6 +420,23 @@ TEST(LaneScheduler, AReadyUnitGoesToTheLaneWithFewestUnits) {
     ASSERT_EQ(lanes_of_unit[1].size(), 1u);
     EXPECT_NE(*lanes_of_unit[0].begin(), *lanes_of_unit[1].begin()) << "round " << round << ": both units on one GPU";
   }
+  // A unit ready after the first one's second stage ended still goes to the lane that has taken none.
+  for (int round = 0; round < 5; ++round) {
+    std::mutex m;
+    std::map<std::size_t, std::string> lane_of_unit;
+    lanes.run_two_stages(
+        WorkUnits{{0}, {1}}, 2, 3,
+        [](std::size_t item, const std::string&) {
+          if (item == 1) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        },
+        nullptr,
+        [&](std::size_t item, const std::string& lane) {
+          std::lock_guard<std::mutex> lock(m);
+          lane_of_unit[item] = lane;
+        });
+    ASSERT_EQ(lane_of_unit.size(), 2u);
+    EXPECT_NE(lane_of_unit[0], lane_of_unit[1]) << "round " << round;
+  }
   // One lane takes every unit.
   std::set<std::string> seen;
   std::mutex seen_mutex;
