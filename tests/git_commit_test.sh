@@ -17,7 +17,7 @@ stamped=$(sed -n 's/^commit: \([0-9a-f]\{12\}\).*/\1/p' "$root/.source-stamp" 2>
 got=$(commit_of "$root")
 case "$got" in
   "$head" | "$head+modified") ;;
-  "$stamped (stamp)" | "$stamped+modified (stamp)")
+  "$stamped (stamp)")  # GitCommit.cmake: a verified stamp over modified git metadata
     [ -n "$stamped" ] && ! git -C "$root" diff --quiet HEAD -- || fail "checkout: got '$got', HEAD is $head (unmodified)" ;;
   *) fail "checkout: got '$got', HEAD is $head" ;;
 esac
