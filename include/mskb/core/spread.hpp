@@ -90,8 +90,18 @@ struct Interval {
 // model's device bounds apply.
 std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, const SpreadModel& m, SpreadScope s,
                                    TimeKind kind = TimeKind::call);
-// The half-width h_T of the geometric mean of these shapes' times (one contender, one sweep).
-double time_half_log(const std::vector<TimedSide>& shapes, const SpreadModel& m, SpreadScope s, TimeKind kind = TimeKind::call);
+// The half-width h_T of the geometric mean of these shapes' times (one contender, one sweep);
+// without_common: the run-wide shift left out (the comparison took it out, mskb rerun).
+double time_half_log(const std::vector<TimedSide>& shapes, const SpreadModel& m, SpreadScope s, TimeKind kind = TimeKind::call,
+                     bool without_common = false);
+
+// z with P(|Z| <= z) = q, Z standard normal (q in (0, 1)).
+double z_two_sided(double q);
+// How many half-widths of a q-interval make the simultaneous bound of `checks` such intervals at
+// family-wise significance alpha (Sidak: each check at 1 - (1 - alpha)^(1/checks); the deviations,
+// in units of their own interval, taken as normal): beyond it, chance does not explain a deviation
+// even among that many checks. 1 for checks <= 0.
+double simultaneous_factor(double q, int checks, double alpha);
 
 // The smallest k with P(X <= k) >= 1 - alpha, X ~ Binomial(n, p): how many of n checks of
 // coverage 1 - p may fall outside by chance at significance alpha.

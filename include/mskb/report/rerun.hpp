@@ -29,7 +29,11 @@ struct RerunJudge {
 //  "old": {"device", "gpu_uuid", "commit", "sm_clock_mhz", "launch_floor_us", "partial"}, "new": {...}, "same_gpu_model",
 //  "shift": {"shapes", "call_ratio", "device_shapes", "device_ratio"} (the whole run: geometric means
 //           of new / old over every shape both timed correctly; a note says it, and the launch
-//           floors when they differ by more than 3%),
+//           floors when they differ by more than 3%); model, with enough entries to measure it:
+//           "bands": [{"band", "shapes", "entries", "call_ratio"}] (the host's shift per time
+//           scale: the median shape's ratio), "call_bound" / "device_bound" ([lo, hi] of the
+//           whole run's ratio: the model's common term), "call_dev" (|ln call_ratio| in units of
+//           its bound: the run-wide check),
 //  "sweeps": [...],
 //  "entries": [{"task", "precision", "contender",
 //               "old": {"disposition", "correct", "checks_passed", "checks_total"}, "new": {...},
@@ -37,27 +41,42 @@ struct RerunJudge {
 //                           "P_interval" ([lo, hi] around P_old; model only, contenders but the baseline),
 //                           "time_ratio" (new / old: the geometric mean over the shapes both
 //                                         timed of the median times' ratio), "shapes",
-//                           "time_bound" ([lo, hi] of time_ratio; model only),
+//                           "run_shift" (model: the run's shift at this entry's time scales,
+//                                        from the other entries; absent where too few),
+//                           "time_ratio_vs_run" (time_ratio / run_shift: what is judged),
+//                           "time_bound" ([lo, hi] of what is judged; model only),
+//                           "time_dev", "P_dev" (model: |ln ratio| in units of its interval),
+//                           "kernel_moved" (model, outside, with device times: device time
+//                                           outside its bound),
 //                           "worst_shape": {"shape", "ratio"} (the shape whose ratio is furthest
 //                                          from 1), "moved" (model, outside: what moved),
 //                           model, both runs with device times, not the baseline: "P_device_old",
 //                           "P_device_new", "P_device_interval" (the report's, device-time bounds),
 //                           "P_device_within" (shown, not judged)}],
-//               "reproduced", "reasons": [...]}],
+//               "verdict" ("reproduced" | "chance" | "host_moved" | "differs"), "reproduced"
+//               (verdict reproduced or chance), "reasons": [...]}],
 //  "only_old": [{"task", "precision", "contender", "disposition"}], "only_new": [...],
 //  "random_shapes_differ": [tasks], "notes": [...],
 //  "summary": {"entries", "reproduced", "differ", "device_P": {"checked", "within"} (when any),
-//              model only: "checks" (intervals tested), "outside" (checks outside), "expected_outside"
-//              ((1 - quantile) * checks), "allowed_outside" (the binomial bound at 1%), "hard"
-//              (entries whose correctness or disposition differs, or only in the report),
-//              "consistent" (hard == 0 and outside <= allowed_outside)}}
-// An entry is reproduced when its correctness is the same (and, when it is not correct, its
-// disposition) and, in every sweep both timed, its P falls in the report's P interval and its
-// time ratio within its bound (the model: docs/harness.md section 5; between processes or leases
-// by the GPU UUIDs), or |ratio - 1| <= tolerance for both (flat). For an entry outside, "moved"
-// says whether device or host time moved (when both reports carry device_us), which side of P
-// moved, and the shapes that moved most. An entry only in the report is not reproduced; one only
-// in the rerun is listed and not counted. Entries are matched by compare_data (numbers.hpp).
+//              model only: "checks" (intervals tested, the run-wide one included), "outside" (checks
+//              outside), "expected_outside" ((1 - quantile) * checks), "allowed_outside" (the
+//              binomial bound at 1%), "hard" (entries whose correctness or disposition differs, or
+//              only in the report), "within", "chance", "host_moved" (entries by verdict),
+//              "beyond" (checks beyond the simultaneous bound), "simultaneous_factor" (that bound
+//              in units of an interval: simultaneous_factor(quantile, checks, 1%)),
+//              "run_differs" (the run-wide check beyond it, the kernels' time moved or unknown),
+//              "consistent" (differ == 0, outside <= allowed_outside, not run_differs)}}
+// Under the model (docs/harness.md section 5; between processes or leases by the GPU UUIDs) an
+// entry's correctness must be the same (and, when it is not correct, its disposition); in every
+// sweep both timed, its P must fall in the report's P interval and its time ratio, taken beside
+// the run's shift at its time scales (rerun_shift.hpp; where enough other entries measure it),
+// within its bound. Inside all: "reproduced"; outside some, none beyond the simultaneous bound of
+// all the run's checks: "chance" (reproduced: that many checks give as much); its call time beyond
+// it with its device time inside its bound: "host_moved"; else "differs". With a tolerance:
+// |ratio - 1| <= tolerance for both, or "differs". For an entry outside, "moved" says whether
+// device or host time moved (when both reports carry device_us), which side of P moved, and the
+// shapes that moved most. An entry only in the report differs; one only in the rerun is listed
+// and not counted. Entries are matched by compare_data (numbers.hpp).
 // Throws std::invalid_argument when either is not a report.
 nlohmann::json rerun_comparison(const nlohmann::json& old_report, const nlohmann::json& new_report, const RerunJudge& judge);
 // The flat check: RerunJudge{tolerance}.

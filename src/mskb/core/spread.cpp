@@ -27,13 +27,22 @@ double SpreadModel::bound(SpreadScope s, double median_us, TimeKind kind) const 
   return v.at(band(median_us));
 }
 
-double SpreadModel::z() const {
-  double lo = 0, hi = 10;
-  for (int i = 0; i < 100; ++i) {
+double SpreadModel::z() const { return z_two_sided(quantile); }
+
+double z_two_sided(double q) {
+  double lo = 0, hi = 40;
+  for (int i = 0; i < 200; ++i) {
     const double mid = (lo + hi) / 2;
-    (std::erf(mid / std::sqrt(2.0)) < quantile ? lo : hi) = mid;
+    // P(|Z| > mid) = erfc(mid / sqrt 2): compared on the tail, exact where q is within 1e-12 of 1.
+    (std::erfc(mid / std::sqrt(2.0)) > 1 - q ? lo : hi) = mid;
   }
   return (lo + hi) / 2;
+}
+
+double simultaneous_factor(double q, int checks, double alpha) {
+  if (checks <= 0) return 1.0;
+  const double per_check = -std::expm1(std::log1p(-alpha) / checks);  // 1 - (1 - alpha)^(1/checks)
+  return std::max(1.0, z_two_sided(1 - per_check) / z_two_sided(q));
 }
 
 std::string SpreadModel::label(SpreadScope s) const {
@@ -147,13 +156,13 @@ std::optional<Interval> p_interval(const std::vector<ShapeSpeedup>& shapes, cons
   return iv;
 }
 
-double time_half_log(const std::vector<TimedSide>& shapes, const SpreadModel& m, SpreadScope s, TimeKind kind) {
+double time_half_log(const std::vector<TimedSide>& shapes, const SpreadModel& m, SpreadScope s, TimeKind kind, bool without_common) {
   std::vector<double> w, e;
   for (const TimedSide& t : shapes)
     if (t.median_us > 0) e.push_back(side_bound(m, s, t, kind));
   if (e.empty()) return 0;
   w.assign(e.size(), 1.0 / static_cast<double>(e.size()));
-  const double c = combine_bounds(w, e, m.table(s).rho), common = m.table(s).common;
+  const double c = combine_bounds(w, e, m.table(s).rho), common = without_common ? 0.0 : m.table(s).common;
   return std::sqrt(c * c + common * common);
 }
 

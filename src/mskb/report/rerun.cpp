@@ -15,6 +15,7 @@
 #include "mskb/report/device_yardstick.hpp"
 #include "mskb/report/intervals.hpp"
 #include "mskb/report/numbers.hpp"
+#include "rerun_shift.hpp"
 
 using json = nlohmann::json;
 
@@ -26,7 +27,13 @@ using report::str_at;
 namespace {
 
 using Key = std::tuple<std::string, std::string, std::string>;  // task, precision, contender
-using Shapes = std::map<std::string, ShapeTimes>;
+using rerun_detail::BandShifts;
+using rerun_detail::geo_ratio;
+using rerun_detail::run_shift;
+using rerun_detail::Shapes;
+
+// The family-wise significance of the simultaneous bound (the same 1% as the count of checks).
+constexpr double kFamilyAlpha = 0.01;
 
 std::map<Key, const json*> contenders_by_key(const json& report) {
   std::map<Key, const json*> out;
@@ -69,44 +76,10 @@ bool outside_log(double ratio, double half_log) { return std::fabs(std::log(rati
 std::string fmt_ratio(double r) { return fmt::format("x{:.3g}", r); }
 std::string plus_minus(double half_log) { return fmt::format("+-{:.1f}%", 100 * (std::exp(half_log) - 1)); }
 
-// The geometric mean of new / old over the shapes both have (call or device time), and how many.
-std::pair<double, int> geo_ratio(const Shapes& o, const Shapes& n, bool device) {
-  double acc = 0;
-  int k = 0;
-  for (const auto& [label, t] : o) {
-    const auto it = n.find(label);
-    if (it == n.end()) continue;
-    const double a = device ? t.device_us : t.call.median_us, b = device ? it->second.device_us : it->second.call.median_us;
-    if (!(a > 0) || !(b > 0)) continue;
-    acc += std::log(b / a);
-    ++k;
-  }
-  return {k ? std::exp(acc / k) : 1.0, k};
-}
-
-// The whole run's shift: the geometric mean over every shape both runs timed correctly of new / old
-// call time, and of device time where both carry one (each entry's geo_ratio, weighted by its
-// shapes). A machine's host path moves every call time together; the kernels' own time shows in
-// device time.
-json run_shift(const std::map<EntryKey, Shapes>& old_t, const std::map<EntryKey, Shapes>& new_t) {
-  double lc = 0, ld = 0;
-  int nc = 0, nd = 0;
-  for (const auto& [key, shapes] : old_t) {
-    const auto other = new_t.find(key);
-    if (other == new_t.end()) continue;
-    const auto [call, call_shapes] = geo_ratio(shapes, other->second, false);
-    const auto [dev, dev_shapes] = geo_ratio(shapes, other->second, true);
-    lc += std::log(call) * call_shapes;
-    nc += call_shapes;
-    ld += std::log(dev) * dev_shapes;
-    nd += dev_shapes;
-  }
-  return {{"shapes", nc}, {"call_ratio", nc > 0 ? json(std::exp(lc / nc)) : json(nullptr)},
-          {"device_shapes", nd}, {"device_ratio", nd > 0 ? json(std::exp(ld / nd)) : json(nullptr)}};
-}
-
 // The half-width of the geometric mean of the old shapes that the rerun timed too.
-double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, SpreadScope scope, bool device) {
+// without_common: the run's shift was taken out of the ratio (BandShifts), so the model's common
+// term (the run-wide shift) is not in the bound.
+double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, SpreadScope scope, bool device, bool without_common = false) {
   std::vector<TimedSide> sides;
   for (const auto& [label, t] : o) {
     const auto it = n.find(label);
@@ -114,19 +87,44 @@ double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, S
     if (device && (t.device_us > 0 && it->second.device_us > 0)) sides.push_back({t.device_us, 0.0});
     if (!device) sides.push_back(t.call);
   }
-  return time_half_log(sides, m, scope, device ? TimeKind::device : TimeKind::call);
+  return time_half_log(sides, m, scope, device ? TimeKind::device : TimeKind::call, without_common);
+}
+
+// The bound of the whole run's geometric-mean ratio over every shape (per entry, its shapes): as
+// the model has it, the shapes of one entry (one process) move together by rho, the entries
+// independently of each other, and all of them by the run-wide shift (the common term). Over a
+// suite the entries' own parts average out, and what is left is about the common term.
+double run_half_log(const std::vector<std::vector<TimedSide>>& entries, const SpreadModel& m, SpreadScope scope, TimeKind kind) {
+  double n = 0, quad = 0;
+  for (const auto& sides : entries) n += static_cast<double>(sides.size());
+  for (const auto& sides : entries) {
+    if (sides.empty()) continue;
+    std::vector<double> w(sides.size(), 1.0 / static_cast<double>(sides.size())), e;
+    for (const TimedSide& t : sides) e.push_back(side_bound(m, scope, t, kind));
+    const double c = combine_bounds(w, e, m.table(scope).rho) * static_cast<double>(sides.size()) / n;
+    quad += c * c;
+  }
+  const double common = m.table(scope).common;
+  return std::sqrt(quad + common * common);
 }
 
 // What moved, for an entry outside its interval: device against call time when both runs
 // measured it, which side of P (baseline or contender), and the shapes that moved most.
-std::string what_moved(const Shapes& o, const Shapes& n, const Shapes* base_o, const Shapes* base_n, bool p_moved, const SpreadModel& m,
+struct Moved {
+  std::string text;
+  std::optional<bool> kernel;  // device time outside its bound (unknown without device times)
+};
+
+Moved what_moved(const Shapes& o, const Shapes& n, const Shapes* base_o, const Shapes* base_n, bool p_moved, const SpreadModel& m,
                        SpreadScope scope) {
   std::vector<std::string> parts;
+  Moved out;
   const auto [dev, dev_shapes] = geo_ratio(o, n, true);
   if (dev_shapes > 0) {
     const auto [call, call_shapes] = geo_ratio(o, n, false);
     const double h = shared_half_log(o, n, m, scope, true);
-    parts.push_back(outside_log(dev, h)
+    out.kernel = outside_log(dev, h);
+    parts.push_back(*out.kernel
                         ? fmt::format("device time {} too (bound {}): the kernel itself moved", fmt_ratio(dev), plus_minus(h))
                         : fmt::format("device time {} (within {}), call time {}: the host side of the call moved (launch, driver, CPU)",
                                       fmt_ratio(dev), plus_minus(h), fmt_ratio(call)));
@@ -146,8 +144,7 @@ std::string what_moved(const Shapes& o, const Shapes& n, const Shapes* base_o, c
   std::string most;
   for (std::size_t i = 0; i < by_shape.size() && i < 2; ++i) most += (i ? ", " : "") + by_shape[i].second;
   if (!most.empty()) parts.push_back("moved most: " + most);
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  for (const std::string& p : parts) out.text += (out.text.empty() ? "" : "; ") + p;
   return out;
 }
 
@@ -175,6 +172,9 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   const auto old_t = shape_times(old_report), new_t = shape_times(new_report);
   std::map<EntryKey, Interval> intervals;
   if (model != nullptr) intervals = p_intervals(old_report, *model, scope);
+  // The host's shift, per time scale, measured on the rerun itself (model only).
+  std::optional<BandShifts> shifts;
+  if (model != nullptr) shifts.emplace(old_t, new_t, *model);
   auto find = [](const std::map<Key, const json*>& m, const Key& k) -> const json* {
     const auto it = m.find(k);
     return it == m.end() ? nullptr : it->second;
@@ -184,6 +184,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     return it == m.end() ? nullptr : &it->second;
   };
   json entries = json::array();
+  std::vector<bool> hard_of;  // per entry: a difference chance does not explain
   int reproduced = 0, differ = 0, checks = 0, outside_n = 0, hard = 0;
   int device_checked = 0, device_within = 0;  // P on device time in its interval (shown, not judged)
   for (std::size_t i = 0; i < pairs.front()["rows"].size(); ++i) {
@@ -246,9 +247,14 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
         const double p = s["P_old"].get<double>();
         s["P_interval"] = {p * std::exp(-p_half), p * std::exp(p_half)};
       }
+      // The run's shift at this entry's time scales, from the other entries: the time is judged
+      // against it, and the bound leaves out the model's run-wide term.
+      std::optional<double> shift;
       if (model != nullptr && ot != nullptr && nt != nullptr) {
-        t_half = shared_half_log(*ot, *nt, *model, scope, false);
+        if (shifts) shift = shifts->entry_shift({task, precision, ca, sweeps[w]}, *ot, *nt);
+        t_half = shared_half_log(*ot, *nt, *model, scope, false, shift.has_value());
         s["time_bound"] = {std::exp(-t_half), std::exp(t_half)};
+        if (shift) s["run_shift"] = *shift;
       }
       auto beyond = [&](double ratio, double half) { return flat ? outside(ratio, tolerance) : half >= 0 && outside_log(ratio, half); };
       if (correct_a && correct_b) {
@@ -259,13 +265,18 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
           entry_hard = true;
         } else if (s["time_ratio"].is_number()) {
           checks += t_half >= 0;
-          if (beyond(s["time_ratio"].get<double>(), t_half)) {
+          const double judged = s["time_ratio"].get<double>() / shift.value_or(1.0);
+          if (shift) s["time_ratio_vs_run"] = judged;
+          if (!flat && t_half > 0) s["time_dev"] = std::fabs(std::log(judged)) / t_half;
+          if (beyond(judged, t_half)) {
             std::string worst;
             if (s["worst_shape"].is_object())
               worst = fmt::format("; furthest {}: {}", s["worst_shape"]["shape"].get<std::string>(), fmt_ratio(s["worst_shape"]["ratio"].get<double>()));
-            reasons.push_back(fmt::format("{}: median time {} the report's (geometric mean over {} shape{}{}){}", sweeps[w],
+            const std::string against =
+                shift ? fmt::format(", {} beside the run's shift {} at its time scales", fmt_ratio(judged), fmt_ratio(*shift)) : std::string();
+            reasons.push_back(fmt::format("{}: median time {} the report's (geometric mean over {} shape{}{}){}{}", sweeps[w],
                                           fmt_ratio(s["time_ratio"].get<double>()), s["shapes"].get<int>(), s["shapes"].get<int>() == 1 ? "" : "s",
-                                          worst, bound_t));
+                                          worst, against, bound_t));
             time_moved = true;
           }
         }
@@ -274,6 +285,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
           entry_hard = true;
         } else if (s["P_ratio"].is_number() && (flat || iv != nullptr)) {
           ++checks;
+          if (!flat && p_half > 0) s["P_dev"] = std::fabs(std::log(s["P_ratio"].get<double>())) / p_half;
           if (beyond(s["P_ratio"].get<double>(), p_half)) {
             reasons.push_back(fmt::format("{}: P {:.2f} -> {:.2f} ({}){}", sweeps[w], s["P_old"].get<double>(), s["P_new"].get<double>(),
                                           fmt_ratio(s["P_ratio"].get<double>()),
@@ -304,10 +316,11 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
         if ((time_moved || p_moved) && model != nullptr && ot != nullptr && nt != nullptr) {
           const Shapes* bo = shapes_of(old_t, {task, precision, to_string(ContenderKind::baseline), sweeps[w]});
           const Shapes* bn = shapes_of(new_t, {task, precision, to_string(ContenderKind::baseline), sweeps[w]});
-          const std::string why = what_moved(*ot, *nt, bo, bn, p_moved, *model, scope);
-          if (!why.empty()) {
-            reasons.push_back(sweeps[w] + ": " + why);
-            s["moved"] = why;
+          const Moved why = what_moved(*ot, *nt, bo, bn, p_moved, *model, scope);
+          if (why.kernel) s["kernel_moved"] = *why.kernel;
+          if (!why.text.empty()) {
+            reasons.push_back(sweeps[w] + ": " + why.text);
+            s["moved"] = why.text;
           }
         }
       }
@@ -317,13 +330,71 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     e["reproduced"] = reasons.empty();
     e["reasons"] = reasons;
     hard += entry_hard;
-    if (reasons.empty()) {
-      ++reproduced;
-    } else {
-      ++differ;
-    }
+    hard_of.push_back(entry_hard);
     entries.push_back(e);
   }
+  // The whole run's call time against the model's run-wide bound: one check more. Each entry's time
+  // was judged against the run's shift at its time scales; whether that shift is more than
+  // machines differ by is this check's to say.
+  json shift = run_shift(old_t, new_t);
+  bool run_outside = false, run_kernel = true;
+  double run_dev = 0;
+  if (shifts && shifts->measured() && shift["call_ratio"].is_number()) {
+    std::vector<std::vector<TimedSide>> call_sides, dev_sides;  // per entry
+    for (const auto& [key, shapes] : old_t) {
+      const Shapes* other = shapes_of(new_t, key);
+      if (other == nullptr) continue;
+      call_sides.emplace_back();
+      dev_sides.emplace_back();
+      for (const auto& [label, t] : shapes) {
+        const auto it = other->find(label);
+        if (it == other->end()) continue;
+        call_sides.back().push_back(t.call);
+        if (t.device_us > 0 && it->second.device_us > 0) dev_sides.back().push_back({t.device_us, 0.0});
+      }
+    }
+    const double h = run_half_log(call_sides, *model, scope, TimeKind::call);
+    run_dev = h > 0 ? std::fabs(std::log(shift["call_ratio"].get<double>())) / h : 0;
+    ++checks;
+    run_outside = run_dev > 1 + 1e-9;
+    outside_n += static_cast<int>(run_outside);
+    shift["call_bound"] = {std::exp(-h), std::exp(h)};
+    shift["call_dev"] = run_dev;
+    if (shift["device_ratio"].is_number()) {
+      const double hd = run_half_log(dev_sides, *model, scope, TimeKind::device);
+      shift["device_bound"] = {std::exp(-hd), std::exp(hd)};
+      run_kernel = outside_log(shift["device_ratio"].get<double>(), hd);
+    }
+    shift["bands"] = shifts->bands();
+  }
+  // Each entry's verdict. Under the model: "reproduced" (every check inside its interval);
+  // "chance" (some outside, none beyond the simultaneous bound of all the run's checks: among this
+  // many checks chance gives as much); "host_moved" (its call time beyond that bound, its device
+  // time inside its own: the host side of the call moved, the kernels did not); "differs" (its P
+  // beyond it, its time beyond it with the kernel's time moved or unknown, or its correctness).
+  const double k = model != nullptr ? simultaneous_factor(model->quantile, checks, kFamilyAlpha) : 1.0;
+  int within = 0, by_chance = 0, host_moved = 0, beyond_n = run_dev > k ? 1 : 0;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    json& e = entries[i];
+    std::string verdict = e["reasons"].empty() ? "reproduced" : "differs";
+    if (!flat && !hard_of[i] && !e["reasons"].empty()) {
+      bool p_beyond = false, host = false, kernel = false;
+      for (const json& sw : e["sweeps"]) {
+        p_beyond = p_beyond || sw.value("P_dev", 0.0) > k;
+        beyond_n += static_cast<int>(sw.value("P_dev", 0.0) > k) + static_cast<int>(sw.value("time_dev", 0.0) > k);
+        if (sw.value("time_dev", 0.0) > k) (sw.value("kernel_moved", true) ? kernel : host) = true;
+      }
+      verdict = p_beyond || kernel ? "differs" : host ? "host_moved" : "chance";
+    }
+    e["verdict"] = verdict;
+    e["reproduced"] = verdict == "reproduced" || verdict == "chance";
+    within += static_cast<int>(verdict == "reproduced");
+    reproduced += static_cast<int>(e["reproduced"].get<bool>());
+    by_chance += static_cast<int>(verdict == "chance");
+    host_moved += static_cast<int>(verdict == "host_moved");
+    differ += static_cast<int>(verdict == "differs");
+  }
+  const bool run_differs = run_dev > k && run_kernel;
   json only_old = pairs.front()["only_a"], only_new = pairs.front()["only_b"];
   differ += static_cast<int>(only_old.size());
   hard += static_cast<int>(only_old.size());
@@ -340,12 +411,29 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   auto clock = [](const json& side) { return side["sm_clock_mhz"].is_object() ? side["sm_clock_mhz"].value("median", 0.0) : 0.0; };
   if (clock(o) > 0 && clock(n) > 0 && outside(clock(n) / clock(o), 0.02))
     notes.push_back(fmt::format("SM clock (median over the timed shapes): {:.0f} MHz in the report, {:.0f} MHz in the rerun", clock(o), clock(n)));
-  const json shift = run_shift(old_t, new_t);
   if (shift["call_ratio"].is_number()) {
     std::string line = fmt::format("the whole run: call time x{:.3f} over {} shapes", shift["call_ratio"].get<double>(), shift["shapes"].get<int>());
     if (shift["device_ratio"].is_number())
       line += fmt::format(", device time x{:.3f} over {}", shift["device_ratio"].get<double>(), shift["device_shapes"].get<int>());
-    notes.push_back(line + " (geometric means, rerun / report)");
+    line += " (geometric means, rerun / report)";
+    if (shift.contains("bands")) {
+      std::string by;
+      for (const json& b : shift["bands"])
+        if (b["call_ratio"].is_number()) by += fmt::format("{}x{:.3f} {}", by.empty() ? "" : ", ", b["call_ratio"].get<double>(), b["band"].get<std::string>());
+      line += "; by time scale (the median shape; each entry's call time is judged beside it): " + by;
+    }
+    notes.push_back(line);
+  }
+  if (run_outside) {
+    const double hb = std::log(shift["call_bound"][1].get<double>());
+    const std::string dev = shift.contains("device_bound")
+                                ? fmt::format("device time x{:.3f}, {} +-{:.1f}%", shift["device_ratio"].get<double>(), run_kernel ? "outside" : "within",
+                                              100 * (shift["device_bound"][1].get<double>() - 1))
+                                : std::string("no device times to tell");
+    notes.push_back(fmt::format("the whole run's call time is outside the model's run-wide bound {} ({}): {}", plus_minus(hb), dev,
+                                run_differs  ? "more than chance explains, and not the host's alone: the run as a whole differs"
+                                : !run_kernel ? "this machine's host path differs from the report's; the kernels' time did not move"
+                                              : "within what chance explains among this many checks"));
   }
   if (o["launch_floor_us"].is_number() && n["launch_floor_us"].is_number() && o["launch_floor_us"].get<double>() > 0) {
     const double lo = o["launch_floor_us"].get<double>(), ln = n["launch_floor_us"].get<double>();
@@ -379,7 +467,13 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     summary["expected_outside"] = checks * p_out;
     summary["allowed_outside"] = allowed;
     summary["hard"] = hard;
-    summary["consistent"] = hard == 0 && outside_n <= allowed;
+    summary["within"] = within;
+    summary["chance"] = by_chance;
+    summary["host_moved"] = host_moved;
+    summary["beyond"] = beyond_n;
+    summary["simultaneous_factor"] = k;
+    summary["run_differs"] = run_differs;
+    summary["consistent"] = differ == 0 && outside_n <= allowed && !run_differs;
     judged = {{"kind", "model"}, {"label", model->label(scope)}, {"model", model->summary(scope)}};
   }
   return {{"judge", judged},

@@ -21,6 +21,19 @@ std::string entry_name(const json& e) {
 
 bool by_model(const json& c) { return c.contains("judge") && c["judge"].value("kind", "") == "model"; }
 
+std::string verdict_of(const json& e) { return e.value("verdict", e["reproduced"].get<bool>() ? "reproduced" : "differs"); }
+
+std::string verdict_cell(const json& e) {
+  const std::string v = verdict_of(e);
+  return v == "reproduced" ? "ok" : v == "chance" ? "ok (chance)" : v == "host_moved" ? "host moved" : "DIFFERS";
+}
+
+// What a difference line starts with: how the entry was judged.
+std::string verdict_prefix(const json& e) {
+  const std::string v = verdict_of(e);
+  return v == "chance" ? "outside by chance: " : v == "host_moved" ? "host moved: " : "differs: ";
+}
+
 // "commit abc1234 on NVIDIA H200" (the commit unknown: "an unknown commit").
 std::string run_name(const json& side) {
   const std::string commit = side["commit"].is_string() ? "commit " + side["commit"].get<std::string>() : std::string("an unknown commit");
@@ -50,8 +63,15 @@ std::string rerun_summary_line(const json& c) {
   const json& s = c["summary"];
   std::string out;
   if (by_model(c)) {
-    out = fmt::format("reproduced {} of {} entries within their intervals", s["reproduced"].get<int>(), s["entries"].get<int>());
+    const int chance = s.value("chance", 0), host = s.value("host_moved", 0);
+    if (chance == 0)
+      out = fmt::format("reproduced {} of {} entries within their intervals", s["reproduced"].get<int>(), s["entries"].get<int>());
+    else
+      out = fmt::format("reproduced {} of {} entries ({} within their intervals, {} outside by no more than chance gives among {} checks)",
+                        s["reproduced"].get<int>(), s["entries"].get<int>(), s["within"].get<int>(), chance, s["checks"].get<int>());
     out += c["check_only"].get<bool>() ? " (correctness)" : " (correctness, median times and P; " + c["judge"]["label"].get<std::string>() + ")";
+    if (host > 0)
+      out += fmt::format("; {} where only the host side moved (call time beyond chance, device time within its bound)", host);
     if (s["differ"].get<int>() > 0) out += fmt::format("; {} differ", s["differ"].get<int>());
     if (s["checks"].get<int>() > 0)
       out += fmt::format("; {} of {} checks outside, {:.1f} expected by chance, {}", s["outside"].get<int>(), s["checks"].get<int>(),
@@ -59,6 +79,9 @@ std::string rerun_summary_line(const json& c) {
                          s["outside"].get<int>() <= s["allowed_outside"].get<int>()
                              ? fmt::format("up to {} consistent with the report", s["allowed_outside"].get<int>())
                              : fmt::format("more than chance explains (up to {})", s["allowed_outside"].get<int>()));
+    if (s.value("beyond", 0) > 0)
+      out += fmt::format("; {} beyond the simultaneous bound ({:.2f}x an interval)", s["beyond"].get<int>(), s["simultaneous_factor"].get<double>());
+    if (s.value("run_differs", false)) out += "; the whole run's call time differs";
     if (s["hard"].get<int>() > 0) out += fmt::format("; {} with another correctness or disposition, or not run", s["hard"].get<int>());
   } else {
     out = fmt::format("reproduced {} of {} entries within {:g}%", s["reproduced"].get<int>(), s["entries"].get<int>(),
@@ -74,7 +97,7 @@ std::string rerun_summary_line(const json& c) {
 std::vector<std::vector<std::string>> rerun_table_rows(const json& c) {
   std::vector<std::vector<std::string>> rows;
   for (const json& e : c["entries"]) {
-    const std::string result = e["reproduced"].get<bool>() ? "ok" : "DIFFERS";
+    const std::string result = verdict_cell(e);
     const std::string checks = fmt::format("{}/{} -> {}/{}", e["old"]["checks_passed"].dump(), e["old"]["checks_total"].dump(),
                                            e["new"]["checks_passed"].dump(), e["new"]["checks_total"].dump());
     const std::string disp = e["old"]["disposition"] == e["new"]["disposition"]
@@ -103,9 +126,9 @@ const std::vector<std::string>& rerun_table_head() {
 std::vector<std::string> rerun_differences(const json& c) {
   std::vector<std::string> out;
   for (const json& e : c["entries"])
-    for (const json& r : e["reasons"]) out.push_back(entry_name(e) + ": " + r.get<std::string>());
+    for (const json& r : e["reasons"]) out.push_back(verdict_prefix(e) + entry_name(e) + ": " + r.get<std::string>());
   for (const json& x : c["only_old"])
-    out.push_back(x["task"].get<std::string>() + " " + x["precision"].get<std::string>() + " " + x["contender"].get<std::string>() +
+    out.push_back("differs: " + x["task"].get<std::string>() + " " + x["precision"].get<std::string>() + " " + x["contender"].get<std::string>() +
                   ": in the report, not in the rerun");
   return out;
 }

@@ -134,7 +134,7 @@ std::string render_rerun_text(const json& c) {
   };
   out += line(rerun_table_head());
   for (const auto& r : rows) out += line(r);
-  for (const std::string& d : rerun_differences(c)) out += "differs: " + d + "\n";
+  for (const std::string& d : rerun_differences(c)) out += d + "\n";
   return out + rerun_summary_line(c) + "\n";
 }
 

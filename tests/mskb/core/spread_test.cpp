@@ -104,6 +104,8 @@ TEST(Spread, GeometricMeanTimeBoundAddsTheCommonShift) {
   EXPECT_NEAR(time_half_log({{50, 0}, {200, 0}}, m, SpreadScope::between_process, TimeKind::device),
               std::sqrt(0.5 * 0.03 * 0.03 + 0.5 * (0.025 * 0.025 + 0.005 * 0.005) + 0.0001), 1e-12);
   EXPECT_DOUBLE_EQ(time_half_log({}, m, SpreadScope::between_process), 0);
+  // Without the common term (a comparison that took the run's shift out itself).
+  EXPECT_NEAR(time_half_log({{50, 0}, {200, 0}}, m, SpreadScope::between_process, TimeKind::call, true), std::sqrt(0.0031), 1e-12);
 }
 
 TEST(Spread, BinomialBoundOfChanceMisses) {
@@ -113,6 +115,19 @@ TEST(Spread, BinomialBoundOfChanceMisses) {
   EXPECT_EQ(binomial_upper(0, 0.1, 0.01), 0);
   EXPECT_EQ(binomial_upper(1, 0.5, 0.5), 0);
   EXPECT_EQ(binomial_upper(5, 1.0, 0.01), 5);
+}
+
+TEST(Spread, SimultaneousBoundOfManyChecks) {
+  EXPECT_NEAR(z_two_sided(0.99), 2.5758293, 1e-6);
+  EXPECT_NEAR(z_two_sided(1 - 1e-9), 6.1094102, 1e-5);  // far in the tail, still exact
+  // Sidak: each of m checks at 1 - (1 - alpha)^(1/m); in units of one q-interval.
+  EXPECT_NEAR(simultaneous_factor(0.9, 265, 0.01), 2.5046423, 1e-5);
+  EXPECT_NEAR(simultaneous_factor(0.95, 10, 0.05), 1.4284065, 1e-5);
+  EXPECT_NEAR(simultaneous_factor(0.9, 1, 0.1), 1.0, 1e-9);  // one check at its own level: the interval itself
+  EXPECT_DOUBLE_EQ(simultaneous_factor(0.9, 0, 0.01), 1.0);
+  // More checks, a wider bound; never narrower than the interval.
+  EXPECT_LT(simultaneous_factor(0.9, 10, 0.01), simultaneous_factor(0.9, 1000, 0.01));
+  EXPECT_DOUBLE_EQ(simultaneous_factor(0.99, 1, 0.5), 1.0);
 }
 
 TEST(Spread, TheCompiledInModelIsTheDataFile) {

@@ -78,9 +78,10 @@ bool everything(const json&) { return true; }
 bool dot_vendor(const json& r) { return r["task"] == "dot_product" && r["precision"] == "fp32" && r["contender"] == "vendor"; }
 bool any_vendor(const json& r) { return r["contender"] == "vendor"; }
 
-// Every band 5% between processes, 20% between leases; shapes correlated by 0.5; 95% intervals.
+// Every band 5% between processes, 20% between leases, runs as a whole half that; shapes
+// correlated by 0.5; 95% intervals.
 SpreadModel hand_model(double process = 0.05, double lease = 0.2) {
-  auto table = [](double b) { return json{{"call", {b, b}}, {"device", {b, b}}, {"common", 0.0}, {"rho", 0.5}}; };
+  auto table = [](double b) { return json{{"call", {b, b}}, {"device", {b, b}}, {"common", b / 2}, {"rho", 0.5}}; };
   return parse_spread_model({{"format", 1},
                              {"version", 3},
                              {"quantile", 0.95},
@@ -201,22 +202,48 @@ TEST(RerunByModel, AnEntryOutsideItsIntervalIsNamedAndChanceIsWeighed) {
   json old = h200_run();
   rescore(old);
   const SpreadModel m = hand_model();
-  // One entry 1.5x slower: outside (its P and its time), named with what moved; one entry of
-  // hundreds outside is what chance gives: the rerun as a whole is consistent.
+  // One entry 1.5x slower: outside its P and time intervals, named with what moved, and far beyond
+  // what chance gives even among hundreds of checks: the rerun differs (a count of checks outside
+  // alone would have let one regressed entry through).
   json cmp = rerun_comparison(old, scaled(old, dot_vendor, 1.5), RerunJudge{std::nullopt, &m});
   const json& e = entry(cmp, "dot_product", "fp32", "vendor");
   EXPECT_FALSE(e["reproduced"].get<bool>());
+  EXPECT_EQ(e["verdict"], "differs");
   const std::string why = joined(e["reasons"]);
   EXPECT_NE(why.find("paper: median time x1.5 the report's"), std::string::npos) << why;
+  EXPECT_NE(why.find("beside the run's shift x1 at its time scales"), std::string::npos) << why;
   EXPECT_NE(why.find("outside its bound +-"), std::string::npos) << why;
   EXPECT_NE(why.find(", outside ["), std::string::npos) << why;  // P's interval
   EXPECT_NE(why.find("the baseline's time x1, the contender's x1.5"), std::string::npos) << why;
   EXPECT_NE(why.find("moved most: "), std::string::npos) << why;
   EXPECT_EQ(cmp["summary"]["differ"], 1);
   EXPECT_EQ(cmp["summary"]["outside"], 4);  // time and P, paper and large
+  EXPECT_EQ(cmp["summary"]["beyond"], 4);
   EXPECT_GE(cmp["summary"]["allowed_outside"].get<int>(), 4);
+  EXPECT_FALSE(rerun_consistent(cmp)) << rerun_summary_line(cmp);
+  EXPECT_NE(rerun_summary_line(cmp).find("; 1 differ; 4 of "), std::string::npos) << rerun_summary_line(cmp);
+  EXPECT_NE(rerun_summary_line(cmp).find("4 beyond the simultaneous bound ("), std::string::npos) << rerun_summary_line(cmp);
+  EXPECT_NE(render_rerun_text(cmp).find("differs: dot_product fp32 vendor: paper: median time x1.5"), std::string::npos);
+
+  // The same entry 1.5 bounds out in its paper sweep: outside its interval, inside the simultaneous
+  // bound of the run's checks (about 2.1 intervals here): what chance gives among that many.
+  const double h = std::log(entry(rerun_comparison(old, old, RerunJudge{std::nullopt, &m}), "dot_product", "fp32", "vendor")["sweeps"][0]["time_bound"][1]
+                                .get<double>());
+  auto dot_vendor_paper = [](const json& r) { return dot_vendor(r) && r["sweep"] == "paper"; };
+  cmp = rerun_comparison(old, scaled(old, dot_vendor_paper, std::exp(1.5 * h)), RerunJudge{std::nullopt, &m});
+  const json& c = entry(cmp, "dot_product", "fp32", "vendor");
+  EXPECT_EQ(c["verdict"], "chance") << joined(c["reasons"]);
+  EXPECT_TRUE(c["reproduced"].get<bool>());
+  EXPECT_NEAR(c["sweeps"][0]["time_dev"].get<double>(), 1.5, 1e-6);
+  EXPECT_LT(cmp["summary"]["simultaneous_factor"].get<double>(), 2.5);
+  EXPECT_GT(cmp["summary"]["simultaneous_factor"].get<double>(), 1.5);
+  EXPECT_EQ(cmp["summary"]["differ"], 0);
   EXPECT_TRUE(rerun_consistent(cmp)) << rerun_summary_line(cmp);
-  EXPECT_NE(rerun_summary_line(cmp).find("4 of "), std::string::npos);
+  EXPECT_NE(rerun_summary_line(cmp).find("reproduced 186 of 186 entries (185 within their intervals, 1 outside by no more than chance gives among "),
+            std::string::npos)
+      << rerun_summary_line(cmp);
+  EXPECT_NE(render_rerun_text(cmp).find("outside by chance: dot_product fp32 vendor: paper: median time"), std::string::npos);
+
   // Every vendor 1.5x slower: far more than chance.
   cmp = rerun_comparison(old, scaled(old, any_vendor, 1.5), RerunJudge{std::nullopt, &m});
   EXPECT_FALSE(rerun_consistent(cmp));
@@ -226,6 +253,79 @@ TEST(RerunByModel, AnEntryOutsideItsIntervalIsNamedAndChanceIsWeighed) {
   EXPECT_TRUE(entry(cmp, "dot_product", "fp32", "vendor")["reproduced"].get<bool>());
   EXPECT_EQ(cmp["judge"]["kind"], "tolerance");
   EXPECT_TRUE(rerun_consistent(cmp));
+}
+
+// A machine whose host path is slower moves every call time together while the kernels' device
+// time stays: each entry is judged beside the run's shift at its time scales, and the shift itself
+// is one check, said once. Judged shape by shape against the report, every entry would differ.
+TEST(RerunByModel, TheRunsHostShiftIsJudgedOnceNotInEveryEntry) {
+  json old = h200_run();
+  for (json& r : old["results"])
+    if (r.contains("time_us")) r["device_us"] = r["time_us"]["median"].get<double>() * 0.8;
+  rescore(old);
+  const SpreadModel m = hand_model();
+  json cmp = rerun_comparison(old, scaled(old, everything, 1.15, 1.0), RerunJudge{std::nullopt, &m});
+  EXPECT_EQ(cmp["summary"]["reproduced"], 186) << rerun_summary_line(cmp);
+  EXPECT_EQ(cmp["summary"]["within"], 186);
+  EXPECT_EQ(cmp["summary"]["outside"], 1);  // the run-wide check
+  EXPECT_FALSE(cmp["summary"]["run_differs"].get<bool>());
+  EXPECT_TRUE(rerun_consistent(cmp)) << rerun_summary_line(cmp);
+  const json& v = entry(cmp, "dot_product", "fp32", "vendor")["sweeps"][0];
+  EXPECT_NEAR(v["time_ratio"].get<double>(), 1.15, 1e-9);
+  EXPECT_NEAR(v["run_shift"].get<double>(), 1.15, 1e-9);
+  EXPECT_NEAR(v["time_ratio_vs_run"].get<double>(), 1.0, 1e-9);
+  ASSERT_TRUE(cmp["shift"]["bands"].is_array());
+  EXPECT_NEAR(cmp["shift"]["bands"][0]["call_ratio"].get<double>(), 1.15, 1e-9);
+  const std::string text = render_rerun_text(cmp);
+  EXPECT_NE(text.find("by time scale (the median shape; each entry's call time is judged beside it): x1.150 < 100 us, x1.150 >= 100 us"),
+            std::string::npos)
+      << text.substr(0, 1500);
+  EXPECT_NE(text.find("the whole run's call time is outside the model's run-wide bound +-"), std::string::npos);
+  EXPECT_NE(text.find("this machine's host path differs from the report's; the kernels' time did not move"), std::string::npos);
+  // The kernels 15% slower too: the run as a whole differs.
+  cmp = rerun_comparison(old, scaled(old, everything, 1.15, 1.15), RerunJudge{std::nullopt, &m});
+  EXPECT_TRUE(cmp["summary"]["run_differs"].get<bool>());
+  EXPECT_FALSE(rerun_consistent(cmp));
+  EXPECT_NE(rerun_summary_line(cmp).find("the whole run's call time differs"), std::string::npos) << rerun_summary_line(cmp);
+  // A rerun of a few entries cannot measure a shift: judged against the report with the model's
+  // common term, as before.
+  json few_old = old, few_new = scaled(old, everything, 1.15, 1.0);
+  for (json* r : {&few_old, &few_new}) {
+    json keep = json::array();
+    for (const json& x : (*r)["results"])
+      if (x["task"] == "dot_product") keep.push_back(x);
+    (*r)["results"] = keep;
+  }
+  cmp = rerun_comparison(few_old, few_new, RerunJudge{std::nullopt, &m});
+  EXPECT_FALSE(entry(cmp, "dot_product", "fp32", "vendor")["sweeps"][0].contains("run_shift"));
+  EXPECT_FALSE(cmp["shift"].contains("bands"));
+  EXPECT_FALSE(rerun_consistent(cmp));
+}
+
+// An entry whose call time moved beyond chance while its device time stayed: the host side of its
+// calls moved (host code in the entry point, the allocator, the driver), not its kernels; with the
+// device time moved too, it differs.
+TEST(RerunByModel, AHostOnlyMoveIsToldFromAKernelThatMoved) {
+  json old = h200_run();
+  for (json& r : old["results"])
+    if (r.contains("time_us")) r["device_us"] = r["time_us"]["median"].get<double>() * 0.8;
+  rescore(old);
+  const SpreadModel m = hand_model();
+  auto swiglu = [](const json& r) { return r["task"] == "SwiGLU" && r["precision"] == "fp32"; };  // a baseline without a contender's P
+  json cmp = rerun_comparison(old, scaled(old, swiglu, 3.0, 1.0), RerunJudge{std::nullopt, &m});
+  const json& e = entry(cmp, "SwiGLU", "fp32", "baseline");
+  EXPECT_EQ(e["verdict"], "host_moved") << joined(e["reasons"]);
+  EXPECT_FALSE(e["reproduced"].get<bool>());
+  EXPECT_EQ(cmp["summary"]["host_moved"], 1);
+  EXPECT_EQ(cmp["summary"]["differ"], 0);
+  EXPECT_TRUE(rerun_consistent(cmp)) << rerun_summary_line(cmp);
+  EXPECT_NE(rerun_summary_line(cmp).find("; 1 where only the host side moved (call time beyond chance, device time within its bound)"),
+            std::string::npos)
+      << rerun_summary_line(cmp);
+  EXPECT_NE(render_rerun_text(cmp).find("host moved: SwiGLU fp32 baseline: paper: median time x3"), std::string::npos);
+  cmp = rerun_comparison(old, scaled(old, swiglu, 3.0, 3.0), RerunJudge{std::nullopt, &m});
+  EXPECT_EQ(entry(cmp, "SwiGLU", "fp32", "baseline")["verdict"], "differs");
+  EXPECT_FALSE(rerun_consistent(cmp));
 }
 
 TEST(RerunByModel, DeviceTimeTellsWhetherTheHostOrTheKernelMoved) {
