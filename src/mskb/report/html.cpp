@@ -552,7 +552,7 @@ std::string render_compare_html(const json& data, const std::vector<std::string>
 std::string render_rerun_html(const json& c, const std::string& compare_html) {
   std::string h = "<h2>Reproduction</h2>\n<p class=\"meta\"><b>" + html_escape(rerun_summary_line(c)) + ".</b> " +
                   html_escape(rerun_heading(c)) + ". P new/old and time new/old: the rerun's P and median time over the report's (time: geometric "
-                  "mean over the shapes both timed); P report [lo, hi]: the report's P and the interval the rerun's P must fall in; time bound: how far the time ratio may be from 1.</p>\n";
+                  "mean over the shapes both timed); P report [lo, hi]: the report's P and the interval the rerun's P must fall in; time / shift: the time ratio over the whole run's shift at the entry's time scales; time bound: how far that (the time ratio where no shift was measured) may be from 1.</p>\n";
   for (const json& n : c["notes"]) h += "<p class=\"meta\">" + html_escape(n.get<std::string>()) + "</p>\n";
   h += "<div class=\"tw\"><table><thead><tr>";
   for (const auto& col : rerun_table_head()) h += "<th>" + html_escape(col) + "</th>";

@@ -276,7 +276,7 @@ std::string render_rerun_markdown(const json& c, const std::string& compare_mark
   for (const json& n : c["notes"]) out += "- " + md_cell(n.get<std::string>()) + "\n";
   if (!c["notes"].empty()) out += "\n";
   out += "**" + rerun_summary_line(c) + ".** P new/old and time new/old: the rerun's P and median time over the report's (time: geometric mean over "
-         "the shapes both timed); P report [lo, hi]: the report's P and the interval the rerun's P must fall in; time bound: how far the time ratio may be from 1.\n\n|";
+         "the shapes both timed); P report [lo, hi]: the report's P and the interval the rerun's P must fall in; time / shift: the time ratio over the whole run's shift at the entry's time scales; time bound: how far that (the time ratio where no shift was measured) may be from 1.\n\n|";
   for (const auto& h : rerun_table_head()) out += " " + h + " |";
   out += "\n|";
   for (std::size_t i = 0; i < rerun_table_head().size(); ++i) out += "---|";

@@ -104,22 +104,22 @@ std::vector<std::vector<std::string>> rerun_table_rows(const json& c) {
                                  ? e["old"]["disposition"].get<std::string>()
                                  : e["old"]["disposition"].get<std::string>() + " -> " + e["new"]["disposition"].get<std::string>();
     if (e["sweeps"].empty()) {
-      rows.push_back({e["task"], e["precision"], e["contender"], "-", disp, checks, "-", "-", "-", "-", "-", "-", result});
+      rows.push_back({e["task"], e["precision"], e["contender"], "-", disp, checks, "-", "-", "-", "-", "-", "-", "-", result});
       continue;
     }
     for (const json& s : e["sweeps"])
       rows.push_back({e["task"], e["precision"], e["contender"], s["sweep"], disp, checks, p_cell(s), report::fixed2(s["P_new"]), num3(s["P_ratio"]),
-                      num3(s["time_ratio"]), bound_cell(c, s), s["shapes"].dump(), result});
+                      num3(s["time_ratio"]), num3(s.value("time_ratio_vs_run", json())), bound_cell(c, s), s["shapes"].dump(), result});
   }
   for (const json& x : c["only_old"])
     rows.push_back({x["task"], x["precision"], x["contender"], "-", x["disposition"].get<std::string>() + " -> (not run)", "-", "-", "-", "-", "-",
-                    "-", "-", "DIFFERS"});
+                    "-", "-", "-", "DIFFERS"});
   return rows;
 }
 
 const std::vector<std::string>& rerun_table_head() {
-  static const std::vector<std::string> head = {"task",     "prec",    "contender", "sweep",        "disposition", "checks", "P report",
-                                                "P rerun",  "P new/old", "time new/old", "time bound", "shapes", "result"};
+  static const std::vector<std::string> head = {"task",     "prec",      "contender",    "sweep",        "disposition", "checks", "P report",
+                                                "P rerun",  "P new/old", "time new/old", "time / shift", "time bound",  "shapes", "result"};
   return head;
 }
 
