@@ -108,15 +108,15 @@ double run_half_log(const std::vector<std::vector<TimedSide>>& entries, const Sp
   return std::sqrt(quad + common * common);
 }
 
-// What moved, for an entry outside its interval: device against call time when both runs
-// measured it, which side of P (baseline or contender), and the shapes that moved most.
 struct Moved {
   std::string text;
   std::optional<bool> kernel;  // device time outside its bound (unknown without device times)
 };
 
+// What moved, for an entry outside its interval: device against call time when both runs
+// measured it, which side of P (baseline or contender), and the shapes that moved most.
 Moved what_moved(const Shapes& o, const Shapes& n, const Shapes* base_o, const Shapes* base_n, bool p_moved, const SpreadModel& m,
-                       SpreadScope scope) {
+                 SpreadScope scope) {
   std::vector<std::string> parts;
   Moved out;
   const auto [dev, dev_shapes] = geo_ratio(o, n, true);
