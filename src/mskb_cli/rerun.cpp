@@ -4,8 +4,8 @@
 // the new numbers are from the report's (mskb/harness/reproduce.hpp; the matching and ratios are
 // mskb compare's), judged by the spread model's intervals (mskb/core/spread.hpp) or a flat
 // --tolerance. `--against FILE` judges a run of the same record saved earlier (a rerun made on
-// another lease) instead of running, without a GPU. Exit 0: the rerun reproduces the report (under the model: correctness the same and
-// no more entries outside their intervals than chance explains; with --tolerance: every entry
+// another lease) instead of running, without a GPU. Exit 0: the rerun reproduces the report (under the model: no entry differs
+// and no more checks outside their intervals than chance explains, mskb/report/rerun.hpp; with --tolerance: every entry
 // within it); 1: it does not; 2: a usage error (no record, a kernel file missing or changed).
 #include <unistd.h>
 
@@ -188,10 +188,12 @@ void add_rerun_command(CLI::App& app) {
       ->check(existing_file());
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
   cmd->footer(
-      "An entry reproduced when its correctness is the same and its P and median time fall within the intervals of the spread model "
-      "(between processes on the same GPU, between leases otherwise; docs/harness.md section 5), or within --tolerance.\n"
-      "Exit 0: reproduced (under the model: no more entries outside their intervals than chance explains); 1: not (the entries are "
-      "named); 2: the report cannot be run again (one line says why).");
+      "An entry reproduced when its correctness is the same and its P and median time (beside the whole run's shift at its time "
+      "scales) fall within the intervals of the spread model (between processes on the same GPU, between leases otherwise; "
+      "docs/harness.md sections 5 and 12), or outside some by no more than the simultaneous bound of all the run's checks allows; "
+      "'host moved': its call time beyond that bound, its device time not; or within --tolerance.\n"
+      "Exit 0: reproduced (under the model: no entry differs and no more checks outside their intervals than chance explains); "
+      "1: not (the entries are named); 2: the report cannot be run again (one line says why).");
   cmd->callback([o, tolerance] {
     o->flat = tolerance->count() > 0;
     run_rerun(*o);
