@@ -78,6 +78,15 @@ bool everything(const json&) { return true; }
 bool dot_vendor(const json& r) { return r["task"] == "dot_product" && r["precision"] == "fp32" && r["contender"] == "vendor"; }
 bool any_vendor(const json& r) { return r["contender"] == "vendor"; }
 
+// The H200 run with a device time on every timed shape (80% of its call time), rescored.
+json h200_run_with_device_times() {
+  json run = h200_run();
+  for (json& r : run["results"])
+    if (r.contains("time_us")) r["device_us"] = r["time_us"]["median"].get<double>() * 0.8;
+  rescore(run);
+  return run;
+}
+
 // Every band 5% between processes, 20% between leases, runs as a whole half that; shapes
 // correlated by 0.5; 95% intervals.
 SpreadModel hand_model(double process = 0.05, double lease = 0.2) {
@@ -259,10 +268,7 @@ TEST(RerunByModel, AnEntryOutsideItsIntervalIsNamedAndChanceIsWeighed) {
 // time stays: each entry is judged beside the run's shift at its time scales, and the shift itself
 // is one check, said once. Judged shape by shape against the report, every entry would differ.
 TEST(RerunByModel, TheRunsHostShiftIsJudgedOnceNotInEveryEntry) {
-  json old = h200_run();
-  for (json& r : old["results"])
-    if (r.contains("time_us")) r["device_us"] = r["time_us"]["median"].get<double>() * 0.8;
-  rescore(old);
+  const json old = h200_run_with_device_times();
   const SpreadModel m = hand_model();
   json cmp = rerun_comparison(old, scaled(old, everything, 1.15, 1.0), RerunJudge{std::nullopt, &m});
   EXPECT_EQ(cmp["summary"]["reproduced"], 186) << rerun_summary_line(cmp);
@@ -306,10 +312,7 @@ TEST(RerunByModel, TheRunsHostShiftIsJudgedOnceNotInEveryEntry) {
 // calls moved (host code in the entry point, the allocator, the driver), not its kernels; with the
 // device time moved too, it differs.
 TEST(RerunByModel, AHostOnlyMoveIsToldFromAKernelThatMoved) {
-  json old = h200_run();
-  for (json& r : old["results"])
-    if (r.contains("time_us")) r["device_us"] = r["time_us"]["median"].get<double>() * 0.8;
-  rescore(old);
+  const json old = h200_run_with_device_times();
   const SpreadModel m = hand_model();
   auto swiglu = [](const json& r) { return r["task"] == "SwiGLU" && r["precision"] == "fp32"; };  // a baseline without a contender's P
   json cmp = rerun_comparison(old, scaled(old, swiglu, 3.0, 1.0), RerunJudge{std::nullopt, &m});
@@ -329,10 +332,7 @@ TEST(RerunByModel, AHostOnlyMoveIsToldFromAKernelThatMoved) {
 }
 
 TEST(RerunByModel, DeviceTimeTellsWhetherTheHostOrTheKernelMoved) {
-  json old = h200_run();
-  for (json& r : old["results"])
-    if (r.contains("time_us")) r["device_us"] = r["time_us"]["median"].get<double>() * 0.8;
-  rescore(old);
+  const json old = h200_run_with_device_times();
   const SpreadModel m = hand_model();
   // The call 1.5x slower, the kernel's device time the same: the host side moved.
   json cmp = rerun_comparison(old, scaled(old, dot_vendor, 1.5, 1.0), RerunJudge{std::nullopt, &m});
