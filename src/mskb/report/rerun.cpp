@@ -76,10 +76,9 @@ bool outside_log(double ratio, double half_log) { return std::fabs(std::log(rati
 std::string fmt_ratio(double r) { return fmt::format("x{:.3g}", r); }
 std::string plus_minus(double half_log) { return fmt::format("+-{:.1f}%", 100 * (std::exp(half_log) - 1)); }
 
-// The half-width of the geometric mean of the old shapes that the rerun timed too.
-// without_common: the run's shift was taken out of the ratio (BandShifts), so the model's common
-// term (the run-wide shift) is not in the bound.
-double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, SpreadScope scope, bool device, bool without_common = false) {
+// The old shapes that the rerun timed too, as the old run's sides (device: where both carry a
+// device time).
+std::vector<TimedSide> shared_sides(const Shapes& o, const Shapes& n, bool device) {
   std::vector<TimedSide> sides;
   for (const auto& [label, t] : o) {
     const auto it = n.find(label);
@@ -87,23 +86,37 @@ double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, S
     if (device && (t.device_us > 0 && it->second.device_us > 0)) sides.push_back({t.device_us, 0.0});
     if (!device) sides.push_back(t.call);
   }
-  return time_half_log(sides, m, scope, device ? TimeKind::device : TimeKind::call, without_common);
+  return sides;
 }
 
-// The bound of the whole run's geometric-mean ratio over every shape (per entry, its shapes): as
-// the model has it, the shapes of one entry (one process) move together by rho, the entries
-// independently of each other, and all of them by the run-wide shift (the common term). Over a
-// suite the entries' own parts average out, and what is left is about the common term.
-double run_half_log(const std::vector<std::vector<TimedSide>>& entries, const SpreadModel& m, SpreadScope scope, TimeKind kind) {
-  double n = 0, quad = 0;
-  for (const auto& sides : entries) n += static_cast<double>(sides.size());
-  for (const auto& sides : entries) {
-    if (sides.empty()) continue;
-    std::vector<double> w(sides.size(), 1.0 / static_cast<double>(sides.size())), e;
-    for (const TimedSide& t : sides) e.push_back(side_bound(m, scope, t, kind));
-    const double c = combine_bounds(w, e, m.table(scope).rho) * static_cast<double>(sides.size()) / n;
-    quad += c * c;
+TimeKind kind_of(bool device) { return device ? TimeKind::device : TimeKind::call; }
+
+// The half-width of the geometric mean of the old shapes that the rerun timed too.
+// without_common: the run's shift was taken out of the ratio (BandShifts), so the model's common
+// term (the run-wide shift) is not in the bound.
+double shared_half_log(const Shapes& o, const Shapes& n, const SpreadModel& m, SpreadScope scope, bool device, bool without_common = false) {
+  return time_half_log(shared_sides(o, n, device), m, scope, kind_of(device), without_common);
+}
+
+// The bound of the whole run's geometric-mean ratio over every shape both runs timed: as the model
+// has it, the shapes of one entry (one process) move together by rho (its own h_T without the
+// common term), the entries independently of each other, and all of them by the run-wide shift
+// (the common term). Over a suite the entries' own parts average out, and what is left is about
+// the common term.
+double run_half_log(const std::map<EntryKey, Shapes>& old_t, const std::map<EntryKey, Shapes>& new_t, const SpreadModel& m,
+                    SpreadScope scope, bool device) {
+  std::vector<std::pair<double, double>> parts;  // per entry: (shapes, its h_T without the common term)
+  double n = 0;
+  for (const auto& [key, shapes] : old_t) {
+    const auto other = new_t.find(key);
+    if (other == new_t.end()) continue;
+    const std::vector<TimedSide> sides = shared_sides(shapes, other->second, device);
+    parts.push_back({static_cast<double>(sides.size()), time_half_log(sides, m, scope, kind_of(device), true)});
+    n += static_cast<double>(sides.size());
   }
+  double quad = 0;
+  for (const auto& [count, h] : parts)
+    if (n > 0) quad += (h * count / n) * (h * count / n);
   const double common = m.table(scope).common;
   return std::sqrt(quad + common * common);
 }
@@ -340,20 +353,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   bool run_outside = false, run_kernel = true;
   double run_dev = 0;
   if (shifts && shifts->measured() && shift["call_ratio"].is_number()) {
-    std::vector<std::vector<TimedSide>> call_sides, dev_sides;  // per entry
-    for (const auto& [key, shapes] : old_t) {
-      const Shapes* other = shapes_of(new_t, key);
-      if (other == nullptr) continue;
-      call_sides.emplace_back();
-      dev_sides.emplace_back();
-      for (const auto& [label, t] : shapes) {
-        const auto it = other->find(label);
-        if (it == other->end()) continue;
-        call_sides.back().push_back(t.call);
-        if (t.device_us > 0 && it->second.device_us > 0) dev_sides.back().push_back({t.device_us, 0.0});
-      }
-    }
-    const double h = run_half_log(call_sides, *model, scope, TimeKind::call);
+    const double h = run_half_log(old_t, new_t, *model, scope, false);
     run_dev = h > 0 ? std::fabs(std::log(shift["call_ratio"].get<double>())) / h : 0;
     ++checks;
     run_outside = run_dev > 1 + 1e-9;
@@ -361,7 +361,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     shift["call_bound"] = {std::exp(-h), std::exp(h)};
     shift["call_dev"] = run_dev;
     if (shift["device_ratio"].is_number()) {
-      const double hd = run_half_log(dev_sides, *model, scope, TimeKind::device);
+      const double hd = run_half_log(old_t, new_t, *model, scope, true);
       shift["device_bound"] = {std::exp(-hd), std::exp(hd)};
       run_kernel = outside_log(shift["device_ratio"].get<double>(), hd);
     }
@@ -380,9 +380,10 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     if (!flat && !hard_of[i] && !e["reasons"].empty()) {
       bool p_beyond = false, host = false, kernel = false;
       for (const json& sw : e["sweeps"]) {
-        p_beyond = p_beyond || sw.value("P_dev", 0.0) > k;
-        beyond_n += static_cast<int>(sw.value("P_dev", 0.0) > k) + static_cast<int>(sw.value("time_dev", 0.0) > k);
-        if (sw.value("time_dev", 0.0) > k) (sw.value("kernel_moved", true) ? kernel : host) = true;
+        const bool p_out = sw.value("P_dev", 0.0) > k, t_out = sw.value("time_dev", 0.0) > k;
+        p_beyond = p_beyond || p_out;
+        beyond_n += static_cast<int>(p_out) + static_cast<int>(t_out);
+        if (t_out) (sw.value("kernel_moved", true) ? kernel : host) = true;
       }
       verdict = p_beyond || kernel ? "differs" : host ? "host_moved" : "chance";
     }

@@ -54,6 +54,7 @@ BandShifts::BandShifts(const std::map<EntryKey, Shapes>& old_t, const std::map<E
       ++entries_[b][key];
     }
   }
+  for (std::size_t b = 0; b < by_band_.size(); ++b) overall_.push_back(band_shift(b, nullptr));
 }
 
 std::optional<double> BandShifts::band_shift(std::size_t band, const EntryKey* leave_out) const {
@@ -93,9 +94,7 @@ std::optional<double> BandShifts::entry_shift(const EntryKey& key, const Shapes&
 }
 
 bool BandShifts::measured() const {
-  for (std::size_t b = 0; b < by_band_.size(); ++b)
-    if (band_shift(b, nullptr)) return true;
-  return false;
+  return std::any_of(overall_.begin(), overall_.end(), [](const std::optional<double>& s) { return s.has_value(); });
 }
 
 std::string BandShifts::band_name(std::size_t band) const {
@@ -108,7 +107,7 @@ std::string BandShifts::band_name(std::size_t band) const {
 json BandShifts::bands() const {
   json out = json::array();
   for (std::size_t b = 0; b < by_band_.size(); ++b) {
-    const auto s = band_shift(b, nullptr);
+    const auto& s = overall_[b];
     out.push_back({{"band", band_name(b)}, {"shapes", by_band_[b].size()}, {"entries", entries_[b].size()},
                    {"call_ratio", s ? json(std::exp(*s)) : json(nullptr)}});
   }

@@ -59,6 +59,7 @@ class BandShifts {
   const SpreadModel& model_;
   std::vector<std::vector<std::pair<EntryKey, double>>> by_band_;  // per band: (entry, ln new / old) of each shape
   std::vector<std::map<EntryKey, int>> entries_;                   // per band: shapes per entry
+  std::vector<std::optional<double>> overall_;                     // per band: its shift over every entry
 };
 
 }  // namespace mskb::rerun_detail

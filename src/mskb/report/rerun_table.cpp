@@ -21,7 +21,7 @@ std::string entry_name(const json& e) {
 
 bool by_model(const json& c) { return c.contains("judge") && c["judge"].value("kind", "") == "model"; }
 
-std::string verdict_of(const json& e) { return e.value("verdict", e["reproduced"].get<bool>() ? "reproduced" : "differs"); }
+std::string verdict_of(const json& e) { return e["verdict"].get<std::string>(); }
 
 std::string verdict_cell(const json& e) {
   const std::string v = verdict_of(e);
