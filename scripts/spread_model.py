@@ -7,6 +7,8 @@ between leases: different GPUs or a UUID missing); the bound of a band is the --
 (default 0.95) of |ln(t_b / t_a)|. Call time always (time_us.median); device time too where both
 reports carry a shape's device_us. The common term of a scope is the largest |ln| of a pair's
 geometric-mean time ratio over all its shapes (a run-wide shift: clocks, the machine).
+A model is one GPU model's: the reports must all name the same device (device.name), which the
+model records as "measured_on"; the tools say so where a report's GPU is another.
 
   scripts/spread_model.py A.json B.json [C.json ...] [--quantile 0.95] [--write data/spread_model.json]
 
@@ -47,6 +49,31 @@ def load(path):
 def uuid_of(report):
     dev = report.get("device")
     return dev.get("uuid") if isinstance(dev, dict) and dev.get("uuid") else None
+
+
+def gpu_of(report):
+    """The GPU model a report ran on: {"gpu": device name, "compute_capability": ...}, or None."""
+    dev = report.get("device")
+    if not isinstance(dev, dict) or not isinstance(dev.get("name"), str) or not dev["name"]:
+        return None
+    on = {"gpu": dev["name"]}
+    if isinstance(dev.get("compute_capability"), str):
+        on["compute_capability"] = dev["compute_capability"]
+    return on
+
+
+def measured_on(paths, reports):
+    """The one GPU model of all the reports; refuses a mix (a model is one GPU model's)."""
+    seen = {}
+    for p, r in zip(paths, reports):
+        on = gpu_of(r)
+        if on is None:
+            fail(f"{p} does not name its GPU (device.name): the model records the GPU model it was measured on")
+        seen.setdefault(on["gpu"], (p, on))
+    if len(seen) > 1:
+        fail("the reports ran on different GPU models (" + ", ".join(f"{g}: {p}" for g, (p, _) in seen.items()) +
+             "): fit one model per GPU model")
+    return next(iter(seen.values()))[1]
 
 
 def commit_of(report):
@@ -220,7 +247,7 @@ def table(model, q, edges):
     return "\n".join(lines)
 
 
-def write(path, fitted, q, edges, argv):
+def write(path, fitted, q, edges, argv, on):
     old = {}
     if os.path.exists(path):
         try:
@@ -233,6 +260,12 @@ def write(path, fitted, q, edges, argv):
         if kept:
             fail(f"{path} has quantile {old.get('quantile')} and bands {old.get('bands_us')}: refit {', '.join(kept)} too "
                  f"(pass reports of both scopes) or use the same --quantile")
+    old_on = old.get("measured_on") if old else None
+    if old_on and old_on.get("gpu") != on["gpu"]:
+        kept = [s for s in SCOPES if s in old.get("scopes", {}) and s not in fitted]
+        if kept:
+            fail(f"{path} was measured on {old_on.get('gpu')}, these reports on {on['gpu']}: refit {', '.join(kept)} too "
+                 f"(pass reports of both scopes) or write another file")
     scopes = dict(old.get("scopes", {})) if old else {}
     today = datetime.date.today().isoformat()
     for s, e in fitted.items():
@@ -246,7 +279,7 @@ def write(path, fitted, q, edges, argv):
            "statistic": "per band, the quantile of |ln(t_b / t_a)| over the shapes two reports of the same kernels both timed "
                         "correctly (t: median time, us; band: the geometric mean of the two medians); common: the largest |ln| of "
                         "a pair's geometric-mean time ratio over its shapes",
-           "provisional": provisional, "scopes": scopes}
+           "provisional": provisional, "measured_on": on, "scopes": scopes}
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
         json.dump(doc, f, indent=1)
@@ -267,12 +300,13 @@ def main():
     if not 0.5 <= a.quantile < 1:
         fail(f"--quantile {a.quantile}: must be in [0.5, 1)")
     reports = [load(p) for p in a.reports]
+    on = measured_on(a.reports, reports)
     fitted = fit(a.reports, reports, a.quantile, BANDS_US)
     if not fitted:
         fail("no pair of reports has a shape timed correctly in both")
     print(json.dumps(fitted, indent=1) if a.json else table(fitted, a.quantile, BANDS_US))
     if a.write:
-        doc = write(a.write, fitted, a.quantile, BANDS_US, sys.argv[1:])
+        doc = write(a.write, fitted, a.quantile, BANDS_US, sys.argv[1:], on)
         print(f"wrote {a.write} (version {doc['version']})", file=sys.stderr)
 
 

@@ -54,7 +54,9 @@ struct Verdict {
   nlohmann::json json() const;  // {"accept", "required_p", "margin", "margin_source", "reason"}
 };
 
-// `model`: the spread model whose between-process bounds set the margin (mskb::spread_model()).
-Verdict judge(const Score& candidate, const Score& best, double min_gain, const mskb::SpreadModel& model = mskb::spread_model());
+// `model`: the spread model whose between-process bounds set the margin (mskb::spread_model());
+// `gpu`: this GPU's model (device name), named in margin_source when the model was measured on another.
+Verdict judge(const Score& candidate, const Score& best, double min_gain, const mskb::SpreadModel& model = mskb::spread_model(),
+              const std::string& gpu = "");
 
 }  // namespace cudamaster::loop

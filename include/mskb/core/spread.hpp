@@ -42,6 +42,7 @@ struct SpreadModel {
   double quantile = 0.9;
   std::vector<double> bands_us;  // upper edges of every band but the last, increasing
   bool provisional = false;
+  std::string gpu;  // the GPU model it was measured on (a device name, "NVIDIA H200"); empty: not recorded
   SpreadTable process, lease;
 
   const SpreadTable& table(SpreadScope s) const { return s == SpreadScope::between_process ? process : lease; }
@@ -51,9 +52,15 @@ struct SpreadModel {
   double bound(SpreadScope s, double median_us, TimeKind kind = TimeKind::call) const;
   // z with P(|Z| <= z) = quantile, Z standard normal.
   double z() const;
-  // "spread model v2 (90% intervals, between leases; provisional)"
-  std::string label(SpreadScope s) const;
-  nlohmann::json summary(SpreadScope s) const;  // {"version", "quantile", "scope", "provisional"}
+  // Whether it was measured on this GPU model (a device name as reports record it); true when
+  // either is unknown ("" or "?"). The bounds are one GPU model's: elsewhere they are a guide.
+  bool measured_on(const std::string& gpu_name) const;
+  // "spread model v3 (90% intervals, between leases; provisional)"; with this_gpu another GPU
+  // model than its own: "...; measured on NVIDIA H200, not on NVIDIA A100-SXM4-80GB)".
+  std::string label(SpreadScope s, const std::string& this_gpu = "") const;
+  // {"version", "quantile", "scope", "provisional", "measured_on"}, and "other_gpu": this_gpu
+  // when the model was not measured on it.
+  nlohmann::json summary(SpreadScope s, const std::string& this_gpu = "") const;
 };
 
 // A model from its JSON (data/spread_model.json's layout: format 1). Throws std::invalid_argument

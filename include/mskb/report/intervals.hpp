@@ -34,7 +34,8 @@ std::map<EntryKey, Interval> p_intervals(const nlohmann::json& run, const Spread
                                          SpreadScope scope = SpreadScope::between_lease);
 
 // Adds "P_interval": [lo, hi] (around the score's P) to each of the report's "scores" that has one, and
-// "spread_model": {"version", "quantile", "scope", "provisional"} to the report.
+// "spread_model": {"version", "quantile", "scope", "provisional", "measured_on"} to the report (with
+// "other_gpu" when the report's GPU is another model than the one the spread was measured on).
 void add_p_intervals(nlohmann::json& run);
 
 // "1.32 [1.21, 1.44]": the report's P and the interval's half-width around it; "1.32" without an
@@ -44,7 +45,13 @@ std::string p_with_interval(const nlohmann::json& P, const Interval* interval);
 std::string p_with_interval(const nlohmann::json& P, const nlohmann::json& stored);
 // The interval of a key, or null.
 const Interval* find_interval(const std::map<EntryKey, Interval>& m, const EntryKey& k);
-// One line for a report's legend: "P [a, b]: the 90% interval of spread model v1 between leases (provisional) ..."
-std::string interval_legend(const SpreadModel& model = spread_model(), SpreadScope scope = SpreadScope::between_lease);
+// One line for a report's legend: "P [a, b]: the 90% interval of spread model v1 between leases (provisional) ...";
+// this_gpu: the report's GPU (device name), said when the model was measured on another GPU model.
+std::string interval_legend(const SpreadModel& model = spread_model(), SpreadScope scope = SpreadScope::between_lease,
+                            const std::string& this_gpu = "");
+// The legend of a report (its device's name; the model compiled in, between leases).
+std::string interval_legend_of(const nlohmann::json& run);
+// A report's GPU model (device.name), "" where it has none.
+std::string report_gpu(const nlohmann::json& run);
 
 }  // namespace mskb

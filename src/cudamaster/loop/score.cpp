@@ -83,14 +83,14 @@ nlohmann::json Verdict::json() const {
   return {{"accept", accept}, {"required_p", required_p}, {"margin", margin}, {"margin_source", margin_source}, {"reason", reason}};
 }
 
-Verdict judge(const Score& c, const Score& best, double min_gain, const mskb::SpreadModel& model) {
+Verdict judge(const Score& c, const Score& best, double min_gain, const mskb::SpreadModel& model, const std::string& gpu) {
   Verdict v;
   const double best_p = best.p.value_or(1.0);
   double margin = 0;
   if (c.spread_shapes > 0) {
     margin = std::expm1(c.spread);
     v.margin_source = fmt::format("between-process spread of its {} shape{}, {}", c.spread_shapes, c.spread_shapes == 1 ? "" : "s",
-                                  model.label(mskb::SpreadScope::between_process));
+                                  model.label(mskb::SpreadScope::between_process, gpu));
   } else {
     margin = 2.0 * std::sqrt(c.rel_noise * c.rel_noise + best.rel_noise * best.rel_noise);
     v.margin_source = "measurement noise of both P (no spread interval: no complexities)";

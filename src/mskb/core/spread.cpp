@@ -45,14 +45,22 @@ double simultaneous_factor(double q, int checks, double alpha) {
   return std::max(1.0, z_two_sided(1 - per_check) / z_two_sided(q));
 }
 
-std::string SpreadModel::label(SpreadScope s) const {
-  return fmt::format("spread model v{} ({:g}% intervals, {}{})", version, 100 * quantile,
-                     s == SpreadScope::between_process ? "between processes" : "between leases",
-                     table(s).provisional ? "; provisional" : "");
+bool SpreadModel::measured_on(const std::string& gpu_name) const {
+  return gpu.empty() || gpu_name.empty() || gpu_name == "?" || gpu_name == gpu;
 }
 
-json SpreadModel::summary(SpreadScope s) const {
-  return {{"version", version}, {"quantile", quantile}, {"scope", to_string(s)}, {"provisional", table(s).provisional}};
+std::string SpreadModel::label(SpreadScope s, const std::string& this_gpu) const {
+  return fmt::format("spread model v{} ({:g}% intervals, {}{}{})", version, 100 * quantile,
+                     s == SpreadScope::between_process ? "between processes" : "between leases",
+                     table(s).provisional ? "; provisional" : "",
+                     measured_on(this_gpu) ? std::string() : "; measured on " + gpu + ", not on " + this_gpu);
+}
+
+json SpreadModel::summary(SpreadScope s, const std::string& this_gpu) const {
+  json j = {{"version", version}, {"quantile", quantile}, {"scope", to_string(s)}, {"provisional", table(s).provisional},
+            {"measured_on", gpu.empty() ? json(nullptr) : json(gpu)}};
+  if (!measured_on(this_gpu)) j["other_gpu"] = this_gpu;
+  return j;
 }
 
 namespace {
@@ -108,6 +116,12 @@ SpreadModel parse_spread_model(const json& j) {
   if (!has_p) m.process = m.lease;
   if (!has_l) m.lease = m.process;
   m.provisional = j.value("provisional", false) || m.process.provisional || m.lease.provisional;
+  if (j.contains("measured_on")) {
+    const json& on = j["measured_on"];
+    if (!on.is_object() || !on.contains("gpu") || !on["gpu"].is_string() || on["gpu"].get<std::string>().empty())
+      throw std::invalid_argument("spread model: measured_on must be {\"gpu\": \"<device name>\", ...}");
+    m.gpu = on["gpu"].get<std::string>();
+  }
   return m;
 }
 

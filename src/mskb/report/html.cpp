@@ -235,7 +235,7 @@ std::string entries_table(const json& data) {
     }
     h += "</tr>\n";
   }
-  return h + "</tbody></table></div>\n<p class=\"small\">" + esc(interval_legend()) + ".</p>\n";
+  return h + "</tbody></table></div>\n<p class=\"small\">" + esc(interval_legend_of(data)) + ".</p>\n";
 }
 
 std::string failures_table(const json& failures, bool with_task) {

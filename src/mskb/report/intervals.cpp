@@ -65,7 +65,13 @@ void add_p_intervals(json& run) {
       s["P_interval"] = {P * std::exp(-iv->half_log), P * std::exp(iv->half_log)};
     }
   }
-  run["spread_model"] = m.summary(SpreadScope::between_lease);
+  run["spread_model"] = m.summary(SpreadScope::between_lease, report_gpu(run));
+}
+
+std::string report_gpu(const json& run) {
+  if (!run.is_object() || !run.contains("device") || !run["device"].is_object()) return {};
+  const json& name = run["device"].value("name", json());
+  return name.is_string() ? name.get<std::string>() : std::string();
 }
 
 const Interval* find_interval(const std::map<EntryKey, Interval>& m, const EntryKey& k) {
@@ -86,9 +92,16 @@ std::string p_with_interval(const json& P, const json& stored) {
   return fmt::format("{:.2f} [{:.2f}, {:.2f}]", P.get<double>(), stored[0].get<double>(), stored[1].get<double>());
 }
 
-std::string interval_legend(const SpreadModel& model, SpreadScope scope) {
-  return fmt::format("P [lo, hi]: where P of another run would fall, the {:g}% interval of the {} (docs/harness.md section 5)",
-                     100 * model.quantile, model.label(scope));
+std::string interval_legend(const SpreadModel& model, SpreadScope scope, const std::string& this_gpu) {
+  std::string line = fmt::format("P [lo, hi]: where P of another run would fall, the {:g}% interval of the {} (docs/harness.md section 5)",
+                                 100 * model.quantile, model.label(scope, this_gpu));
+  if (!model.measured_on(this_gpu))
+    line += fmt::format("; the spread of {} was not measured, so these intervals are {}'s, a guide only until the model is refitted "
+                        "on this GPU (scripts/spread_model.py)",
+                        this_gpu, model.gpu);
+  return line;
 }
+
+std::string interval_legend_of(const json& run) { return interval_legend(spread_model(), SpreadScope::between_lease, report_gpu(run)); }
 
 }  // namespace mskb

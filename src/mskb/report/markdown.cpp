@@ -118,7 +118,7 @@ std::string markdown_summary(const json& j) {
                        c["checks_total"].get<int>(), PG, V, S, by_shape);
   }
   out += "\nSOL by shape: the fraction of the roofline at each timed shape, smallest first; L: launch-bound.\n";
-  if (!intervals.empty()) out += md_cell(interval_legend()) + ".\n";
+  if (!intervals.empty()) out += md_cell(interval_legend_of(j)) + ".\n";
   const std::vector<std::string> notes = vendor_notes(j);
   if (!notes.empty()) {
     out += "\nVendor routes:\n\n";

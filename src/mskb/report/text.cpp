@@ -91,7 +91,7 @@ std::string render_table(const json& j) {
       shapes += (shapes.empty() ? "" : "; ") + r.get<std::string>();
     out += "shapes: ad-hoc (--shape, sweep custom; not the task's sweeps): " + shapes + "\n";
   }
-  if (!intervals.empty()) out += interval_legend() + "\n";
+  if (!intervals.empty()) out += interval_legend_of(j) + "\n";
   out += launch_floor_line(j.value("device", json::object())) + "\n";
   for (const std::string& n : vendor_notes(j)) out += "vendor: " + n + "\n";
   for (const std::string& l : roofline_summary_lines(roofline_summary(j))) out += "roofline: " + l + "\n";

@@ -76,6 +76,16 @@ TEST(Score, AcceptOnlyBeyondTheSpreadBetweenProcesses) {
   EXPECT_NEAR(v.required_p, 1.1520861, 1e-6);
   EXPECT_EQ(v.margin_source, "between-process spread of its 1 shape, spread model v5 (90% intervals, between processes)");
   EXPECT_NE(v.reason.find("P 1.111 <= 1.152 required (best 1.000 + 15.2% margin: between-process spread"), std::string::npos) << v.reason;
+  // The model is one GPU model's: on another, the margin says whose spread it is.
+  const nlohmann::json on_h200 = nlohmann::json::parse(R"({"format": 1, "version": 5, "quantile": 0.9, "bands_us": [100.0], "measured_on": {"gpu": "NVIDIA H200"},
+                                 "scopes": {"between_process": {"call": [0.1, 0.02], "common": 0.0, "rho": 0.0}}})");
+  const mskb::SpreadModel h200 = mskb::parse_spread_model(on_h200);
+  EXPECT_EQ(loop::judge(s, best, 0.0, h200, "NVIDIA H200").margin_source, v.margin_source);
+  const auto elsewhere = loop::judge(s, best, 0.0, h200, "NVIDIA L40S");
+  EXPECT_NEAR(elsewhere.margin, v.margin, 1e-12);
+  EXPECT_EQ(elsewhere.margin_source,
+            "between-process spread of its 1 shape, spread model v5 (90% intervals, between processes; measured on NVIDIA H200, not on "
+            "NVIDIA L40S)");
   v = loop::judge(loop::score_result(timed({{1, 8.5}}), base, nullptr, m), best, 0.0, m);  // 17.6% faster
   EXPECT_TRUE(v.accept) << v.reason;
   // The same 11% gain on a 200 us shape (2% band: h = 0.029039, margin 2.95%) is accepted.

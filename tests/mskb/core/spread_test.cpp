@@ -47,6 +47,30 @@ TEST(Spread, ParsesTheModelAndRefusesMalformedOnes) {
   bad = two_band_model(1.5);
   EXPECT_THROW(parse_spread_model(bad), std::invalid_argument);
   EXPECT_THROW(parse_spread_model(json{{"format", 2}}), std::invalid_argument);
+  // The GPU model it was measured on: said where another GPU model's numbers are judged by it.
+  EXPECT_TRUE(m.gpu.empty());
+  EXPECT_TRUE(m.measured_on("NVIDIA A100-SXM4-80GB"));  // not recorded: nothing to say
+  json on = two_band_model();
+  on["measured_on"] = {{"gpu", "NVIDIA H200"}, {"compute_capability", "9.0"}};
+  const SpreadModel h200 = parse_spread_model(on);
+  EXPECT_EQ(h200.gpu, "NVIDIA H200");
+  EXPECT_TRUE(h200.measured_on("NVIDIA H200"));
+  EXPECT_TRUE(h200.measured_on(""));
+  EXPECT_TRUE(h200.measured_on("?"));
+  EXPECT_FALSE(h200.measured_on("NVIDIA A100-SXM4-80GB"));
+  EXPECT_FALSE(h200.measured_on("NVIDIA H200 NVL"));  // another product, another spread
+  EXPECT_EQ(h200.label(SpreadScope::between_process, "NVIDIA H200"), "spread model v7 (90% intervals, between processes)");
+  EXPECT_EQ(h200.label(SpreadScope::between_lease, "NVIDIA A100-SXM4-80GB"),
+            "spread model v7 (90% intervals, between leases; measured on NVIDIA H200, not on NVIDIA A100-SXM4-80GB)");
+  EXPECT_EQ(h200.summary(SpreadScope::between_lease, "NVIDIA H200")["measured_on"], "NVIDIA H200");
+  EXPECT_FALSE(h200.summary(SpreadScope::between_lease, "NVIDIA H200").contains("other_gpu"));
+  EXPECT_EQ(h200.summary(SpreadScope::between_lease, "NVIDIA A100-SXM4-80GB")["other_gpu"], "NVIDIA A100-SXM4-80GB");
+  EXPECT_TRUE(m.summary(SpreadScope::between_lease)["measured_on"].is_null());
+  for (const json& bad_on : {json("NVIDIA H200"), json::object(), json{{"gpu", ""}}}) {
+    bad = two_band_model();
+    bad["measured_on"] = bad_on;
+    EXPECT_THROW(parse_spread_model(bad), std::invalid_argument) << bad_on.dump();
+  }
   // No device bounds: the call bounds stand in.
   bad = two_band_model();
   bad["scopes"]["between_process"].erase("device");
@@ -139,6 +163,8 @@ TEST(Spread, TheCompiledInModelIsTheDataFile) {
   EXPECT_EQ(m.bands_us, file.bands_us);
   EXPECT_EQ(m.lease.call, file.lease.call);
   EXPECT_EQ(m.process.call, file.process.call);
+  EXPECT_EQ(m.gpu, file.gpu);
+  EXPECT_EQ(m.gpu, "NVIDIA H200");  // every pair it was fitted from ran on one
   EXPECT_EQ(m.bands_us.size() + 1, m.lease.call.size());
   EXPECT_GE(m.quantile, 0.5);
 }

@@ -169,6 +169,38 @@ TEST(Intervals, EveryRenderingShowsPWithItsInterval) {
   EXPECT_EQ(p_with_interval(json(), json()), "-");
 }
 
+// The model compiled in was measured on the H200: a report from another GPU model keeps its
+// intervals (the only measured ones) and says in every rendering and in mskb rerun whose they are.
+TEST(Intervals, AReportFromAnotherGpuModelSaysWhoseSpreadItsIntervalsAre) {
+  const std::string a100 = "NVIDIA A100-SXM4-80GB";
+  ASSERT_EQ(spread_model().gpu, "NVIDIA H200");
+  json h200 = h200_run();
+  add_p_intervals(h200);
+  EXPECT_EQ(h200["spread_model"]["measured_on"], "NVIDIA H200");
+  EXPECT_FALSE(h200["spread_model"].contains("other_gpu"));
+  EXPECT_EQ(render_table(h200).find("guide only"), std::string::npos);
+  json run = h200_run();
+  run["device"]["name"] = a100;
+  add_p_intervals(run);
+  EXPECT_EQ(run["spread_model"]["other_gpu"], a100);
+  EXPECT_EQ(p_intervals(run).size(), p_intervals(h200).size());  // the intervals stay, said as the H200's
+  const std::string said = "measured on NVIDIA H200, not on " + a100;
+  const std::string table = render_table(run), md = render_markdown(run), html = render_run_html(run_report_data(run), "run.json");
+  for (const std::string* out : {&table, &md, &html}) {
+    EXPECT_NE(out->find(said), std::string::npos) << out->substr(0, 300);
+    EXPECT_NE(out->find("a guide only until the model is refitted on this GPU"), std::string::npos);
+  }
+  // mskb rerun of the A100 report: the same note, and the verdict's model names it.
+  json fresh = scaled(run, everything, 1.02);
+  const json cmp = rerun_comparison(run, fresh, RerunJudge{std::nullopt, &spread_model()});
+  EXPECT_NE(cmp["judge"]["label"].get<std::string>().find(said), std::string::npos) << cmp["judge"];
+  EXPECT_EQ(cmp["judge"]["model"]["other_gpu"], a100);
+  EXPECT_NE(joined(cmp["notes"]).find("the spread model was measured on NVIDIA H200, not on " + a100), std::string::npos) << joined(cmp["notes"]);
+  EXPECT_NE(render_rerun_text(cmp).find("a guide only until the model is refitted"), std::string::npos);
+  const json same = rerun_comparison(h200, scaled(h200, everything, 1.02), RerunJudge{std::nullopt, &spread_model()});
+  EXPECT_EQ(joined(same["notes"]).find("the spread model was measured on"), std::string::npos) << joined(same["notes"]);
+}
+
 TEST(RerunByModel, TimesInsideTheBoundsReproduceAndBothCommitsAreNamed) {
   json old = h200_run();
   rescore(old);
