@@ -39,12 +39,23 @@ inline size_t align256(size_t b) { return (b + 255) / 256 * 256; }
 
 // ---- the column count: max(index) + 1, reduced on the device
 
+// The max over a full warp's lanes: one redux instruction from sm_80 on, five shuffles before
+// (sm_75, Turing, has no __reduce_max_sync).
+__device__ __forceinline__ int warp_max(int v) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  return __reduce_max_sync(0xffffffffu, v);
+#else
+  for (int lane_mask = 16; lane_mask > 0; lane_mask >>= 1) v = max(v, __shfl_xor_sync(0xffffffffu, v, lane_mask));
+  return v;
+#endif
+}
+
 __global__ void max_index_kernel(const int* idx, long long n, int* out) {
   int m = -1;
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     m = max(m, idx[i]);
-  m = __reduce_max_sync(0xffffffffu, m);
+  m = warp_max(m);
   if ((threadIdx.x & 31) == 0 && m >= 0) atomicMax(out, m);
 }
 
@@ -74,7 +85,7 @@ __global__ void csr_probe_kernel(const int* row_offsets, int rows, const int* co
   for (long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; i < nnz;
        i += static_cast<long long>(gridDim.x) * blockDim.x)
     m = max(m, col_indices[i]);
-  m = __reduce_max_sync(0xffffffffu, m);
+  m = warp_max(m);
   if ((threadIdx.x & 31) == 0 && m >= 0) atomicMax(out, m);
 }
 

@@ -101,15 +101,36 @@ SuitePlan plan_of(const RerunOptions& o, const json& record) {
   return plan;
 }
 
+json settings_of(const json& report) {
+  return report.contains("reproduce") && report["reproduce"].is_object() ? report["reproduce"].value("settings", json()) : json();
+}
+
+bool records_includes(const json& settings) {
+  if (!settings.is_object() || !settings.contains("files") || !settings["files"].is_array()) return false;
+  for (const json& f : settings["files"])
+    if (f.is_object() && f.contains("includes")) return true;
+  return false;
+}
+
+void drop_includes(json& settings) {
+  if (settings.is_object() && settings.contains("files") && settings["files"].is_array())
+    for (json& f : settings["files"])
+      if (f.is_object()) f.erase("includes");
+}
+
 // --against: a report saved earlier (a rerun made on another machine, say) judged as the rerun.
-// It must be a run of the same record: the same settings (tasks, kernels, shape seed, sweeps,
-// timing); its own comparison, if it has one, is replaced.
+// It must be a run of the same record: the same settings (tasks, kernels and their local headers,
+// shape seed, sweeps, timing); its own comparison, if it has one, is replaced. Where one of the two
+// was made before mskb recorded the kernels' local headers, they are left out of the comparison.
 json against_report(const RerunOptions& o, const json& old) {
   json fresh = read_old_report(o.against);
   if (!fresh.is_object() || !fresh.contains("results"))
     throw std::invalid_argument("rerun: --against " + o.against + " is not a report (mskb run|check --json)");
-  const json& a = old["reproduce"].value("settings", json());
-  const json& b = fresh.contains("reproduce") ? fresh["reproduce"].value("settings", json()) : json();
+  json a = settings_of(old), b = settings_of(fresh);
+  if (!records_includes(a) || !records_includes(b)) {
+    drop_includes(a);
+    drop_includes(b);
+  }
   if (a != b) {
     std::string first = "its reproduce record is missing";
     if (b.is_object())

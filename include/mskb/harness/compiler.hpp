@@ -67,6 +67,12 @@ struct CompileResult {
 
 CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt);
 
+// The local headers (#include "x") a kernel file reaches, transitively: each resolved next to the
+// file that includes it, else in kernels/include (nvcc's -I), each once in the order first met;
+// absolute paths. All are part of the cache key (editing one, also one a header includes,
+// rebuilds), and a report records them with its kernel files so mskb rerun sees a changed one.
+std::vector<std::string> local_include_files(const std::string& cu_path);
+
 // A kernel file to build (and judge): the unit of compile_all and of the suite's build pool.
 struct KernelFile {
   std::string path;

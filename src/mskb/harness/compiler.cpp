@@ -10,6 +10,7 @@
 #include <functional>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -39,24 +40,39 @@ struct LibSpec {
 constexpr LibSpec kLibraries[] = {{"cublas", "-lcublas"},   {"cublasLt", "-lcublasLt"}, {"cusparse", "-lcusparse"},
                                   {"cufft", "-lcufft"},     {"cudnn", "-lcudnn"},       {"curand", "-lcurand"}};
 
-// Local headers (#include "x") resolved next to the file or in kernels/include: part of the key.
-std::string local_includes(const std::string& source, const fs::path& dir, const fs::path& shared) {
+// The local headers (#include "x") a source reaches, transitively: each resolved next to the file
+// that includes it, else in kernels/include (nvcc's -I), each once, in the order first met.
+std::vector<fs::path> include_closure(const std::string& source, const fs::path& dir, const fs::path& shared) {
   static const std::regex inc(R"(^\s*#\s*include\s*\"([^\"]+)\")");
-  std::string all;
-  std::istringstream in(source);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, inc)) continue;
-    for (const fs::path& base : {dir, shared}) {
-      const fs::path p = base / m[1].str();
-      std::error_code ec;
-      if (fs::is_regular_file(p, ec)) {
-        all += p.string() + "\n" + read_text(p.string());
+  std::vector<fs::path> out;
+  std::set<fs::path> seen;
+  std::function<void(const std::string&, const fs::path&)> walk = [&](const std::string& text, const fs::path& from) {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::smatch m;
+      if (!std::regex_search(line, m, inc)) continue;
+      for (const fs::path& base : {from, shared}) {
+        const fs::path p = (base / m[1].str()).lexically_normal();
+        std::error_code ec;
+        if (!fs::is_regular_file(p, ec)) continue;
+        if (seen.insert(p).second) {
+          out.push_back(p);
+          walk(read_text(p.string()), p.parent_path());
+        }
         break;
       }
     }
-  }
+  };
+  walk(source, dir);
+  return out;
+}
+
+// The local headers' paths and texts: part of the key (an edit of a header, also of one a header
+// includes, rebuilds).
+std::string local_includes(const std::string& source, const fs::path& dir, const fs::path& shared) {
+  std::string all;
+  for (const fs::path& p : include_closure(source, dir, shared)) all += p.string() + "\n" + read_text(p.string());
   return all;
 }
 
@@ -305,6 +321,16 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
 }
 
 }  // namespace
+
+std::vector<std::string> local_include_files(const std::string& cu_path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(cu_path, ec)) return {};
+  const fs::path file = fs::absolute(cu_path).lexically_normal();
+  std::vector<std::string> out;
+  for (const fs::path& p : include_closure(read_text(cu_path), file.parent_path(), fs::path(source_root()) / "kernels" / "include"))
+    out.push_back(fs::absolute(p).lexically_normal().string());
+  return out;
+}
 
 CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt) {
   const auto t0 = std::chrono::steady_clock::now();

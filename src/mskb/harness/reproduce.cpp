@@ -22,6 +22,8 @@
 #include "mskb/core/scoring.hpp"
 #include "mskb/core/task_file.hpp"
 #include "mskb/harness/build_info.hpp"
+#include "mskb/harness/compiler.hpp"
+#include "mskb/util/files.hpp"
 #include "mskb/util/sha256.hpp"
 #include "mskb/util/text.hpp"
 
@@ -101,21 +103,43 @@ json drawn_random_shapes(const SuitePlan& plan, uint64_t shape_seed, int count) 
   return out;
 }
 
-// Every kernel file of every group the plan runs, with its SHA-256 (each file hashed once).
+// A local header's name in the record: relative to the source tree where it is in it (so a rerun
+// from another checkout finds it), else its absolute path.
+std::string include_name(const std::string& path) {
+  const fs::path rel = fs::path(path).lexically_relative(fs::path(source_root()).lexically_normal());
+  return !rel.empty() && *rel.begin() != ".." ? rel.string() : path;
+}
+
+// The local headers a kernel file reaches (local_include_files), named and hashed.
+json include_entries(const std::string& kernel, std::map<std::string, json>& hashes) {
+  json out = json::array();
+  for (const std::string& h : local_include_files(kernel)) {
+    if (hashes.count(h) == 0) hashes[h] = file_sha256(h);
+    out.push_back({{"path", include_name(h)}, {"sha256", hashes[h]}});
+  }
+  return out;
+}
+
+// Every kernel file of every group the plan runs, with its SHA-256 and its local headers' (each
+// file hashed once).
 json planned_files(const SuitePlan& plan) {
   std::map<std::string, json> hashes;
+  std::map<std::string, json> includes;
   json out = json::array();
   for (const SuiteGroup& g : suite_groups(plan))
     for (const KernelFile& k : g.kernels) {
       const std::string path = absolute(k.path);
       if (hashes.count(path) == 0) hashes[path] = file_sha256(path);
-      out.push_back({{"task", g.task},
-                     {"precision", to_string(g.precision)},
-                     {"contender", k.contender},
-                     {"path", path},
-                     {"sha256", hashes[path]},
-                     {"shipped", k.trusted || contender_kind(k.contender) != ContenderKind::candidate},
-                     {"optional", k.optional}});
+      if (includes.count(path) == 0) includes[path] = include_entries(path, hashes);
+      json f = {{"task", g.task},
+                {"precision", to_string(g.precision)},
+                {"contender", k.contender},
+                {"path", path},
+                {"sha256", hashes[path]},
+                {"shipped", k.trusted || contender_kind(k.contender) != ContenderKind::candidate},
+                {"optional", k.optional}};
+      if (!includes[path].empty()) f["includes"] = includes[path];
+      out.push_back(std::move(f));
     }
   return out;
 }
@@ -357,6 +381,16 @@ std::vector<FileChange> changed_files(const json& record, const SuitePlan& plan)
     }
     if (!seen.insert(it->second).second) continue;
     compare(what, it->second, f.value("sha256", json()));
+    // Its local headers (reports since they were recorded): each found again by its name among the
+    // headers the file reaches now; a header shared by many kernels is named once. One the file
+    // no longer reaches is not named: what dropped it (the file or a header) changed and is.
+    std::map<std::string, std::string> reached;
+    for (const std::string& h : local_include_files(it->second)) reached[include_name(h)] = h;
+    for (const json& h : f.value("includes", json::array())) {
+      const auto r = reached.find(h.value("path", std::string()));
+      if (r == reached.end() || !seen.insert(r->second).second) continue;
+      compare("header of " + what, r->second, h.value("sha256", json()));
+    }
   }
   return out;
 }

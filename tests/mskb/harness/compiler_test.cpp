@@ -115,3 +115,30 @@ TEST(Compile, MissingFileAndRefusedLibraries) {
   o.flags = {"-Xcompiler=-fopenmp"};
   EXPECT_NE(compile_kernel(write(t.p / "f.cu", kGood), o).error.find("whitelist"), std::string::npos);
 }
+
+// The local headers a kernel reaches, transitively (next to the including file first, then
+// kernels/include), each once, a cycle too: all of them are in the cache key, so editing a header
+// that another header includes rebuilds (it was once left out: a stale object was served).
+TEST(Compile, EveryLocalHeaderReachedIsInTheKey) {
+  TempDir t;
+  fs::create_directories(t.p / "sub");
+  const std::string a = write(t.p / "a.cuh", "#pragma once\n#include \"sub/b.cuh\"\n#include \"mskb_vendor.cuh\"\n");
+  const std::string b = write(t.p / "sub" / "b.cuh", "#pragma once\n#include \"../a.cuh\"\nint b_value = undefined_one;\n");
+  const std::string src = write(t.p / "k.cu", "#include \"a.cuh\"\n#include \"a.cuh\"\n#include <cuda_runtime.h>\nextern \"C\" void f() {}\n");
+  const std::string shared = (fs::path(source_root()) / "kernels" / "include" / "mskb_vendor.cuh").lexically_normal().string();
+  EXPECT_EQ(local_include_files(src), (std::vector<std::string>{fs::path(a).lexically_normal().string(),
+                                                                 fs::path(b).lexically_normal().string(), shared}));
+  EXPECT_TRUE(local_include_files((t.p / "nope.cu").string()).empty());
+
+  CompileOptions o;
+  o.cache_dir = (t.p / "cache").string();
+  const CompileResult first = compile_kernel(src, o);
+  EXPECT_FALSE(first.ok);
+  EXPECT_NE(first.error.find("undefined_one"), std::string::npos) << first.error;
+  EXPECT_TRUE(compile_kernel(src, o).cache_hit);
+  write(t.p / "sub" / "b.cuh", "#pragma once\n#include \"../a.cuh\"\nint b_value = undefined_two;\n");  // the header of a header
+  const CompileResult second = compile_kernel(src, o);
+  EXPECT_NE(second.key, first.key);
+  EXPECT_FALSE(second.cache_hit);
+  EXPECT_NE(second.error.find("undefined_two"), std::string::npos) << second.error;
+}

@@ -16,6 +16,7 @@
 #include "mskb/report/markdown.hpp"
 #include "mskb/report/rerun.hpp"
 #include "mskb/report/text.hpp"
+#include "mskb/util/files.hpp"
 #include "mskb/util/sha256.hpp"
 
 using json = nlohmann::json;
@@ -126,6 +127,36 @@ TEST(Reproduce, ARecordDescribesItsPlanAgain) {
   EXPECT_NE(changes[0].line().find("changed since the report (sha256 000000000000.. -> "), std::string::npos) << changes[0].line();
   EXPECT_FALSE(changes[0].missing);
   EXPECT_NE(changes[1].line().find("vendor_old): no longer part of the run in this build"), std::string::npos) << changes[1].line();
+
+  // The local headers each file reaches are recorded by their place in the tree and hashed: both
+  // vendor files include kernels/include/mskb_vendor.cuh. A header changed since the report is named
+  // once, however many kernels include it; the baselines include none.
+  int with_header = 0;
+  for (const json& f : s["files"]) {
+    if (f["contender"] != "vendor") {
+      EXPECT_FALSE(f.contains("includes")) << f.dump();
+      continue;
+    }
+    ASSERT_EQ(f["includes"].size(), 1u) << f.dump();
+    EXPECT_EQ(f["includes"][0]["path"], "kernels/include/mskb_vendor.cuh");
+    std::ifstream in(source_root() + "/kernels/include/mskb_vendor.cuh", std::ios::binary);
+    EXPECT_EQ(f["includes"][0]["sha256"], sha256_hex(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())));
+    ++with_header;
+  }
+  EXPECT_EQ(with_header, 4);
+  json header_changed = record;
+  for (json& f : header_changed["settings"]["files"])
+    if (f.contains("includes")) f["includes"][0]["sha256"] = std::string(64, 'f');
+  const auto header_changes = changed_files(header_changed, again);
+  ASSERT_EQ(header_changes.size(), 1u);
+  EXPECT_NE(header_changes[0].line().find("kernels/include/mskb_vendor.cuh (header of vector_add fp32 vendor): changed since the report "
+                                          "(sha256 ffffffffffff.. -> "),
+            std::string::npos)
+      << header_changes[0].line();
+  // A record of an mskb that did not record headers: nothing to compare them with.
+  json no_headers = record;
+  for (json& f : no_headers["settings"]["files"]) f.erase("includes");
+  EXPECT_TRUE(changed_files(no_headers, again).empty());
 
   json bad = record;
   bad["settings"].erase("tasks");
