@@ -300,7 +300,7 @@ void add_build_command(CLI::App& app) {
   build->add_option("-j,--jobs", o->jobs, "Parallel nvcc builds (default: all cores)")->check(CLI::Range(1, 4096));
   build->add_option("--arch", o->arch,
                     "GPU architecture to compile for: 80, sm_80, compute_80, 90a or sm_90a (default: " + default_arch() + ", the build's)")
-      ->transform(gpu_arch_option());
+      ->transform(gpu_arch_option(toolkit_gpu_archs));
   add_json_option(build, o->json,
                   "Write [{kernel, ok, so, cache_hit, seconds, error, diagnostics: [{file, line, column, severity, message}], policy, "
                   "flags, key, expect, missing_entry, resource_usage}]");

@@ -24,6 +24,7 @@
 #include "mskb/core/matrix_market.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/harness/compiler.hpp"
 #include "mskb/harness/settings.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/protocol/vocabulary.hpp"
@@ -140,7 +141,7 @@ void add_common_options(CLI::App* c, RunOptions& o) {
   c->add_option("--shape-seed", o.shape_seed,
                 "Seed of the random shapes checked besides paper + held-out (default: a fresh one per run, recorded in the report)");
   c->add_option("--arch", o.arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the build's)")
-      ->transform(gpu_arch_option());
+      ->transform(gpu_arch_option(toolkit_gpu_archs));
   add_nvcc_flag_option(c, o.flags);
   c->add_flag("--allow-libraries", o.allow_libraries, "Let user kernels link vendor libraries (// mskb-link:)");
   c->add_option("--timeout", o.timeout, "Per-call watchdog in seconds (default: the task's)")->check(mskb::positive());

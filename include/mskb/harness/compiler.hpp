@@ -67,6 +67,10 @@ struct CompileResult {
 
 CompileResult compile_kernel(const std::string& cu_path, const CompileOptions& opt);
 
+// The architectures this toolkit's nvcc compiles for ("75", "80", ..., from `nvcc --list-gpu-arch`,
+// asked once), in numeric order; empty when it cannot tell (then nothing is checked against it).
+std::vector<std::string> toolkit_gpu_archs();
+
 // The local headers (#include "x") a kernel file reaches, transitively: each resolved next to the
 // file that includes it, else in kernels/include (nvcc's -I), each once in the order first met;
 // absolute paths. All are part of the cache key (editing one, also one a header includes,

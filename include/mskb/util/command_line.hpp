@@ -11,6 +11,7 @@
 #include <cctype>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <regex>
@@ -40,12 +41,23 @@ inline std::optional<std::string> normalize_gpu_arch(std::string a) {
   return a;
 }
 // The check every --arch option takes: the forms above, anything else a usage error (exit 2)
-// that lists them.
-inline CLI::Validator gpu_arch_option() {
+// that lists them. `toolkit` (optional): the architectures the toolkit's nvcc compiles for ("75",
+// "80", ...; empty: unknown, not checked); one it does not is a usage error naming them, before
+// any build (CUDA 13 dropped sm_70 and older).
+inline CLI::Validator gpu_arch_option(std::function<std::vector<std::string>()> toolkit = nullptr) {
   return CLI::Validator(
-      [](std::string& v) {
+      [toolkit](std::string& v) {
         const std::optional<std::string> n = normalize_gpu_arch(v);
         if (!n) return "'" + v + "' is not a GPU architecture: write it as 90, sm_90, compute_90, 90a or sm_90a";
+        if (toolkit) {
+          const std::vector<std::string> known = toolkit();
+          const std::string base = n->back() == 'a' || n->back() == 'f' ? n->substr(0, n->size() - 1) : *n;
+          if (!known.empty() && std::find(known.begin(), known.end(), base) == known.end()) {
+            std::string list;
+            for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+            return "'" + v + "': this CUDA toolkit's nvcc does not compile for sm_" + base + " (it does for: " + list + ")";
+          }
+        }
         v = *n;
         return std::string();
       },

@@ -401,7 +401,7 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_flag("--no-sanitize", o->no_sanitize,
                 "Accept candidates without compute-sanitizer memcheck + racecheck (weaker: memory errors and races go unseen)");
   cmd->add_option("--arch", o->arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the harness's)")
-      ->transform(mskb::gpu_arch_option());
+      ->transform(mskb::gpu_arch_option(mskb::toolkit_gpu_archs));
   cmd->add_option("--flag", o->flags, "Extra nvcc flag for candidates (whitelisted; repeatable)");
   cmd->add_option("--archs", o->archs, "Architectures the Compiler agent may choose (default 90,90a)");
   cmd->add_option("--record", o->record, "Record every LLM exchange to this cassette (live providers)");

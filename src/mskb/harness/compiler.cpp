@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -321,6 +322,20 @@ void build_into_cache(std::vector<std::string> cmd, const std::string& cu_path, 
 }
 
 }  // namespace
+
+std::vector<std::string> toolkit_gpu_archs() {
+  static std::once_flag once;
+  static std::vector<std::string> archs;
+  std::call_once(once, [] {
+    std::string out;
+    if (run_command({nvcc_path(), "--list-gpu-arch"}, out, 60) != 0) return;
+    static const std::regex item(R"(compute_([0-9]+)\b)");
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), item); it != std::sregex_iterator(); ++it)
+      if (std::find(archs.begin(), archs.end(), (*it)[1].str()) == archs.end()) archs.push_back((*it)[1].str());
+    std::sort(archs.begin(), archs.end(), [](const std::string& a, const std::string& b) { return std::stoi(a) < std::stoi(b); });
+  });
+  return archs;
+}
 
 std::vector<std::string> local_include_files(const std::string& cu_path) {
   std::error_code ec;

@@ -37,6 +37,8 @@ TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
       {CM_MSKB_BIN, {"check", "--task", "vector_add", "--timeout", "0"}},
       {CM_MSKB_BIN, {"list", "--category", "nope"}},
       {CM_MSKB_BIN, {"build"}},
+      {CM_MSKB_BIN, {"build", "--task", "vector_add", "--arch", "sm_70"}},  // the (fake) CUDA 13 nvcc lacks sm_70
+      {CM_MSKB_BIN, {"run", "--task", "vector_add", "--arch", "99"}},
       {CM_CUDAMASTER_BIN, {"bogus"}},
       {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--rounds", "-1"}},
       {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--debug-loops", "-2"}},
@@ -47,6 +49,7 @@ TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
       {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--timeout", "0"}},
       {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--reasoning-effort", "extreme"}},
       {CM_CUDAMASTER_BIN, {"llm-check", "--attempts", "0"}},
+      {CM_CUDAMASTER_BIN, {"optimize", "--task", "vector_add", "--arch", "60"}},
   };
   for (const auto& [program, args] : cases) {
     const Proc p = c.run(args, program);
@@ -62,6 +65,8 @@ TEST(CliContract, UsageErrorsAreOneLineAndExitTwo) {
   const Proc unknown = c.run({"bogus"}, CM_MSKB_BIN);
   EXPECT_NE(unknown.err.find("unknown command 'bogus' (one of: list, device, run, check, build, merge, "), std::string::npos)
       << unknown.err;
+  const Proc old_arch = c.run({"build", "--task", "vector_add", "--arch", "sm_70"}, CM_MSKB_BIN);
+  EXPECT_NE(old_arch.err.find("this CUDA toolkit's nvcc does not compile for sm_70 (it does for: 75, 80, "), std::string::npos) << old_arch.err;
   const Proc range = c.run({"optimize", "--task", "vector_add", "--rounds", "-1"});
   EXPECT_NE(range.err.find("--rounds"), std::string::npos) << range.err;
 }

@@ -79,3 +79,28 @@ TEST(GpuArchOption, EveryCommonFormAndNothingElse) {
   EXPECT_EQ(arch, "80");
   EXPECT_THROW(app.parse(std::vector<std::string>{"sm80x", "--arch"}), CLI::ValidationError);
 }
+
+// With the toolkit's list (nvcc --list-gpu-arch), an architecture it does not compile for is a
+// usage error before any build, naming what it does; 'a' and 'f' variants go by their base; an
+// empty list (the toolkit could not tell) checks nothing.
+TEST(GpuArchOption, AnArchitectureTheToolkitLacksIsAUsageError) {
+  std::vector<std::string> toolkit = {"75", "80", "90", "100", "120"};
+  CLI::App app;
+  std::string arch;
+  app.add_option("--arch", arch)->transform(mskb::gpu_arch_option([&] { return toolkit; }));
+  EXPECT_NO_THROW(app.parse(std::vector<std::string>{"sm_90a", "--arch"}));
+  EXPECT_EQ(arch, "90a");
+  EXPECT_NO_THROW(app.parse(std::vector<std::string>{"100f", "--arch"}));
+  try {
+    app.parse(std::vector<std::string>{"sm_70", "--arch"});
+    FAIL() << "sm_70 accepted";
+  } catch (const CLI::ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("this CUDA toolkit's nvcc does not compile for sm_70 (it does for: 75, 80, 90, 100, 120)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(app.parse(std::vector<std::string>{"95", "--arch"}), CLI::ValidationError);
+  toolkit.clear();
+  EXPECT_NO_THROW(app.parse(std::vector<std::string>{"70", "--arch"}));
+  EXPECT_EQ(arch, "70");
+}
