@@ -31,6 +31,7 @@
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
 #include "mskb/core/task_file.hpp"
+#include "mskb/harness/build_info.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/evaluator.hpp"
 #include "mskb/core/registry.hpp"
@@ -68,7 +69,7 @@ struct OptimizeOptions {
   bool dry_run = false;  // --dry-run: the agents and the compiler, no GPU
   std::string arch;
   std::vector<std::string> flags;
-  std::vector<std::string> archs = {"90", "90a"};
+  std::vector<std::string> archs;  // empty: mskb::arch_family(--arch), the GPU's kernels' own
   std::string record, pricing, prompts;
   std::string replay_match = "system";
   bool replay_reorder = false;
@@ -202,7 +203,9 @@ void fill_loop_config(const OptimizeOptions& o, loop::LoopConfig& c) {
       usage(e.what());
     }
   }
-  c.allowed_archs = split_list(o.archs);
+  // By default the Compiler agent chooses among the architectures of the kernels' GPU (the build's,
+  // or --arch's): on an A100 build sm_80 only, never an sm_90 binary that GPU cannot load.
+  c.allowed_archs = o.archs.empty() ? mskb::arch_family(o.arch) : split_list(o.archs);
   c.coder_settings.max_tokens = c.debug_settings.max_tokens = o.max_tokens;
   for (agents::AgentSettings* s : {&c.planner_settings, &c.coder_settings, &c.debug_settings, &c.compiler_settings}) {
     if (o.temperature >= 0) s->temperature = o.temperature;
@@ -403,7 +406,9 @@ void add_optimize_command(CLI::App& app) {
   cmd->add_option("--arch", o->arch, "GPU architecture for kernel builds: 90, sm_90, compute_90, 90a or sm_90a (default: the harness's)")
       ->transform(mskb::gpu_arch_option(mskb::toolkit_gpu_archs));
   cmd->add_option("--flag", o->flags, "Extra nvcc flag for candidates (whitelisted; repeatable)");
-  cmd->add_option("--archs", o->archs, "Architectures the Compiler agent may choose (default 90,90a)");
+  cmd->add_option("--archs", o->archs,
+                  "Architectures the Compiler agent may choose (default: --arch's or the build's, with its 'a' variant from sm_90 on: " +
+                      mskb::join(mskb::arch_family(), ",") + " here)");
   cmd->add_option("--record", o->record, "Record every LLM exchange to this cassette (live providers)");
   cmd->add_option("--pricing", o->pricing, "Pricing overrides (JSON, see docs/llm.md)")->check(mskb::existing_file());
   cmd->add_option("--prompts", o->prompts, "Prompt templates folder (default $CM_PROMPTS_DIR or <source>/prompts)")

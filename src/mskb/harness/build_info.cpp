@@ -9,6 +9,15 @@ std::string default_arch() {
   return a.rfind("sm_", 0) == 0 ? a : "sm_" + a.substr(0, a.find_first_of("-;"));
 }
 
+std::vector<std::string> arch_family(const std::string& arch) {
+  std::string a = arch.empty() ? default_arch() : arch;
+  if (a.rfind("sm_", 0) == 0) a = a.substr(3);
+  if (!a.empty() && (a.back() == 'a' || a.back() == 'f')) a.pop_back();
+  std::vector<std::string> out = {a};
+  if (!a.empty() && a.find_first_not_of("0123456789") == std::string::npos && std::stoi(a) >= 90) out.push_back(a + "a");
+  return out;
+}
+
 std::string tool_version() { return MSKB_VERSION; }
 
 std::string cuda_toolkit_version() { return MSKB_CUDA_VERSION; }

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "mskb/harness/build_info.hpp"
 #include "mskb/harness/compiler.hpp"
 #include "mskb/harness/suite.hpp"
 
@@ -141,4 +142,17 @@ TEST(Compile, EveryLocalHeaderReachedIsInTheKey) {
   EXPECT_NE(second.key, first.key);
   EXPECT_FALSE(second.cache_hit);
   EXPECT_NE(second.error.find("undefined_two"), std::string::npos) << second.error;
+}
+
+// The architectures cudamaster's Compiler agent may choose by default: the kernels' GPU's own
+// (the build's, or --arch's), with its 'a' variant from sm_90 on; never another GPU's.
+TEST(BuildInfo, ArchFamilyIsTheKernelsGpusOwn) {
+  EXPECT_EQ(arch_family("80"), (std::vector<std::string>{"80"}));
+  EXPECT_EQ(arch_family("86"), (std::vector<std::string>{"86"}));
+  EXPECT_EQ(arch_family("90"), (std::vector<std::string>{"90", "90a"}));
+  EXPECT_EQ(arch_family("sm_90a"), (std::vector<std::string>{"90", "90a"}));
+  EXPECT_EQ(arch_family("100f"), (std::vector<std::string>{"100", "100a"}));
+  EXPECT_EQ(arch_family("120"), (std::vector<std::string>{"120", "120a"}));
+  EXPECT_EQ(arch_family(), arch_family(default_arch()));
+  EXPECT_EQ(arch_family().front(), default_arch().substr(3));
 }
