@@ -82,8 +82,7 @@ struct JobEnv {
   std::int64_t run_id = 0;
   std::string work_dir;  // candidate files: <work_dir>/<task>_<precision>/<seq>.cu
   std::string out_dir;   // best kernels: <out_dir>/<task>_<precision>.cu (+ .json)
-  std::string gpu_name = "NVIDIA GPU";  // for the agents' brief
-  std::string device_name;             // the GPU's model as the device probe named it ("": unknown), for the margin's model
+  std::string gpu_name;  // the GPU's model as the device probe named it ("": unknown): the agents' brief, the margin's model
   std::optional<std::chrono::steady_clock::time_point> deadline;
   const std::atomic<bool>* interrupted = nullptr;
   std::function<void(const std::string&)> progress;  // one or more lines for stderr

@@ -19,7 +19,7 @@ using store::StepKind;
 Job::Job(const Services& sv, const LoopConfig& cfg, const JobEnv& env, store::JobInfo info)
     : sv_(sv), cfg_(cfg), env_(env), info_(std::move(info)), spec_(mskb::get_task(info_.task)),
       p_(mskb::parse_precision(info_.precision)) {
-  brief_ = agents::make_task_brief(spec_, p_, cfg_.allow_libraries, env_.gpu_name);
+  brief_ = agents::make_task_brief(spec_, p_, cfg_.allow_libraries, env_.gpu_name.empty() ? "NVIDIA GPU" : env_.gpu_name);
   tag_ = fmt::format("[{} {}]", info_.task, info_.precision);
   dir_ = (fs::path(env_.work_dir) / (info_.task + "_" + info_.precision)).string();
   recipe_ = cfg_.recipe;

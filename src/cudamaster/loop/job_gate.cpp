@@ -53,7 +53,7 @@ Job::Remeasured Job::remeasure_step(const Cand& c, const std::string& library) {
   }
   auto judged = [&](const mskb::ContenderResult& r) {
     m.score = score_result(r, base, have_vendor_ ? &vendor_ : nullptr);
-    m.verdict = judge(m.score, best_.score, cfg_.min_gain, mskb::spread_model(), env_.device_name);
+    m.verdict = judge(m.score, best_.score, cfg_.min_gain, mskb::spread_model(), env_.gpu_name);
   };
   if (const store::Step* st = take(StepKind::evaluation)) {
     m.cand = contender_result_from_json(st->payload.value("result", json::object()));

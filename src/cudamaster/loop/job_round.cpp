@@ -109,7 +109,7 @@ bool Job::judge_built(Attempt& a, const Cand& c, const std::string& so, int roun
   std::string why;
   std::optional<Problem> gate;
   if (s.correct) {
-    v = judge(s, best_.score, cfg_.min_gain, mskb::spread_model(), env_.device_name);
+    v = judge(s, best_.score, cfg_.min_gain, mskb::spread_model(), env_.gpu_name);
     if (v.accept) gate = acceptance_gate(c, so, fs, v, why);
   }
   if (!s.correct) {

@@ -416,8 +416,7 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   env.run_id = run_id;
   env.out_dir = out_dir;
   env.work_dir = (fs::path(out_dir) / "candidates").string();
-  env.gpu_name = plan.device.value("name", std::string("NVIDIA GPU"));
-  env.device_name = plan.device.value("name", std::string());
+  env.gpu_name = plan.device.value("name", std::string());
   if (plan.loop.max_minutes)
     env.deadline = session_start + std::chrono::milliseconds(static_cast<std::int64_t>(
                                        std::max(0.0, *plan.loop.max_minutes * 60.0 - prior_active) * 1000.0));

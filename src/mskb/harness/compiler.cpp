@@ -41,11 +41,17 @@ struct LibSpec {
 constexpr LibSpec kLibraries[] = {{"cublas", "-lcublas"},   {"cublasLt", "-lcublasLt"}, {"cusparse", "-lcusparse"},
                                   {"cufft", "-lcufft"},     {"cudnn", "-lcudnn"},       {"curand", "-lcurand"}};
 
+struct LocalHeader {
+  fs::path path;
+  std::string text;
+};
+
 // The local headers (#include "x") a source reaches, transitively: each resolved next to the file
-// that includes it, else in kernels/include (nvcc's -I), each once, in the order first met.
-std::vector<fs::path> include_closure(const std::string& source, const fs::path& dir, const fs::path& shared) {
+// that includes it, else in kernels/include (nvcc's -I), each once, in the order first met, with
+// its text (read once).
+std::vector<LocalHeader> include_closure(const std::string& source, const fs::path& dir, const fs::path& shared) {
   static const std::regex inc(R"(^\s*#\s*include\s*\"([^\"]+)\")");
-  std::vector<fs::path> out;
+  std::vector<LocalHeader> out;
   std::set<fs::path> seen;
   std::function<void(const std::string&, const fs::path&)> walk = [&](const std::string& text, const fs::path& from) {
     std::istringstream in(text);
@@ -58,8 +64,9 @@ std::vector<fs::path> include_closure(const std::string& source, const fs::path&
         std::error_code ec;
         if (!fs::is_regular_file(p, ec)) continue;
         if (seen.insert(p).second) {
-          out.push_back(p);
-          walk(read_text(p.string()), p.parent_path());
+          out.push_back({p, read_text(p.string())});
+          const std::string header = out.back().text;  // a copy: out may grow (and move) in the walk
+          walk(header, p.parent_path());
         }
         break;
       }
@@ -73,7 +80,7 @@ std::vector<fs::path> include_closure(const std::string& source, const fs::path&
 // includes, rebuilds).
 std::string local_includes(const std::string& source, const fs::path& dir, const fs::path& shared) {
   std::string all;
-  for (const fs::path& p : include_closure(source, dir, shared)) all += p.string() + "\n" + read_text(p.string());
+  for (const LocalHeader& h : include_closure(source, dir, shared)) all += h.path.string() + "\n" + h.text;
   return all;
 }
 
@@ -342,8 +349,8 @@ std::vector<std::string> local_include_files(const std::string& cu_path) {
   if (!fs::is_regular_file(cu_path, ec)) return {};
   const fs::path file = fs::absolute(cu_path).lexically_normal();
   std::vector<std::string> out;
-  for (const fs::path& p : include_closure(read_text(cu_path), file.parent_path(), fs::path(source_root()) / "kernels" / "include"))
-    out.push_back(fs::absolute(p).lexically_normal().string());
+  for (const LocalHeader& h : include_closure(read_text(cu_path), file.parent_path(), fs::path(source_root()) / "kernels" / "include"))
+    out.push_back(fs::absolute(h.path).lexically_normal().string());
   return out;
 }
 

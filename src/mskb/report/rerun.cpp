@@ -405,12 +405,12 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
   if (!same_model)
     notes.push_back(fmt::format("WARNING: different GPU model: the report ran on {}, this rerun on {}", o["device"].get<std::string>(),
                                 n["device"].get<std::string>()));
-  const std::string report_gpu = o["device"].is_string() ? o["device"].get<std::string>() : std::string();
-  if (model != nullptr && !model->measured_on(report_gpu))
+  const std::string gpu = report_gpu(old_report);
+  if (model != nullptr && !model->measured_on(gpu))
     notes.push_back(fmt::format("the spread model was measured on {}, not on {}: the intervals judged by are {}'s, a guide only until "
                                 "the model is refitted on this GPU (scripts/spread_model.py, docs/harness.md section 5); --tolerance "
                                 "gives a flat check instead",
-                                model->gpu, report_gpu, model->gpu));
+                                model->gpu, gpu, model->gpu));
   if (o["commit"].is_string() && n["commit"].is_string() && o["commit"] != n["commit"])
     notes.push_back(fmt::format("the report was made by mskb commit {}, this rerun by commit {}", o["commit"].get<std::string>(),
                                 n["commit"].get<std::string>()));
@@ -481,7 +481,7 @@ json rerun_comparison(const json& old_report, const json& new_report, const Reru
     summary["simultaneous_factor"] = k;
     summary["run_differs"] = run_differs;
     summary["consistent"] = differ == 0 && outside_n <= allowed && !run_differs;
-    judged = {{"kind", "model"}, {"label", model->label(scope, report_gpu)}, {"model", model->summary(scope, report_gpu)}};
+    judged = {{"kind", "model"}, {"label", model->label(scope, gpu)}, {"model", model->summary(scope, gpu)}};
   }
   return {{"judge", judged},
           {"tolerance", flat ? json(tolerance) : json(nullptr)},
