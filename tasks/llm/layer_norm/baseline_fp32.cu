@@ -1,8 +1,10 @@
 // Naive baseline: a grid-wide two-pass reduction. Pass 1: every block sums a grid-stride slice of the
 // input into one partial; a single-block kernel adds the partials and stores the mean. Pass 2 does the
 // same for sum((x - mean)^2) and stores 1/sqrt(var + eps). Then one thread per element writes the
-// output. Scratch (partials + statistics) is allocated per call and sized from N.
+// output. Scratch (partials + statistics) is sized from N.
 #include <cuda_runtime.h>
+
+#include "mskb_scratch.cuh"
 
 namespace {
 
@@ -58,14 +60,16 @@ __global__ void normalize(float* out, const float* x, const float* w, const floa
 
 }  // namespace
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void layer_norm(float* output, const float* input, const float* weight, const float* bias, const float epsilon,
                            const int N) {
   const long long n = N;
   if (n <= 0) return;
   long long blocks = (n + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
-  float* scratch = nullptr;  // [0, blocks): partials; [blocks, blocks + 2): mean, rstd
-  if (cudaMalloc(&scratch, sizeof(float) * static_cast<size_t>(blocks + 2)) != cudaSuccess) return;
+  float* scratch = g_scratch.get(static_cast<size_t>(blocks + 2), "layer_norm");  // [0, blocks): partials; [blocks, blocks + 2): mean, rstd
   float* partial = scratch;
   float* stats = scratch + blocks;
   const int nb = static_cast<int>(blocks);
@@ -76,5 +80,4 @@ extern "C" void layer_norm(float* output, const float* input, const float* weigh
   const long long out_blocks = (n + kThreads - 1) / kThreads;
   normalize<<<static_cast<unsigned>(out_blocks), kThreads>>>(output, input, weight, bias, n, stats);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

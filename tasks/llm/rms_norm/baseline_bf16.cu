@@ -1,9 +1,11 @@
 // Naive baseline, bf16 data with FP32 arithmetic and one bf16 rounding per output. A grid-wide
 // reduction. Every block sums input^2 over a grid-stride slice into one
 // partial; a single-block kernel adds the partials and stores 1/sqrt(sum/N + eps). Then one thread per
-// element writes the output. Scratch (partials + statistic) is allocated per call and sized from N.
+// element writes the output. Scratch (partials + statistic) is sized from N.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
+
+#include "mskb_scratch.cuh"
 
 namespace {
 
@@ -52,19 +54,20 @@ __global__ void normalize(__nv_bfloat16* out, const __nv_bfloat16* x, const __nv
 
 }  // namespace
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void rms_norm_bf16(__nv_bfloat16* output, const __nv_bfloat16* input, const __nv_bfloat16* weight,
                               const __nv_bfloat16* bias, const float epsilon, const int N) {
   const long long n = N;
   if (n <= 0) return;
   long long blocks = (n + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
-  float* scratch = nullptr;  // [0, blocks): partials; [blocks]: 1/rms
-  if (cudaMalloc(&scratch, sizeof(float) * static_cast<size_t>(blocks + 1)) != cudaSuccess) return;
+  float* scratch = g_scratch.get(static_cast<size_t>(blocks + 1), "rms_norm_bf16");  // [0, blocks): partials; [blocks]: 1/rms
   const int nb = static_cast<int>(blocks);
   partial_sum_squares<<<nb, kThreads>>>(input, n, scratch);
   finalize<<<1, kThreads>>>(scratch, nb, n, epsilon, scratch + blocks);
   const long long out_blocks = (n + kThreads - 1) / kThreads;
   normalize<<<static_cast<unsigned>(out_blocks), kThreads>>>(output, input, weight, bias, n, scratch + blocks);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

@@ -1,7 +1,9 @@
 // Naive baseline: a grid-wide reduction. Every block sums input^2 over a grid-stride slice into one
 // partial; a single-block kernel adds the partials and stores 1/sqrt(sum/N + eps). Then one thread per
-// element writes the output. Scratch (partials + statistic) is allocated per call and sized from N.
+// element writes the output. Scratch (partials + statistic) is sized from N.
 #include <cuda_runtime.h>
+
+#include "mskb_scratch.cuh"
 
 namespace {
 
@@ -46,19 +48,20 @@ __global__ void normalize(float* out, const float* x, const float* w, const floa
 
 }  // namespace
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void rms_norm(float* output, const float* input, const float* weight, const float* bias, const float epsilon,
                          const int N) {
   const long long n = N;
   if (n <= 0) return;
   long long blocks = (n + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
-  float* scratch = nullptr;  // [0, blocks): partials; [blocks]: 1/rms
-  if (cudaMalloc(&scratch, sizeof(float) * static_cast<size_t>(blocks + 1)) != cudaSuccess) return;
+  float* scratch = g_scratch.get(static_cast<size_t>(blocks + 1), "rms_norm");  // [0, blocks): partials; [blocks]: 1/rms
   const int nb = static_cast<int>(blocks);
   partial_sum_squares<<<nb, kThreads>>>(input, n, scratch);
   finalize<<<1, kThreads>>>(scratch, nb, n, epsilon, scratch + blocks);
   const long long out_blocks = (n + kThreads - 1) / kThreads;
   normalize<<<static_cast<unsigned>(out_blocks), kThreads>>>(output, input, weight, bias, n, scratch + blocks);
   cudaDeviceSynchronize();
-  cudaFree(scratch);
 }

