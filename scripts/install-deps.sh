@@ -47,13 +47,15 @@ present() {
     chromium) has_cmd chromium || has_cmd chromium-browser ;;
     slurmctld | slurmd | munge) has_cmd "$1" ;;
     slurm-client) has_cmd srun ;;
+    python3) has_cmd python3 ;;
     *) dpkg -s "$1" >/dev/null 2>&1 ;;
   esac
 }
 
 pkgs=(cmake g++ make binutils nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libcurl4-openssl-dev
       libsqlite3-dev libtomlplusplus-dev)
-[ "$tests" = 1 ] && pkgs+=(libcpp-httplib-dev  # the loopback LLM server of the HTTP tests
+[ "$tests" = 1 ] && pkgs+=(python3  # the script tests (report scripts, the baselines' scratch rule)
+                           libcpp-httplib-dev  # the loopback LLM server of the HTTP tests
                            chromium  # the report pages' browser test
                            slurmctld slurmd slurm-client munge)  # a one-node Slurm (tests/support/slurm)
 missing=()

@@ -17,7 +17,7 @@ out=$(PATH=$empty /bin/bash "$script" 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "no tools on PATH must fail with rc=1, got rc=$rc: $out"
 echo "$out" | grep -q "install these packages first: cmake g++ make binutils$" || fail "expected the four tools named, and only them: $out"
 
-# --tests adds the browser and Slurm; a tool on PATH counts however it was installed. Every header
+# --tests adds python3, the browser and Slurm; a tool on PATH counts however it was installed. Every header
 # comes from a private prefix (as carried .debs unpacked), so the machine's own (an offline GPU node
 # lacks cpp-httplib) does not decide what is missing.
 mkdir -p "$empty/bin"
@@ -25,7 +25,7 @@ for h in nlohmann/json.hpp CLI/CLI.hpp fmt/core.h gtest/gtest.h curl/curl.h sqli
   mkdir -p "$(dirname "$empty/prefix/usr/include/$h")" && : > "$empty/prefix/usr/include/$h"
 done
 export MSKB_PREFIX=$empty/prefix
-for t in cmake g++ make nm objdump chromium slurmctld slurmd srun; do printf '#!/bin/sh\n' > "$empty/bin/$t"; chmod +x "$empty/bin/$t"; done
+for t in cmake g++ make nm objdump python3 chromium slurmctld slurmd srun; do printf '#!/bin/sh\n' > "$empty/bin/$t"; chmod +x "$empty/bin/$t"; done
 out=$(PATH=$empty/bin /bin/bash "$script" --tests 2>&1); rc=$?
 [ $rc -eq 1 ] || fail "munge missing must fail, got rc=$rc: $out"
 echo "$out" | grep -q "install these packages first: munge$" || fail "expected only munge named: $out"
