@@ -31,7 +31,7 @@
 #               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
-#     rerun     `mskb rerun $RERUN` (default the committed paper sweep) on this lease, judged by the spread model's
+#     rerun     `mskb rerun $RERUN $RERUN_ARGS` (default the committed paper sweep; RERUN_ARGS e.g. --allow-changed) on this lease, judged by the spread model's
 #               intervals, and scripts/spread_model.py's call and device bands from the pair -> rerun.*, rerun_spread.md
 #     sandbox   what the candidate's sandbox costs: scripts/diag/seccomp_cost.cpp (one system call before and after
 #               each step), then scripts/diag/sandbox_cost.sh ($SANDBOX_ROUNDS rounds of every MSKB_SANDBOX mode on
@@ -378,7 +378,7 @@ if [[ $phases == *,rerun,* ]]; then
   # table (call and device time) from the pair -> rerun.{json,md}, rerun_spread.md.
   rerun_of=${RERUN:-docs/results/h200/throughput/suite_paper_4aae2a5.json}
   t1=$(date +%s)
-  $mskb rerun "$rerun_of" --json "$OUT/rerun.json" --markdown "$OUT/rerun.md" > "$OUT/rerun.log" 2>&1
+  $mskb rerun "$rerun_of" ${RERUN_ARGS:-} --json "$OUT/rerun.json" --markdown "$OUT/rerun.md" > "$OUT/rerun.log" 2>&1
   echo "rerun of $rerun_of rc=$? ($(since $t1))"; tail -5 "$OUT/rerun.log"
   python3 scripts/spread_model.py "$rerun_of" "$OUT/rerun.json" --quantile 0.9 > "$OUT/rerun_spread.md" 2>&1
   echo "spread table rc=$?"; cat "$OUT/rerun_spread.md"
