@@ -33,6 +33,9 @@
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
 #     rerun     `mskb rerun $RERUN $RERUN_ARGS` (default the committed paper sweep; RERUN_ARGS e.g. --allow-changed) on this lease, judged by the spread model's
 #               intervals, and scripts/spread_model.py's call and device bands from the pair -> rerun.*, rerun_spread.md
+#     claim     a claim to publish and rerun later: `mskb run` of the baseline and vendor contenders of $CLAIM_TASKS
+#               (default every task) at this commit, one report per sweep of $CLAIM_SWEEPS (default paper,large) ->
+#               claim_<sweep>.{json,md,log}; CLAIM_DEADLINE=SECONDS cuts the whole phase (partial reports written)
 #     sandbox   what the candidate's sandbox costs: scripts/diag/seccomp_cost.cpp (one system call before and after
 #               each step), then scripts/diag/sandbox_cost.sh ($SANDBOX_ROUNDS rounds of every MSKB_SANDBOX mode on
 #               $TASKS, default six launch-bound tasks) -> seccomp_cost.txt, sandbox_cost/summary.md
@@ -382,6 +385,22 @@ if [[ $phases == *,rerun,* ]]; then
   echo "rerun of $rerun_of rc=$? ($(since $t1))"; tail -5 "$OUT/rerun.log"
   python3 scripts/spread_model.py "$rerun_of" "$OUT/rerun.json" --quantile 0.9 > "$OUT/rerun_spread.md" 2>&1
   echo "spread table rc=$?"; cat "$OUT/rerun_spread.md"
+fi
+
+if [[ $phases == *,claim,* ]]; then
+  # A claim (docs/harness.md section 12): the report `mskb rerun` reproduces on a later lease. One report per
+  # sweep, as the committed claims (docs/results/h200/throughput/suite_{paper,large}_<commit>.json).
+  t1=$(date +%s)
+  if [ -n "${CLAIM_TASKS:-}" ]; then which=(--task "$CLAIM_TASKS"); else which=(--all); fi
+  IFS=, read -r -a claim_sweeps <<< "${CLAIM_SWEEPS:-paper,large}"
+  for sw in "${claim_sweeps[@]}"; do
+    left=$(( ${CLAIM_DEADLINE:-86400} - ($(date +%s) - t1) ))
+    [ "$left" -gt 0 ] || { echo "claim $sw: not started (CLAIM_DEADLINE)"; continue; }
+    t2=$(date +%s)
+    timeout -s INT "$left" $mskb run "${which[@]}" --sweep "$sw" --contenders baseline,vendor \
+      --json "$OUT/claim_$sw.json" --markdown "$OUT/claim_$sw.md" > "$OUT/claim_$sw.log" 2>&1
+    echo "claim $sw (${CLAIM_TASKS:-every task}) rc=$? ($(since $t2))"; tail -2 "$OUT/claim_$sw.log"
+  done
 fi
 
 if [[ $phases == *,sandbox,* ]]; then
