@@ -5,15 +5,9 @@
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
-// One bf16 fused multiply-add rounded to bf16: the instruction from sm_80 on; before it (sm_75 has
-// no bf16 FMA) the FP32 FMA rounded to bf16, one more rounding than the instruction, as far off.
-__device__ __forceinline__ __nv_bfloat16 fma_bf16(__nv_bfloat16 a, __nv_bfloat16 b, __nv_bfloat16 c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  return __hfma(a, b, c);
-#else
-  return __float2bfloat16(fmaf(__bfloat162float(a), __bfloat162float(b), __bfloat162float(c)));
-#endif
-}
+#include "mskb_rounding.cuh"
+
+using mskb_rounding::fma_bf16;
 
 __global__ void smm_bf16_acc(const __nv_bfloat16* A, const __nv_bfloat16* B, __nv_bfloat16* C, int M) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;

@@ -5,15 +5,9 @@
 // Already at M = 16 the error (~1e-3) is far outside the FP32 tolerance (~3e-6).
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ float to_tf32(float x) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  unsigned r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return __uint_as_float(r);
-#else  // sm_75 has no tf32: the same rounding (to nearest, ties away from zero, 13 low mantissa bits dropped)
-  return __uint_as_float((__float_as_uint(x) + 0x1000u) & 0xffffe000u);
-#endif
-}
+#include "mskb_rounding.cuh"
+
+using mskb_rounding::to_tf32;
 
 __global__ void smm_tf32(const float* A, const float* B, float* C, int M) {
   const int col = blockIdx.x * blockDim.x + threadIdx.x;
