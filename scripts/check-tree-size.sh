@@ -11,7 +11,6 @@ docs_limit=$((8 * 1024 * 1024))
 # The canonical JSON of each published claim (docs/results/*/README.md cites it). A new claim
 # replaces its predecessor here; it does not add to the list.
 claims=(
-  docs/results/h200/throughput/suite_paper_4f74e6f.json
   docs/results/h200/throughput/suite_paper_4aae2a5.json
 )
 is_claim() { local c; for c in "${claims[@]}"; do [ "$1" = "$c" ] && return 0; done; return 1; }
