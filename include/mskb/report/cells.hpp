@@ -1,6 +1,7 @@
 // Owns the cells every report renderer shares (mskb's text, Markdown, CSV and HTML renderers and
 // cudamaster's pages): reading a report's JSON safely (array_of, str_at, num_at), the shape label,
-// CSV fields (RFC 4180 quoting), Markdown table cells, and the number formats of the tables.
+// CSV fields (RFC 4180 quoting), Markdown table cells, the number formats of the tables, and the
+// "Code:" line naming the commit that made a report.
 // Pure functions; nothing here knows a report's layout beyond a member's name.
 #pragma once
 
@@ -41,5 +42,12 @@ bool is_num(const nlohmann::json& v);
 std::string fixed2(const nlohmann::json& v);
 std::string signed2(const nlohmann::json& v);
 std::string percent(const nlohmann::json& v);
+
+// "Code: mskb 0.9.0 at commit abc123 (CUDA 13.0)" from a report's reproduce.tool, saying so when the
+// commit is unknown (a build without git metadata or source stamp) or the tree was modified; for a
+// report without a record, that it names no code.
+std::string provenance_line(const nlohmann::json& tool);
+// The reproduce.tool object of a report (null when it has none).
+nlohmann::json tool_of(const nlohmann::json& report);
 
 }  // namespace mskb::report

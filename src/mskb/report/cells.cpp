@@ -89,4 +89,24 @@ std::string percent(const json& v) {
   return std::fabs(x) < 0.1 && x != 0 ? fmt::format("{:.1f}%", 100 * x) : fmt::format("{:.0f}%", 100 * x);
 }
 
+json tool_of(const json& report) {
+  if (!report.is_object() || !report.contains("reproduce") || !report["reproduce"].is_object()) return nullptr;
+  const json& r = report["reproduce"];
+  return r.contains("tool") && r["tool"].is_object() ? r["tool"] : json(nullptr);
+}
+
+std::string provenance_line(const json& tool) {
+  if (!tool.is_object()) return "Code: not recorded (a report without its reproduce record names no commit).";
+  const std::string commit = tool.contains("commit") && tool["commit"].is_string() ? tool["commit"].get<std::string>() : "unknown";
+  std::string out = "Code: mskb";
+  if (tool.contains("version") && tool["version"].is_string()) out += " " + tool["version"].get<std::string>();
+  if (commit == "unknown" || commit.empty())
+    out += " at an unknown commit (built without git metadata or a source stamp: these numbers cannot be tied to their code)";
+  else
+    out += " at commit " + commit;
+  if (commit.find("+modified") != std::string::npos) out += " (the source tree differed from that commit)";
+  if (tool.contains("cuda") && tool["cuda"].is_string()) out += ", CUDA " + tool["cuda"].get<std::string>();
+  return out + ".";
+}
+
 }  // namespace mskb::report

@@ -365,7 +365,8 @@ json run_report_data(const json& run, const CategoryOf& category_of) {
                   {"categories", std::vector<std::string>(categories.begin(), categories.end())},
                   {"launch_floor_us", opt(launch_floor_us(run["device"]))},
                   {"roofline", roofline_summary(run, category_of)},
-                  {"device_time", device_time_summary(run)}};
+                  {"device_time", device_time_summary(run)},
+                  {"tool", report::tool_of(run)}};
   return {{"device", run["device"]},
           {"summary", summary},
           {"overview", overview_of(entries, sweeps)},

@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -415,6 +416,30 @@ TEST(ReportPages, TextOverview) {
   const std::string text = mskb::render_run_text(mskb::run_report_data(small_report(), cat_of));
   EXPECT_NE(text.find("Test GPU: 8 contenders (7 correct) over 3 tasks, 10 timed shapes"), std::string::npos);
   EXPECT_NE(text.find("all"), std::string::npos);
+}
+
+// Issue 43's provenance: every rendering of a run (Markdown, HTML page, terminal table, `mskb report`'s
+// text) names the commit its reproduce record holds, says when it is unknown or the tree was modified,
+// and says when the report has no record at all.
+TEST(ReportPages, EveryRenderingNamesTheCommit) {
+  const auto renderings = [](const json& run) {
+    return std::vector<std::string>{mskb::render_markdown(run), mskb::render_run_html(mskb::run_report_data(run, cat_of), "run.json"),
+                                    mskb::render_table(run), mskb::render_run_text(mskb::run_report_data(run, cat_of))};
+  };
+  json run = small_report();
+  run["reproduce"] = {{"tool", {{"name", "mskb"}, {"version", "9.8.7"}, {"commit", "0123456789ab (stamp)"}, {"cuda", "13.0"}}}};
+  for (const std::string& r : renderings(run)) EXPECT_NE(r.find("Code: mskb 9.8.7 at commit 0123456789ab (stamp), CUDA 13.0."), std::string::npos) << r;
+  run["reproduce"]["tool"]["commit"] = "0123456789ab+modified";
+  for (const std::string& r : renderings(run)) {
+    EXPECT_NE(r.find("at commit 0123456789ab+modified (the source tree differed from that commit)"), std::string::npos) << r;
+  }
+  run["reproduce"]["tool"]["commit"] = "unknown";
+  for (const std::string& r : renderings(run)) {
+    EXPECT_NE(r.find("at an unknown commit (built without git metadata or a source stamp"), std::string::npos) << r;
+    EXPECT_EQ(r.find("at commit unknown"), std::string::npos) << r;
+  }
+  run.erase("reproduce");
+  for (const std::string& r : renderings(run)) EXPECT_NE(r.find("Code: not recorded"), std::string::npos) << r;
 }
 
 TEST(SvgChart, TicksLabelsAndEscaping) {
