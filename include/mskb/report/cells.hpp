@@ -43,10 +43,11 @@ std::string fixed2(const nlohmann::json& v);
 std::string signed2(const nlohmann::json& v);
 std::string percent(const nlohmann::json& v);
 
-// "Code: mskb 0.9.0 at commit abc123 (CUDA 13.0)" from a report's reproduce.tool, saying so when the
-// commit is unknown (a build without git metadata or source stamp) or the tree was modified; for a
-// report without a record, that it names no code.
-std::string provenance_line(const nlohmann::json& tool);
+// "Code: mskb 0.9.0 at commit abc123, CUDA 13.0." from a report's reproduce.tool, saying so when the
+// commit is unknown (a build without git metadata or source stamp) or the tree was modified. A merged
+// report (`mskb merge`) names the code of its inputs' groups (its "sources"): one line when they agree,
+// each commit with its number of groups when they do not. A report without either says it names no code.
+std::string provenance_line(const nlohmann::json& report);
 // The reproduce.tool object of a report (null when it has none).
 nlohmann::json tool_of(const nlohmann::json& report);
 

@@ -1,7 +1,9 @@
 // The cells every report renderer shares (see cells.hpp).
 #include "mskb/report/cells.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -95,10 +97,12 @@ json tool_of(const json& report) {
   return r.contains("tool") && r["tool"].is_object() ? r["tool"] : json(nullptr);
 }
 
-std::string provenance_line(const json& tool) {
-  if (!tool.is_object()) return "Code: not recorded (a report without its reproduce record names no commit).";
+namespace {
+
+// "mskb 0.9.0 at commit abc123, CUDA 13.0" (the unknown and modified cases in words).
+std::string code_of(const json& tool) {
   const std::string commit = tool.contains("commit") && tool["commit"].is_string() ? tool["commit"].get<std::string>() : "unknown";
-  std::string out = "Code: mskb";
+  std::string out = "mskb";
   if (tool.contains("version") && tool["version"].is_string()) out += " " + tool["version"].get<std::string>();
   if (commit == "unknown" || commit.empty())
     out += " at an unknown commit (built without git metadata or a source stamp: these numbers cannot be tied to their code)";
@@ -106,7 +110,31 @@ std::string provenance_line(const json& tool) {
     out += " at commit " + commit;
   if (commit.find("+modified") != std::string::npos) out += " (the source tree differed from that commit)";
   if (tool.contains("cuda") && tool["cuda"].is_string()) out += ", CUDA " + tool["cuda"].get<std::string>();
-  return out + ".";
+  return out;
+}
+
+}  // namespace
+
+std::string provenance_line(const json& report) {
+  if (const json tool = tool_of(report); tool.is_object()) return "Code: " + code_of(tool) + ".";
+  // A merged report: the code of each input that contributed groups, in order, counted once per code.
+  std::vector<std::pair<std::string, long long>> codes;
+  for (const json& src : array_of(report, "sources")) {
+    if (!src.is_object()) continue;
+    const std::string code = src.contains("tool") && src["tool"].is_object() ? code_of(src["tool"]) : "mskb at an unrecorded commit";
+    const long long groups = src.value("groups", 0LL);
+    auto at = std::find_if(codes.begin(), codes.end(), [&](const auto& c) { return c.first == code; });
+    if (at == codes.end()) codes.emplace_back(code, groups);
+    else at->second += groups;
+  }
+  if (codes.size() == 1) return "Code: " + codes[0].first + " (merged by mskb merge).";
+  if (codes.size() > 1) {
+    std::string out = "Code: merged from reports of different code:";
+    for (std::size_t k = 0; k < codes.size(); ++k)
+      out += fmt::format("{} {} ({} group{})", k ? ";" : "", codes[k].first, codes[k].second, codes[k].second == 1 ? "" : "s");
+    return out + ".";
+  }
+  return "Code: not recorded (a report without its reproduce record names no commit).";
 }
 
 }  // namespace mskb::report

@@ -203,6 +203,25 @@ json merge_reports(const std::vector<json>& reports, const std::vector<std::stri
     for (const char* k : {"contenders", "results", "scores"})
       for (const json& e : array_of(reports[i], k))
         if (owner.count(group(e)) && owner[group(e)] == i) out[k].push_back(e);
+  // The code behind each input whose groups the merge kept (the Markdown's "Code:" line; a merged
+  // report has no reproduce record of its own, so it names its inputs' commits here). A merged
+  // input's own sources carry through (several: each with the groups it had there).
+  std::vector<long long> kept(reports.size(), 0);
+  for (const auto& o : owner) ++kept[o.second];
+  json sources = json::array();
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (kept[i] == 0) continue;
+    const json tool = report::tool_of(reports[i]);
+    if (tool.is_object() || !reports[i].contains("sources")) {
+      sources.push_back({{"tool", tool}, {"groups", kept[i]}});
+      continue;
+    }
+    const json& inner = reports[i]["sources"];
+    if (inner.is_array() && inner.size() == 1 && inner[0].is_object()) sources.push_back({{"tool", inner[0].value("tool", json())}, {"groups", kept[i]}});
+    else
+      for (const json& s : array_of(reports[i], "sources")) sources.push_back(s);
+  }
+  out["sources"] = sources;
   // Submissions: the skipped files of every input, the summary of the merged report.
   for (const json& r : reports) {
     if (!r.contains("submission") || !r["submission"].is_object()) continue;

@@ -118,7 +118,7 @@ std::string device_header(const json& data, const std::string& source) {
   h += fmt::format("<p class=\"meta\">Measured ceilings (the roofline): DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s{}</p>\n",
                    dev.value("dram_bandwidth_gbs", 0.0), dev.value("fp32_tflops", 0.0), dev.value("bf16_tflops", 0.0),
                    dev.contains("method") ? " (" + ejs(dev["method"]) + ")" : "");
-  h += "<p class=\"meta\">" + esc(report::provenance_line(s.value("tool", json()))) + "</p>\n";
+  h += "<p class=\"meta\">" + esc(s.value("provenance", std::string())) + "</p>\n";
   h += "<p class=\"meta\">" + esc(launch_floor_line(dev)) + "</p>\n";
   std::string sweeps;
   for (const auto& w : s["sweeps"]) sweeps += (sweeps.empty() ? "" : ", ") + ejs(w);

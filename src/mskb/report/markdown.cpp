@@ -49,7 +49,7 @@ std::string markdown_preamble(const json& j) {
   out += fmt::format("Device: {} ({} SMs), measured DRAM {:.0f} GB/s, FP32 {:.1f} TFLOP/s, BF16 {:.1f} TFLOP/s.\n\n",
                      d.value("name", "?"), d.value("sms", 0), d.value("dram_bandwidth_gbs", 0.0), d.value("fp32_tflops", 0.0),
                      d.value("bf16_tflops", 0.0));
-  out += report::provenance_line(report::tool_of(j)) + "\n\n";
+  out += report::provenance_line(j) + "\n\n";
   out += launch_floor_line(d) + "\n\n";
   out += "Speedup = baseline time / contender time; vs vendor = vendor time / contender time (> 1: faster than the vendor); "
          "SOL = roofline time / contender time. Times are medians of cold-L2 samples (CUDA events around the entry point).\n\n";

@@ -366,7 +366,7 @@ json run_report_data(const json& run, const CategoryOf& category_of) {
                   {"launch_floor_us", opt(launch_floor_us(run["device"]))},
                   {"roofline", roofline_summary(run, category_of)},
                   {"device_time", device_time_summary(run)},
-                  {"tool", report::tool_of(run)}};
+                  {"provenance", report::provenance_line(run)}};
   return {{"device", run["device"]},
           {"summary", summary},
           {"overview", overview_of(entries, sweeps)},

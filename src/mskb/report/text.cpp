@@ -92,7 +92,7 @@ std::string render_table(const json& j) {
     out += "shapes: ad-hoc (--shape, sweep custom; not the task's sweeps): " + shapes + "\n";
   }
   if (!intervals.empty()) out += interval_legend_of(j) + "\n";
-  out += report::provenance_line(report::tool_of(j)) + "\n";
+  out += report::provenance_line(j) + "\n";
   out += launch_floor_line(j.value("device", json::object())) + "\n";
   for (const std::string& n : vendor_notes(j)) out += "vendor: " + n + "\n";
   for (const std::string& l : roofline_summary_lines(roofline_summary(j))) out += "roofline: " + l + "\n";
@@ -112,7 +112,7 @@ std::string render_run_text(const json& data) {
     out += fmt::format("{:<8} {:<12} {:<11} {:>7} {:>8} {:>6} {:>6} {:>6} {:>7} {:>8} {:>9} {:>7}\n", r["sweep"].is_null() ? "-" : text_of(r["sweep"]),
                        text_of(r["category"]), text_of(r["kind"]), text_of(r["entries"]), percent(r["share_correct"]), percent(r["fast_1"]), percent(r["fast_1_5"]),
                        percent(r["fast_2"]), fixed2(r["mean_P"]), fixed2(r["geomean_P"]), fixed2(r["vendor_ratio"]), percent(r["median_sol"]));
-  out += report::provenance_line(s.value("tool", json())) + "\n";
+  out += s.value("provenance", std::string()) + "\n";
   out += launch_floor_line(dev) + "\n";
   if (s.contains("roofline"))
     for (const std::string& l : roofline_summary_lines(s["roofline"])) out += "roofline: " + l + "\n";

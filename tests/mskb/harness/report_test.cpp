@@ -14,6 +14,7 @@
 
 #include "mskb/report/cells.hpp"
 #include "mskb/report/csv.hpp"
+#include "mskb/report/document.hpp"
 #include "mskb/report/html.hpp"
 #include "mskb/report/markdown.hpp"
 #include "mskb/report/numbers.hpp"
@@ -440,6 +441,31 @@ TEST(ReportPages, EveryRenderingNamesTheCommit) {
   }
   run.erase("reproduce");
   for (const std::string& r : renderings(run)) EXPECT_NE(r.find("Code: not recorded"), std::string::npos) << r;
+}
+
+// A merged report has no reproduce record of its own: it names the commits of the inputs whose groups
+// it kept, with their number of groups when they differ, also when merged again.
+TEST(ReportPages, AMergedReportNamesItsInputsCommits) {
+  json a = small_report();
+  a["reproduce"] = {{"tool", {{"name", "mskb"}, {"version", "1.0"}, {"commit", "aaaaaaaaaaaa"}, {"cuda", "13.0"}}}};
+  json b = a;
+  b["reproduce"]["tool"]["commit"] = "bbbbbbbbbbbb (stamp)";
+  for (const char* k : {"contenders", "results", "scores"}) {
+    json only_t2 = json::array();
+    for (const json& e : b[k])
+      if (e.value("task", "") == "t2") only_t2.push_back(e);
+    b[k] = only_t2;
+  }
+  const json one = mskb::merge_reports({a}, {});
+  EXPECT_NE(mskb::render_markdown(one).find("Code: mskb 1.0 at commit aaaaaaaaaaaa, CUDA 13.0 (merged by mskb merge)."), std::string::npos);
+  const json two = mskb::merge_reports({a, b}, {});  // t2 from b, t1 and t3 from a
+  const std::string want = "Code: merged from reports of different code: mskb 1.0 at commit aaaaaaaaaaaa, CUDA 13.0 (2 groups); "
+                           "mskb 1.0 at commit bbbbbbbbbbbb (stamp), CUDA 13.0 (1 group).";
+  EXPECT_NE(mskb::render_markdown(two).find(want), std::string::npos) << mskb::render_markdown(two);
+  EXPECT_NE(mskb::render_run_html(mskb::run_report_data(two, cat_of), "m.json").find(want), std::string::npos);
+  EXPECT_NE(mskb::render_markdown(mskb::merge_reports({two}, {})).find(want), std::string::npos);  // merged again
+  // An input that made no group of the merge is not named.
+  EXPECT_EQ(mskb::render_markdown(mskb::merge_reports({b, a}, {})).find("bbbbbbbbbbbb"), std::string::npos);
 }
 
 TEST(SvgChart, TicksLabelsAndEscaping) {
