@@ -1,4 +1,5 @@
-// `mskb report` (one run report as an HTML page, CSV or a terminal overview) and `mskb compare`
+// `mskb report` (one run report as an HTML page, CSV, the Markdown `mskb run --markdown` writes, or a
+// terminal overview) and `mskb compare`
 // (several run reports side by side as an HTML page or Markdown). The numbers are
 // mskb/harness/report_data.hpp's, the layout mskb/harness/html_report.hpp's.
 #include <fstream>
@@ -53,6 +54,7 @@ struct ReportOptions {
   std::string input;
   std::string html;
   std::string csv;
+  std::string markdown;
 };
 
 void run_report(const ReportOptions& o) {
@@ -65,7 +67,8 @@ void run_report(const ReportOptions& o) {
   }
   if (!o.html.empty()) emit(render_run_html(data, base_name(o.input)), o.html, "report", "HTML");
   if (!o.csv.empty()) emit(render_run_csv(data), o.csv, "report", "CSV");
-  if (o.html.empty() && o.csv.empty()) std::cout << render_run_text(data);
+  if (!o.markdown.empty()) emit(render_markdown(run), o.markdown, "report", "Markdown");
+  if (o.html.empty() && o.csv.empty() && o.markdown.empty()) std::cout << render_run_text(data);
 }
 
 struct CompareOptions {
@@ -122,11 +125,15 @@ void run_compare(const CompareOptions& o) {
 
 void add_report_command(CLI::App& app) {
   auto o = std::make_shared<ReportOptions>();
-  auto* cmd = app.add_subcommand("report", "Render an mskb run/check JSON report as one self-contained HTML page (charts, sortable tables) or CSV");
+  auto* cmd = app.add_subcommand("report", "Render an mskb run/check JSON report as one self-contained HTML page (charts, sortable tables), CSV "
+                                           "or Markdown");
   cmd->add_option("report", o->input, "The JSON report (mskb run --json, mskb merge --json)")->required()->check(existing_file());
   cmd->add_option("--html", o->html, "Write the HTML page to FILE (- for stdout)")->type_name("FILE");
   cmd->add_option("--csv", o->csv, "Write one CSV line per contender to FILE (- for stdout)")->type_name("FILE");
-  cmd->footer("Without --html or --csv the overview by category is printed.");
+  cmd->add_option("--markdown", o->markdown,
+                  "Write the Markdown report (as mskb run --markdown writes it, by this version's renderer) to FILE (- for stdout)")
+      ->type_name("FILE");
+  cmd->footer("Without --html, --csv or --markdown the overview by category is printed.");
   cmd->callback([o] { run_report(*o); });
 }
 

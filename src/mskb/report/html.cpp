@@ -537,10 +537,10 @@ std::string render_compare_html(const json& data, const std::vector<std::string>
   for (const auto& l : data["labels"]) labels += (labels.empty() ? "" : " vs ") + js(l);
   std::string h = page_head("mskb compare: " + labels);
   h += "<h1>mskb compare: " + esc(labels) + "</h1>\n";
-  h += "<div class=\"tw\"><table><thead><tr>" + th("label") + th("report") + th("device") + "</tr></thead><tbody>\n";
+  h += "<div class=\"tw\"><table><thead><tr>" + th("label") + th("report") + th("device") + th("code") + "</tr></thead><tbody>\n";
   for (std::size_t i = 0; i < data["labels"].size(); ++i)
     h += "<tr>" + tcell(ejs(data["labels"][i])) + tcell("<code>" + esc(i < sources.size() ? sources[i] : std::string("?")) + "</code>") +
-         tcell(ejs(data["devices"][i])) + "</tr>\n";
+         tcell(ejs(data["devices"][i])) + tcell(ejs(data["provenance"][i])) + "</tr>\n";
   h += "</tbody></table></div>\n";
   h += "<p class=\"meta\">Sweep <b>" + ejs(data["sweep"]) +
        "</b>. The first report is the reference; entries are matched on (task, precision, contender). P: complexity-weighted speedup "

@@ -236,7 +236,9 @@ std::string render_compare_markdown(const json& data) {
   std::string labels;
   for (const auto& l : data["labels"]) labels += (labels.empty() ? "" : " vs ") + text_of(l);
   std::string out = "# mskb compare: " + md_text(labels) + "\n\n";
-  for (std::size_t i = 0; i < data["labels"].size(); ++i) out += fmt::format("- {}: {}\n", md_text(data["labels"][i]), md_text(data["devices"][i]));
+  for (std::size_t i = 0; i < data["labels"].size(); ++i)
+    out += fmt::format("- {}: {}. {}\n", md_text(data["labels"][i]), md_text(data["devices"][i]),
+                       md_text(data["provenance"][i]));
   out += "\nSweep " + md_text(data["sweep"]) + "; the first report is the reference. P: complexity-weighted speedup over the baseline of the "
          "same run; vs vendor: vendor time / contender time; delta = second minus first; time ratio = first time / second time "
          "(> 1: the second is faster).\n";

@@ -520,11 +520,12 @@ json compare_data(const std::vector<json>& runs, const std::vector<std::string>&
   if (runs.size() < 2) throw std::invalid_argument("compare: give at least two reports");
   if (labels.size() != runs.size()) throw std::invalid_argument("compare: one label per report");
   std::vector<json> entries;
-  json devices = json::array();
+  json devices = json::array(), provenance = json::array();
   for (std::size_t i = 0; i < runs.size(); ++i) {
     require_report(runs[i], labels[i]);
     entries.push_back(entries_of(runs[i], category_of));
     devices.push_back(runs[i]["device"].is_object() ? runs[i]["device"].value("name", std::string("?")) : std::string("?"));
+    provenance.push_back(report::provenance_line(runs[i]));
   }
   json pairs = json::array();
   for (std::size_t i = 1; i < runs.size(); ++i) {
@@ -533,7 +534,7 @@ json compare_data(const std::vector<json>& runs, const std::vector<std::string>&
     p["b"] = i;
     pairs.push_back(std::move(p));
   }
-  return {{"labels", labels}, {"sweep", sweep}, {"devices", devices}, {"pairs", pairs}};
+  return {{"labels", labels}, {"sweep", sweep}, {"devices", devices}, {"provenance", provenance}, {"pairs", pairs}};
 }
 
 }  // namespace mskb

@@ -466,6 +466,12 @@ TEST(ReportPages, AMergedReportNamesItsInputsCommits) {
   EXPECT_NE(mskb::render_markdown(mskb::merge_reports({two}, {})).find(want), std::string::npos);  // merged again
   // An input that made no group of the merge is not named.
   EXPECT_EQ(mskb::render_markdown(mskb::merge_reports({b, a}, {})).find("bbbbbbbbbbbb"), std::string::npos);
+  // `mskb compare` names each report's code beside its device.
+  const json cmp = mskb::compare_data({a, b}, {"A", "B"}, "paper", cat_of);
+  const std::string md = mskb::render_compare_markdown(cmp), html = mskb::render_compare_html(cmp, {"a.json", "b.json"});
+  EXPECT_NE(md.find("- A: Test GPU. Code: mskb 1.0 at commit aaaaaaaaaaaa, CUDA 13.0.\n- B: Test GPU. Code: mskb 1.0 at commit bbbbbbbbbbbb (stamp)"),
+            std::string::npos) << md;
+  EXPECT_NE(html.find("<td>Code: mskb 1.0 at commit bbbbbbbbbbbb (stamp), CUDA 13.0.</td>"), std::string::npos);
 }
 
 TEST(SvgChart, TicksLabelsAndEscaping) {
