@@ -51,6 +51,7 @@
 #   scripts/gpu_validate.sh split PHASES_A PHASES_B   build once, then PHASES_A on GPU 0 and PHASES_B
 #               on GPU 1 at the same time, each on half of the CPU cores, outputs in $OUT/gpu0 and
 #               $OUT/gpu1 (each bundled); DEADLINE=SECONDS stops both that long after the start.
+# BUILD_TARGETS=a,b builds only those targets (e.g. mskb,mskb-runner for `rerun` or `claim`: about a minute less).
 # SKIP_BUILD=1 uses the existing build (for phases started in parallel on different GPUs after one
 # `gpu_validate.sh build`; pin each with CUDA_VISIBLE_DEVICES).
 # Outputs land in $OUT (default ./gpu-out), bundled at the end into $OUT/results.tgz (BUNDLE=0 keeps them loose). A .deb/ folder (scripts/prefix-deps.sh download) is
@@ -98,7 +99,8 @@ if [ -d .deb ] && ls .deb/*.deb >/dev/null 2>&1; then
 fi
 if [ -z "${SKIP_BUILD:-}" ]; then
   cmake --preset gpu > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-  cmake --build --preset gpu -j "$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
+  targets=(); [ -n "${BUILD_TARGETS:-}" ] && targets=(--target ${BUILD_TARGETS//,/ })
+  cmake --build --preset gpu -j "$(nproc)" "${targets[@]}" > "$OUT/build.log" 2>&1 || { grep -E "error" -A3 "$OUT/build.log" | head -60; exit 1; }
   echo "build: $(( $(date +%s) - t0 )) s on $ngpu GPU(s)"
 fi
 B=build/gpu/apps
