@@ -48,6 +48,11 @@ std::string percent(const nlohmann::json& v);
 // report (`mskb merge`) names the code of its inputs' groups (its "sources"): one line when they agree,
 // each commit with its number of groups when they do not. A report without either says it names no code.
 std::string provenance_line(const nlohmann::json& report);
+// The same line for one tool record ({"name", "version", "commit", "cuda"}; null: not recorded), e.g. a
+// cudamaster run's.
+std::string code_line(const nlohmann::json& tool);
+// The line's text alone ("cudamaster 0.1.0 at commit abc123, CUDA 13.0"), for a sentence.
+std::string code_text(const nlohmann::json& tool);
 // The reproduce.tool object of a report (null when it has none).
 nlohmann::json tool_of(const nlohmann::json& report);
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
+#include "mskb/report/cells.hpp"
 #include "mskb/util/command_line.hpp"
 
 #if CM_HAVE_AGENT_LOOP
@@ -122,7 +123,10 @@ void print_run_header(const ShowOptions& o, const store::RunInfo& run) {
              loop.value("rounds", 0), loop.value("debug_loops", 0), loop.value("patience", 0), loop.value("profile", ""),
              loop.value("planner", true) ? "on" : "off", loop.value("min_gain", 0.0), loop.value("allow_libraries", false) ? "allowed" : "no");
   fmt::print("  device {}; output {}\n", cfg.value("device", json::object()).value("name", std::string("?")), cfg.value("out_dir", ""));
-  fmt::print("  GPU work: {}\n\n", exec::Executor::from_json(cfg.value("executor", json::object())).describe());
+  fmt::print("  GPU work: {}\n", exec::Executor::from_json(cfg.value("executor", json::object())).describe());
+  fmt::print("  {}\n", mskb::report::code_line(cfg.value("tool", json())));
+  for (const json& t : cfg.value("resumed_with", json::array())) fmt::print("  resumed with {}\n", mskb::report::code_text(t));
+  fmt::print("\n");
 }
 
 void print_calls(const json& calls) {

@@ -12,6 +12,7 @@
 #include "cudamaster/agents/agents.hpp"
 #include "cudamaster/exec/executor.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "mskb/report/cells.hpp"
 #include "mskb/report/html.hpp"
 #include "mskb/report/yardsticks.hpp"
 
@@ -304,6 +305,7 @@ std::string html_head(const json& doc) {
                    esc(cfg.value("device", json::object()).value("name", std::string("?"))),
                    esc(exec::Executor::from_json(cfg.value("executor", json::object())).describe()));
   h += "<p class=\"meta\">" + esc(mskb::launch_floor_line(cfg.value("device", json::object()))) + "</p>\n";
+  h += "<p class=\"meta\">" + esc(mskb::report::code_line(cfg.value("tool", json()))) + "</p>\n";
   h += fmt::format("<p class=\"meta\">Rounds {}, debug loops {}, patience {}, profile {}, planner {}, min gain {}, libraries {}</p>\n",
                    loop_cfg.value("rounds", 0), loop_cfg.value("debug_loops", 0), loop_cfg.value("patience", 0),
                    esc(loop_cfg.value("profile", std::string())), loop_cfg.value("planner", true) ? "on" : "off",

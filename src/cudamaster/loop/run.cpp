@@ -2,6 +2,7 @@
 // at a time per lane), and records the suite summary.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -16,8 +17,10 @@
 #include "mskb/core/task_file.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
+#include "mskb/harness/build_info.hpp"
 #include "mskb/harness/settings.hpp"
 #include "mskb/harness/sanitizer.hpp"
+#include "mskb/report/cells.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -160,6 +163,11 @@ std::string default_out_dir(std::int64_t run_id) {
   return (fs::path("cudamaster-out") / ("run-" + std::to_string(run_id))).string();
 }
 
+// The build running this session: name, version, commit (cmake/GitCommit.cmake), CUDA toolkit.
+json this_tool() {
+  return {{"name", "cudamaster"}, {"version", mskb::tool_version()}, {"commit", mskb::kGitCommit}, {"cuda", mskb::cuda_toolkit_version()}};
+}
+
 // A new run is created in the store; a resumed one records this session's executor and its spend so far.
 void record_session(store::RunStore& store, const OptimizeRequest& request, RunPlan& plan, agents::PromptLibrary& prompts,
                     LlmGateway& gateway, const Say& say) {
@@ -180,13 +188,24 @@ void record_session(store::RunStore& store, const OptimizeRequest& request, RunP
               // The random shapes every candidate is also checked on (mskb/random_shapes.hpp):
               // drawn once per run, the same in a resumed session.
               {"shape_seed", mskb::fresh_shape_seed()},
-              {"cudamaster", "0.1.0"}};
+              {"cudamaster", mskb::tool_version()},
+              // The code that runs the loop (issue 43's provenance: `cudamaster show` names it).
+              {"tool", this_tool()}};
     if (plan.loop.dry_run) config["dry_run"] = true;  // agents and compiler only: nothing evaluated, no P
     plan.run_id = store.create_run(plan.llm_text, config);
     // The default output folder names the run, so it is recorded once the id is known.
     config["out_dir"] = request.out_dir.empty() ? default_out_dir(plan.run_id) : request.out_dir;
     store.set_run_config(plan.run_id, config);
     return;
+  }
+  // A session resumed by other code: said, and recorded beside the code the run began with.
+  if (const json tool = this_tool(); config.contains("tool") && config["tool"] != tool) {
+    say(fmt::format("run {}: this session runs {} (the run began with {})", plan.run_id, mskb::report::code_text(tool),
+                    mskb::report::code_text(config["tool"])));
+    json& later = config["resumed_with"];
+    if (!later.is_array()) later = json::array();
+    if (std::find(later.begin(), later.end(), tool) == later.end()) later.push_back(tool);
+    store.set_run_config(plan.run_id, config);
   }
   // The executor a session ran on is part of the record (`cudamaster show` says where it ran).
   if (config.value("executor", exec::Executor{}.to_json()) != plan.executor.to_json()) {

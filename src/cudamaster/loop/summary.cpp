@@ -8,6 +8,7 @@
 
 #include "mskb/core/scoring.hpp"
 #include "mskb/protocol/vocabulary.hpp"
+#include "mskb/report/cells.hpp"
 #include "mskb/report/yardsticks.hpp"
 
 namespace cudamaster::loop {
@@ -139,6 +140,7 @@ json build_summary(store::RunStore& store, std::int64_t run_id) {
 std::string render_summary(const json& s) {
   const bool dry = s.value("dry_run", false);
   std::string out = fmt::format("run {} ({}) with {}\n", s.value("run", 0), s.value("status", ""), s.value("llm", ""));
+  out += "  " + mskb::report::code_line(s.value("config", json::object()).value("tool", json())) + "\n";
   if (dry) out += "  DRY RUN: the agents and the compiler only; no candidate was evaluated or profiled: no P, not a score\n";
   out += fmt::format("  {:<24} {:<5} {:<9} {:<12} {:>7} {:>9} {:>7} {:>7}\n", "task", "prec", "status", "stop", "P", "vs vendor", "SOL",
                      "rounds");

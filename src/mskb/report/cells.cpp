@@ -99,10 +99,11 @@ json tool_of(const json& report) {
 
 namespace {
 
-// "mskb 0.9.0 at commit abc123, CUDA 13.0" (the unknown and modified cases in words).
+// "mskb 0.9.0 at commit abc123, CUDA 13.0" (the unknown and modified cases in words; the tool's name
+// where the record has one).
 std::string code_of(const json& tool) {
   const std::string commit = tool.contains("commit") && tool["commit"].is_string() ? tool["commit"].get<std::string>() : "unknown";
-  std::string out = "mskb";
+  std::string out = tool.contains("name") && tool["name"].is_string() ? tool["name"].get<std::string>() : "mskb";
   if (tool.contains("version") && tool["version"].is_string()) out += " " + tool["version"].get<std::string>();
   if (commit == "unknown" || commit.empty())
     out += " at an unknown commit (built without git metadata or a source stamp: these numbers cannot be tied to their code)";
@@ -115,8 +116,14 @@ std::string code_of(const json& tool) {
 
 }  // namespace
 
+std::string code_text(const json& tool) { return tool.is_object() ? code_of(tool) : "code not recorded"; }
+
+std::string code_line(const json& tool) {
+  return tool.is_object() ? "Code: " + code_of(tool) + "." : "Code: not recorded (this record names no commit).";
+}
+
 std::string provenance_line(const json& report) {
-  if (const json tool = tool_of(report); tool.is_object()) return "Code: " + code_of(tool) + ".";
+  if (const json tool = tool_of(report); tool.is_object()) return code_line(tool);
   // A merged report: the code of each input that contributed groups, in order, counted once per code.
   std::vector<std::pair<std::string, long long>> codes;
   for (const json& src : array_of(report, "sources")) {
@@ -134,7 +141,7 @@ std::string provenance_line(const json& report) {
       out += fmt::format("{} {} ({} group{})", k ? ";" : "", codes[k].first, codes[k].second, codes[k].second == 1 ? "" : "s");
     return out + ".";
   }
-  return "Code: not recorded (a report without its reproduce record names no commit).";
+  return code_line(nullptr);
 }
 
 }  // namespace mskb::report

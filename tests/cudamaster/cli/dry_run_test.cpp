@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "cudamaster/store/store.hpp"
+#include "mskb/harness/build_info.hpp"
+#include "mskb/report/cells.hpp"
 #include "support/child_process.hpp"
 
 using namespace cmtest;
@@ -61,6 +63,27 @@ TEST(DryRun, AgentsAndCompilerWithoutAGpu) {
   const auto run = store->run(summary["run"].get<std::int64_t>());
   ASSERT_TRUE(run);
   EXPECT_EQ(run->config["dry_run"], true);
+  // The code that ran the loop is part of the run's record, and the summary and `show` name it.
+  EXPECT_EQ(run->config["tool"]["name"], "cudamaster");
+  EXPECT_EQ(run->config["tool"]["commit"], std::string(mskb::kGitCommit));
+  const std::string code = mskb::report::code_line(run->config["tool"]);
+  EXPECT_EQ(code.rfind("Code: cudamaster ", 0), 0u) << code;
+  EXPECT_NE(p.err.find(code), std::string::npos) << p.err;
+  EXPECT_NE(c.run_program({"show", std::to_string(run->id), "--db", c.db()}, CM_CUDAMASTER_BIN).out.find(code), std::string::npos);
+  {  // A session resumed by other code says so and is recorded beside the code the run began with.
+    json cfg = run->config;
+    cfg["tool"]["commit"] = "0000000";
+    store->set_run_config(run->id, cfg);
+    const Proc resumed = c.run_program({"optimize", "--resume", std::to_string(run->id), "--db", c.db()}, CM_CUDAMASTER_BIN);
+    EXPECT_EQ(resumed.code, 0) << resumed.err;
+    EXPECT_NE(resumed.err.find("this session runs " + mskb::report::code_text(run->config["tool"]) +
+                               " (the run began with cudamaster " + run->config["tool"]["version"].get<std::string>() + " at commit 0000000"),
+              std::string::npos) << resumed.err;
+    const std::string show = c.run_program({"show", std::to_string(run->id), "--db", c.db()}, CM_CUDAMASTER_BIN).out;
+    EXPECT_NE(show.find("Code: cudamaster " + run->config["tool"]["version"].get<std::string>() + " at commit 0000000"), std::string::npos) << show;
+    EXPECT_NE(show.find("resumed with " + mskb::report::code_text(run->config["tool"])), std::string::npos) << show;
+    store->set_run_config(run->id, run->config);
+  }
   const auto jobs = store->jobs(run->id);
   ASSERT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs[0].result["dry_run"], true);
