@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace mskb {
 
 extern const char* const kGitCommit;  // generated at build time (cmake/GitCommit.cmake)
@@ -16,6 +18,9 @@ std::string default_arch();  // e.g. "sm_90": what kernels are compiled for with
 std::vector<std::string> arch_family(const std::string& arch = "");
 std::string tool_version();  // e.g. "0.1.0" (the project's version)
 std::string cuda_toolkit_version();  // the CUDA toolkit the tools were built with, e.g. "13.0.48"
+// The record of this build that reports and run stores keep (issue 43's provenance):
+// {"name": tool, "version", "commit", "cuda"}; mskb::report::code_text renders it.
+nlohmann::json tool_record(const std::string& tool);
 
 // Several lines: "<tool> 0.1.0 (commit abc123)", the CUDA toolkit and default architecture, the
 // data folder.

@@ -163,11 +163,6 @@ std::string default_out_dir(std::int64_t run_id) {
   return (fs::path("cudamaster-out") / ("run-" + std::to_string(run_id))).string();
 }
 
-// The build running this session: name, version, commit (cmake/GitCommit.cmake), CUDA toolkit.
-json this_tool() {
-  return {{"name", "cudamaster"}, {"version", mskb::tool_version()}, {"commit", mskb::kGitCommit}, {"cuda", mskb::cuda_toolkit_version()}};
-}
-
 // A new run is created in the store; a resumed one records this session's executor and its spend so far.
 void record_session(store::RunStore& store, const OptimizeRequest& request, RunPlan& plan, agents::PromptLibrary& prompts,
                     LlmGateway& gateway, const Say& say) {
@@ -190,7 +185,7 @@ void record_session(store::RunStore& store, const OptimizeRequest& request, RunP
               {"shape_seed", mskb::fresh_shape_seed()},
               {"cudamaster", mskb::tool_version()},
               // The code that runs the loop (issue 43's provenance: `cudamaster show` names it).
-              {"tool", this_tool()}};
+              {"tool", mskb::tool_record("cudamaster")}};
     if (plan.loop.dry_run) config["dry_run"] = true;  // agents and compiler only: nothing evaluated, no P
     plan.run_id = store.create_run(plan.llm_text, config);
     // The default output folder names the run, so it is recorded once the id is known.
@@ -199,7 +194,7 @@ void record_session(store::RunStore& store, const OptimizeRequest& request, RunP
     return;
   }
   // A session resumed by other code: said, and recorded beside the code the run began with.
-  if (const json tool = this_tool(); config.contains("tool") && config["tool"] != tool) {
+  if (const json tool = mskb::tool_record("cudamaster"); config.contains("tool") && config["tool"] != tool) {
     say(fmt::format("run {}: this session runs {} (the run began with {})", plan.run_id, mskb::report::code_text(tool),
                     mskb::report::code_text(config["tool"])));
     json& later = config["resumed_with"];

@@ -22,6 +22,10 @@ std::string tool_version() { return MSKB_VERSION; }
 
 std::string cuda_toolkit_version() { return MSKB_CUDA_VERSION; }
 
+nlohmann::json tool_record(const std::string& tool) {
+  return {{"name", tool}, {"version", tool_version()}, {"commit", kGitCommit}, {"cuda", cuda_toolkit_version()}};
+}
+
 std::string version_text(const std::string& tool) {
   return tool + " " + MSKB_VERSION + " (commit " + kGitCommit + ")\n" + "CUDA " + MSKB_CUDA_VERSION +
          " (nvcc of the build); kernels compiled for " + default_arch() + " unless --arch says otherwise\n" +

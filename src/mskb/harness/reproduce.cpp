@@ -218,9 +218,10 @@ json reproduce_record(const SuitePlan& plan, uint64_t shape_seed) {
       {"custom_shapes", custom_shape_texts(e.custom_shapes)}};
   std::error_code ec;
   const fs::path cwd = fs::current_path(ec);
+  json tool = tool_record("mskb");
+  tool["default_arch"] = default_arch();
   return {{"format", kReproduceFormat},
-          {"tool", {{"name", "mskb"}, {"version", tool_version()}, {"commit", kGitCommit}, {"cuda", cuda_toolkit_version()},
-                    {"default_arch", default_arch()}}},
+          {"tool", tool},
           {"command", check ? "check" : "run"},
           {"argv", plan.command_line.empty() ? json(nullptr) : json(plan.command_line)},
           {"cwd", ec ? std::string() : cwd.string()},

@@ -62,9 +62,10 @@ json reproduce_of(const json& report) {
 json run_side(const json& report) {
   const json r = reproduce_of(report);
   const json& d = device_of(report);
+  const json tool = report::tool_of(report);
   return {{"device", d.value("name", json("?"))},
           {"gpu_uuid", d.contains("uuid") && d["uuid"].is_string() ? d["uuid"] : json(nullptr)},
-          {"commit", r.contains("tool") && r["tool"].is_object() ? r["tool"].value("commit", json()) : json(nullptr)},
+          {"commit", tool.is_object() ? tool.value("commit", json()) : json(nullptr)},
           {"sm_clock_mhz", r.value("sm_clock_mhz", json())},
           {"launch_floor_us", d.contains("launch_floor_us") && d["launch_floor_us"].is_number() ? d["launch_floor_us"] : json(nullptr)},
           {"partial", report.value("partial", false)}};
