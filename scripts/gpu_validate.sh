@@ -31,8 +31,10 @@
 #               `mskb check` of the GPU-instance tasks ($TASKS) both ways, timed, and DeviceComparison -> inputs_*
 #     candidate the four-task replay demo from an empty kernel cache, then scripts/candidate_times.py:
 #               per candidate nvcc build + evaluation seconds, medians, nvcc's share -> candidate_times.*
-#     rerun     `mskb rerun $RERUN $RERUN_ARGS` (default the committed paper sweep; RERUN_ARGS e.g. --allow-changed) on this lease, judged by the spread model's
-#               intervals, and scripts/spread_model.py's call and device bands from the pair -> rerun.*, rerun_spread.md
+#     rerun     `mskb rerun R $RERUN_ARGS` for each R of $RERUN (a comma list; default the committed paper sweep;
+#               RERUN_ARGS e.g. --allow-changed) on this lease, judged by the spread model's intervals;
+#               scripts/spread_model.py's call and device bands and scripts/diag/baseline_drift.py's ratio tables
+#               from each pair -> rerun.*, rerun_spread.md, rerun_drift.md (several: one folder per R)
 #     claim     a claim to publish and rerun later: `mskb run` of the baseline and vendor contenders of $CLAIM_TASKS
 #               (default every task) at this commit, one report per sweep of $CLAIM_SWEEPS (default paper,large) ->
 #               claim_<sweep>.{json,md,log}; CLAIM_DEADLINE=SECONDS cuts the whole phase (partial reports written)
@@ -378,15 +380,25 @@ if [[ $phases == *,candidate,* ]]; then
 fi
 
 if [[ $phases == *,rerun,* ]]; then
-  # A committed claim rerun on this lease (docs/harness.md section 5): `mskb rerun` of $RERUN
-  # (default the committed paper sweep) judged by the spread model's intervals, then the model's
-  # table (call and device time) from the pair -> rerun.{json,md}, rerun_spread.md.
-  rerun_of=${RERUN:-docs/results/h200/throughput/suite_paper_4aae2a5.json}
+  # A committed claim rerun on this lease (docs/harness.md section 5): `mskb rerun` of each report of $RERUN
+  # (a comma list; default the committed paper sweep) judged by the spread model's intervals, then from the
+  # pair the model's table (call and device time) and the per-shape ratios by band and by task, call and device
+  # side by side (scripts/diag/baseline_drift.py) -> rerun.{json,md,log}, rerun_spread.md, rerun_drift.md; with
+  # several reports each in $OUT/<report's name>/. RERUN_DEADLINE=SECONDS: no rerun starts that late.
+  IFS=, read -r -a rerun_list <<< "${RERUN:-docs/results/h200/throughput/suite_paper_4aae2a5.json}"
   t1=$(date +%s)
-  $mskb rerun "$rerun_of" ${RERUN_ARGS:-} --json "$OUT/rerun.json" --markdown "$OUT/rerun.md" > "$OUT/rerun.log" 2>&1
-  echo "rerun of $rerun_of rc=$? ($(since $t1))"; tail -5 "$OUT/rerun.log"
-  python3 scripts/spread_model.py "$rerun_of" "$OUT/rerun.json" --quantile 0.9 > "$OUT/rerun_spread.md" 2>&1
-  echo "spread table rc=$?"; cat "$OUT/rerun_spread.md"
+  for rerun_of in "${rerun_list[@]}"; do
+    dir=$OUT; [ ${#rerun_list[@]} -gt 1 ] && dir=$OUT/$(basename "$rerun_of" .json) && mkdir -p "$dir"
+    if [ $(( $(date +%s) - t1 )) -ge "${RERUN_DEADLINE:-86400}" ]; then echo "rerun of $rerun_of: not started (RERUN_DEADLINE)"; continue; fi
+    t2=$(date +%s)
+    $mskb rerun "$rerun_of" ${RERUN_ARGS:-} --json "$dir/rerun.json" --markdown "$dir/rerun.md" > "$dir/rerun.log" 2>&1
+    echo "rerun of $rerun_of rc=$? ($(since $t2))"; tail -5 "$dir/rerun.log"
+    python3 scripts/spread_model.py "$rerun_of" "$dir/rerun.json" --quantile 0.9 > "$dir/rerun_spread.md" 2>&1
+    echo "spread table rc=$?"; cat "$dir/rerun_spread.md"
+    { python3 scripts/diag/baseline_drift.py "$rerun_of" "$dir/rerun.json" --contender all --time both &&
+      echo && python3 scripts/diag/baseline_drift.py "$rerun_of" "$dir/rerun.json" --contender all --by-task; } > "$dir/rerun_drift.md" 2>&1
+    echo "drift tables rc=$?"; head -8 "$dir/rerun_drift.md"
+  done
 fi
 
 if [[ $phases == *,claim,* ]]; then

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Per-shape median-time ratio of the same contenders in two reports, by time band.
 
-    scripts/diag/baseline_drift.py A.json B.json [--contender baseline|all] [--sweep paper] [--time call|device] [--by-task]
+    scripts/diag/baseline_drift.py A.json B.json [--contender baseline|all] [--sweep paper] [--time call|device|both] [--by-task]
 
 For every (task, precision, contender, sweep, shape) timed in both reports: r = t_B / t_A of the
 median call times (--time device: of the CUPTI device times, where both reports carry device_us). Prints, per band of t_A, the number of shapes, the median and 90th percentile
-of |r - 1|, the count over 10%, and the geometric mean of r per category when the report names
+of the deviation |r - 1|, the count over 10%, and the geometric mean of r per category when the report names
 categories (task -> category from `mskb list --json` is not needed: bands only).
+--time both: call and device time side by side, each shape banded by A's time of that kind, and the
+geometric mean of r over all shapes of each kind (issue 43's rerun table).
 --by-task: one row per (task, precision, contender, sweep) instead: shapes, geometric means of r for call
 and device time, and the median call time saved per call (t_A - t_B, us).
 """
@@ -55,27 +57,55 @@ def main():
     ap.add_argument("b")
     ap.add_argument("--contender", default="baseline")
     ap.add_argument("--sweep", default=None)
-    ap.add_argument("--time", choices=("call", "device"), default="call")
+    ap.add_argument("--time", choices=("call", "device", "both"), default="call")
     ap.add_argument("--by-task", action="store_true")
     o = ap.parse_args()
     if o.by_task:
         by_task(o)
         return
-    A, B = times(o.a, o.contender, o.sweep, o.time), times(o.b, o.contender, o.sweep, o.time)
-    common = [k for k in A if k in B]
-    bands = [(0, 15, "< 15 us"), (15, 30, "15-30 us"), (30, 100, "30-100 us"), (100, 1000, "100-1000 us"),
-             (1000, float("inf"), "> 1 ms")]
-    print(f"{len(common)} shapes in both ({o.contender}, sweep {o.sweep or 'all'}, {o.time} time)")
-    print(f"| median {o.time} time (A) | shapes | median |r-1| | 90th pct | > 10% | geomean r |")
-    print("|---|---|---|---|---|---|")
-    for lo, hi, name in bands:
-        rs = [B[k] / A[k] for k in common if lo <= A[k] < hi and A[k] > 0]
+    kinds = ("call", "device") if o.time == "both" else (o.time,)
+    rows = {kind: band_rows(times(o.a, o.contender, o.sweep, kind), times(o.b, o.contender, o.sweep, kind)) for kind in kinds}
+    what = f"{o.contender}, sweep {o.sweep or 'all'}"
+    if len(kinds) == 1:
+        n, total, table = rows[o.time]
+        print(f"{n} shapes in both ({what}, {o.time} time)")
+        print(f"| median {o.time} time (A) | shapes | median dev. | 90th pct dev. | > 10% | geomean r |")
+        print("|---|---|---|---|---|---|")
+        for name, cells in table.items():
+            print(f"| {name} | " + " | ".join(cells) + " |")
+        return
+    print(f"{rows['call'][0]} shapes in both with a call time, {rows['device'][0]} with a device time ({what}); "
+          f"geomean r over all: call {rows['call'][1]:.3f}, device {rows['device'][1]:.3f}")
+    head = ["shapes", "median dev.", "90th pct dev.", "> 10%", "geomean r"]
+    print("| band (A's time) | " + " | ".join(f"{k}: {h}" for k in kinds for h in head) + " |")
+    print("|---|" + "---|" * (len(head) * len(kinds)))
+    for name in BANDS_NAMES:
+        cells = [rows[k][2].get(name, ["0", "-", "-", "-", "-"]) for k in kinds]
+        if any(c[0] != "0" for c in cells):
+            print(f"| {name} | " + " | ".join(x for c in cells for x in c) + " |")
+
+
+BANDS = [(0, 15, "< 15 us"), (15, 30, "15-30 us"), (30, 100, "30-100 us"), (100, 1000, "100-1000 us"),
+         (1000, float("inf"), "> 1 ms")]
+BANDS_NAMES = [b[2] for b in BANDS]
+
+
+def gmean(rs):
+    return math.exp(sum(math.log(r) for r in rs) / len(rs)) if rs else float("nan")
+
+
+def band_rows(A, B):
+    """(shapes in both, geomean r over all, {band: [shapes, median dev. |r - 1|, its 90th pct, count > 10%, geomean r]})."""
+    common = [k for k in A if k in B and A[k] > 0 and B[k] > 0]
+    table = {}
+    for lo, hi, name in BANDS:
+        rs = [B[k] / A[k] for k in common if lo <= A[k] < hi]
         if not rs:
             continue
         dev = [abs(r - 1) for r in rs]
-        g = math.exp(sum(math.log(r) for r in rs) / len(rs))
-        print(f"| {name} | {len(rs)} | {100 * pct(dev, 0.5):.1f}% | {100 * pct(dev, 0.9):.1f}% | "
-              f"{sum(1 for d in dev if d > 0.10)} | {g:.3f} |")
+        table[name] = [str(len(rs)), f"{100 * pct(dev, 0.5):.1f}%", f"{100 * pct(dev, 0.9):.1f}%",
+                       str(sum(1 for d in dev if d > 0.10)), f"{gmean(rs):.3f}"]
+    return len(common), gmean([B[k] / A[k] for k in common]), table
 
 
 def by_task(o):
@@ -85,7 +115,7 @@ def by_task(o):
     for k in call_a:
         if k in call_b and call_a[k] > 0:
             groups.setdefault(k[:4], []).append(k)
-    gm = lambda rs: math.exp(sum(math.log(r) for r in rs) / len(rs)) if rs else float("nan")
+    gm = gmean
     print(f"{sum(len(v) for v in groups.values())} shapes in both ({o.contender}, sweep {o.sweep or 'all'})")
     print("| task | prec | contender | sweep | shapes | call B/A (geomean) | device B/A (geomean) | call time saved (median us) |")
     print("|---|---|---|---|---|---|---|---|")
