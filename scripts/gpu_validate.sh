@@ -34,7 +34,7 @@
 #     rerun     `mskb rerun R $RERUN_ARGS` for each R of $RERUN (a comma list; default the committed paper sweep;
 #               RERUN_ARGS e.g. --allow-changed) on this lease, judged by the spread model's intervals;
 #               scripts/spread_model.py's call and device bands and scripts/diag/baseline_drift.py's ratio tables
-#               from each pair -> rerun.*, rerun_spread.md, rerun_drift.md (several: one folder per R)
+#               and scripts/diag/rerun_tails.py from each pair -> rerun.*, rerun_{spread,drift,tails}.md (several: one folder per R)
 #     claim     a claim to publish and rerun later: `mskb run` of the baseline and vendor contenders of $CLAIM_TASKS
 #               (default every task) at this commit, one report per sweep of $CLAIM_SWEEPS (default paper,large) ->
 #               claim_<sweep>.{json,md,log}; CLAIM_DEADLINE=SECONDS cuts the whole phase (partial reports written)
@@ -383,7 +383,8 @@ if [[ $phases == *,rerun,* ]]; then
   # A committed claim rerun on this lease (docs/harness.md section 5): `mskb rerun` of each report of $RERUN
   # (a comma list; default the committed paper sweep) judged by the spread model's intervals, then from the
   # pair the model's table (call and device time) and the per-shape ratios by band and by task, call and device
-  # side by side (scripts/diag/baseline_drift.py) -> rerun.{json,md,log}, rerun_spread.md, rerun_drift.md; with
+  # side by side (scripts/diag/baseline_drift.py), how far outside their intervals the checks fell
+  # (scripts/diag/rerun_tails.py) -> rerun.{json,md,log}, rerun_spread.md, rerun_drift.md, rerun_tails.md; with
   # several reports each in $OUT/<report's name>/. RERUN_DEADLINE=SECONDS: no rerun starts that late.
   IFS=, read -r -a rerun_list <<< "${RERUN:-docs/results/h200/throughput/suite_paper_4aae2a5.json}"
   t1=$(date +%s)
@@ -398,6 +399,8 @@ if [[ $phases == *,rerun,* ]]; then
     { python3 scripts/diag/baseline_drift.py "$rerun_of" "$dir/rerun.json" --contender all --time both &&
       echo && python3 scripts/diag/baseline_drift.py "$rerun_of" "$dir/rerun.json" --contender all --by-task; } > "$dir/rerun_drift.md" 2>&1
     echo "drift tables rc=$?"; head -8 "$dir/rerun_drift.md"
+    python3 scripts/diag/rerun_tails.py "$dir/rerun.json" > "$dir/rerun_tails.md" 2>&1
+    echo "tails rc=$?"; cat "$dir/rerun_tails.md"
   done
 fi
 
