@@ -18,6 +18,7 @@ import pathlib
 import re
 import subprocess
 import sys
+import tempfile
 
 ELSEWHERE = ("bundle", "git show", "git history")
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
@@ -88,7 +89,6 @@ def prove():
                           "The old run is in the bundle: docs/results/gone.md\n```\n$ mskb build --kernel scripts/mine.cu\n```\n"
                           "data/demo/NAME is a placeholder.\n",
              "docs/b.md": "Moved: `scripts/old.sh`, [gone](../tasks/y/spec.cpp), `../scripts/run.sh`, `../docs/c.md`, `../examples/NAME/task.toml`.\n"}
-    import tempfile
     with tempfile.TemporaryDirectory() as d:
         root = pathlib.Path(d)
         for t in tracked:

@@ -23,9 +23,12 @@ def key(r):
             tuple(sorted((k, v) for k, v in shape.items() if not k.startswith("_"))))
 
 
-def times(path, contender, sweep, kind="call"):
+def load(path):
     with open(path) as f:
-        rep = json.load(f)
+        return json.load(f)
+
+
+def times(rep, contender, sweep, kind="call"):
     out = {}
     for r in rep.get("results", []):
         t = r.get("time_us")
@@ -51,43 +54,9 @@ def pct(xs, q):
     return xs[i]
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("a")
-    ap.add_argument("b")
-    ap.add_argument("--contender", default="baseline")
-    ap.add_argument("--sweep", default=None)
-    ap.add_argument("--time", choices=("call", "device", "both"), default="call")
-    ap.add_argument("--by-task", action="store_true")
-    o = ap.parse_args()
-    if o.by_task:
-        by_task(o)
-        return
-    kinds = ("call", "device") if o.time == "both" else (o.time,)
-    rows = {kind: band_rows(times(o.a, o.contender, o.sweep, kind), times(o.b, o.contender, o.sweep, kind)) for kind in kinds}
-    what = f"{o.contender}, sweep {o.sweep or 'all'}"
-    if len(kinds) == 1:
-        n, total, table = rows[o.time]
-        print(f"{n} shapes in both ({what}, {o.time} time)")
-        print(f"| median {o.time} time (A) | shapes | median dev. | 90th pct dev. | > 10% | geomean r |")
-        print("|---|---|---|---|---|---|")
-        for name, cells in table.items():
-            print(f"| {name} | " + " | ".join(cells) + " |")
-        return
-    print(f"{rows['call'][0]} shapes in both with a call time, {rows['device'][0]} with a device time ({what}); "
-          f"geomean r over all: call {rows['call'][1]:.3f}, device {rows['device'][1]:.3f}")
-    head = ["shapes", "median dev.", "90th pct dev.", "> 10%", "geomean r"]
-    print("| band (A's time) | " + " | ".join(f"{k}: {h}" for k in kinds for h in head) + " |")
-    print("|---|" + "---|" * (len(head) * len(kinds)))
-    for name in BANDS_NAMES:
-        cells = [rows[k][2].get(name, ["0", "-", "-", "-", "-"]) for k in kinds]
-        if any(c[0] != "0" for c in cells):
-            print(f"| {name} | " + " | ".join(x for c in cells for x in c) + " |")
-
-
 BANDS = [(0, 15, "< 15 us"), (15, 30, "15-30 us"), (30, 100, "30-100 us"), (100, 1000, "100-1000 us"),
          (1000, float("inf"), "> 1 ms")]
-BANDS_NAMES = [b[2] for b in BANDS]
+HEAD = ["shapes", "median dev.", "90th pct dev.", "> 10%", "geomean r"]
 
 
 def gmean(rs):
@@ -108,14 +77,43 @@ def band_rows(A, B):
     return len(common), gmean([B[k] / A[k] for k in common]), table
 
 
-def by_task(o):
-    call_a, call_b = times(o.a, o.contender, o.sweep), times(o.b, o.contender, o.sweep)
-    dev_a, dev_b = times(o.a, o.contender, o.sweep, "device"), times(o.b, o.contender, o.sweep, "device")
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--contender", default="baseline")
+    ap.add_argument("--sweep", default=None)
+    ap.add_argument("--time", choices=("call", "device", "both"), default="call")
+    ap.add_argument("--by-task", action="store_true")
+    o = ap.parse_args()
+    a, b = load(o.a), load(o.b)
+    if o.by_task:
+        by_task(a, b, o)
+        return
+    kinds = ("call", "device") if o.time == "both" else (o.time,)
+    rows = {kind: band_rows(times(a, o.contender, o.sweep, kind), times(b, o.contender, o.sweep, kind)) for kind in kinds}
+    what = f"{o.contender}, sweep {o.sweep or 'all'}"
+    if len(kinds) == 1:
+        print(f"{rows[o.time][0]} shapes in both ({what}, {o.time} time)")
+        print(f"| median {o.time} time (A) | " + " | ".join(HEAD) + " |")
+    else:
+        print(f"{rows['call'][0]} shapes in both with a call time, {rows['device'][0]} with a device time ({what}); "
+              f"geomean r over all: call {rows['call'][1]:.3f}, device {rows['device'][1]:.3f}")
+        print("| band (A's time) | " + " | ".join(f"{k}: {h}" for k in kinds for h in HEAD) + " |")
+    print("|---|" + "---|" * (len(HEAD) * len(kinds)))
+    for _, _, name in BANDS:
+        cells = [rows[k][2].get(name, ["0", "-", "-", "-", "-"]) for k in kinds]
+        if any(c[0] != "0" for c in cells):
+            print(f"| {name} | " + " | ".join(x for c in cells for x in c) + " |")
+
+
+def by_task(a, b, o):
+    call_a, call_b = times(a, o.contender, o.sweep), times(b, o.contender, o.sweep)
+    dev_a, dev_b = times(a, o.contender, o.sweep, "device"), times(b, o.contender, o.sweep, "device")
     groups = {}
     for k in call_a:
         if k in call_b and call_a[k] > 0:
             groups.setdefault(k[:4], []).append(k)
-    gm = gmean
     print(f"{sum(len(v) for v in groups.values())} shapes in both ({o.contender}, sweep {o.sweep or 'all'})")
     print("| task | prec | contender | sweep | shapes | call B/A (geomean) | device B/A (geomean) | call time saved (median us) |")
     print("|---|---|---|---|---|---|---|---|")
@@ -123,8 +121,8 @@ def by_task(o):
         ks = groups[g]
         dev = [dev_b[k] / dev_a[k] for k in ks if k in dev_a and k in dev_b and dev_a[k] > 0]
         saved = sorted(call_a[k] - call_b[k] for k in ks)
-        print(f"| {g[0]} | {g[1]} | {g[2]} | {g[3]} | {len(ks)} | {gm([call_b[k] / call_a[k] for k in ks]):.3f} | "
-              f"{gm(dev):.3f} | {saved[len(saved) // 2]:.1f} |")
+        print(f"| {g[0]} | {g[1]} | {g[2]} | {g[3]} | {len(ks)} | {gmean([call_b[k] / call_a[k] for k in ks]):.3f} | "
+              f"{gmean(dev):.3f} | {saved[len(saved) // 2]:.1f} |")
 
 
 if __name__ == "__main__":
