@@ -389,8 +389,8 @@ if [[ $phases == *,rerun,* ]]; then
   IFS=, read -r -a rerun_list <<< "${RERUN:-docs/results/h200/throughput/suite_paper_4aae2a5.json}"
   t1=$(date +%s)
   for rerun_of in "${rerun_list[@]}"; do
-    dir=$OUT; [ ${#rerun_list[@]} -gt 1 ] && dir=$OUT/$(basename "$rerun_of" .json) && mkdir -p "$dir"
     if [ $(( $(date +%s) - t1 )) -ge "${RERUN_DEADLINE:-86400}" ]; then echo "rerun of $rerun_of: not started (RERUN_DEADLINE)"; continue; fi
+    dir=$OUT; [ ${#rerun_list[@]} -gt 1 ] && dir=$OUT/$(basename "$rerun_of" .json) && mkdir -p "$dir"
     t2=$(date +%s)
     $mskb rerun "$rerun_of" ${RERUN_ARGS:-} --json "$dir/rerun.json" --markdown "$dir/rerun.md" > "$dir/rerun.log" 2>&1
     echo "rerun of $rerun_of rc=$? ($(since $t2))"; tail -5 "$dir/rerun.log"
