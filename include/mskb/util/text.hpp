@@ -1,5 +1,6 @@
 // Owns the small string helpers the host code shares: reading a whole file, trimming, splitting a
-// delimited list (`--task a,b`, `CUDA_VISIBLE_DEVICES=0,1`), joining, prefix tests. Host-only.
+// delimited list (`--task a,b`, `CUDA_VISIBLE_DEVICES=0,1`), joining, prefix tests, escaping
+// untrusted names for messages. Host-only.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +25,15 @@ std::vector<std::string> split(std::string_view text, char delimiter, bool skip_
 std::string join(const std::vector<std::string>& items, std::string_view separator);
 
 bool starts_with(std::string_view text, std::string_view prefix);
+
+// `text` safe to put in a one-line message or a report cell when it comes from an untrusted file
+// (a symbol name read from a kernel's object): every byte outside printable ASCII written as
+// \xNN, and cut after `max_chars` bytes of the input with "...".
+std::string printable(std::string_view text, std::size_t max_chars = 200);
+
+// `text` on one line: control characters (newlines, tabs, escape sequences' ESC) written as \xNN,
+// the rest (UTF-8 included) kept. For messages that quote a user's file.
+std::string one_line(std::string_view text);
 
 // Levenshtein distance (insertions, deletions, substitutions): for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -47,6 +47,9 @@ class Parser {
   Parser(const std::string& text, const std::vector<std::string>& vars) : t_(text), vars_(vars) {}
 
   NodePtr parse() {
+    if (t_.size() > kMaxChars)
+      throw ExprError("expression of " + std::to_string(t_.size()) + " characters, more than " + std::to_string(kMaxChars) + ": '" +
+                      t_.substr(0, 40) + "...'");
     skip();
     if (pos_ == t_.size()) throw ExprError("empty expression");
     NodePtr n = expr();
@@ -56,6 +59,21 @@ class Parser {
   }
 
  private:
+  // Bounds on what a task file may write, so that parsing and evaluating (both recursive) never
+  // exhaust the stack: an expression's length, and how deeply parentheses, calls and signs nest
+  // (the whole expression counts as one level).
+  static constexpr std::size_t kMaxChars = 1000;
+  static constexpr int kMaxDepth = 64;
+  struct Nest {
+    Parser& p;
+    explicit Nest(Parser& parser) : p(parser) {
+      if (++p.depth_ > kMaxDepth) p.fail("parentheses, calls and signs nested more than " + std::to_string(kMaxDepth) + " deep");
+    }
+    ~Nest() { --p.depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+  };
+
   // "<what> at column N in '<text>'<after>".
   [[noreturn]] void fail(const std::string& what, const std::string& after = "") const {
     throw ExprError(what + " at column " + std::to_string(pos_ + 1) + " in '" + t_ + "'" + after);
@@ -78,6 +96,7 @@ class Parser {
   }
 
   NodePtr expr() {
+    const Nest nest(*this);
     NodePtr n = term();
     for (;;) {
       if (eat("+")) n = binary(Op::add, n, term());
@@ -97,12 +116,16 @@ class Parser {
   }
   NodePtr unary() {
     if (eat("-")) {
+      const Nest nest(*this);
       auto n = std::make_shared<Expr::Node>();
       n->op = Op::negate;
       n->args = {unary()};
       return n;
     }
-    if (eat("+")) return unary();
+    if (eat("+")) {
+      const Nest nest(*this);
+      return unary();
+    }
     return power();
   }
   NodePtr power() {
@@ -207,6 +230,7 @@ class Parser {
   const std::string& t_;
   const std::vector<std::string>& vars_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 class Evaluator {

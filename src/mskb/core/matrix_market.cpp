@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -72,8 +73,21 @@ SparseMatrix read_matrix_market(const std::string& path) {
   if (rows > std::numeric_limits<int32_t>::max() || cols > std::numeric_limits<int32_t>::max())
     throw fail(ln, "matrix larger than 2^31-1 rows or columns (the task ABI uses int indices)");
 
+  if (symmetry != "general" && rows != cols)
+    throw fail(ln, "a " + symmetry + " matrix must be square, not " + std::to_string(rows) + " x " + std::to_string(cols));
+  if (declared > rows * cols)
+    throw fail(ln, std::to_string(declared) + " entries declared for a " + std::to_string(rows) + " x " + std::to_string(cols) +
+                       " matrix (at most " + std::to_string(rows * cols) + ")");
+  // Memory follows the file: the row offsets (and a column count) take 8 bytes per row and column,
+  // so a file may not declare far more rows or columns than entries.
+  constexpr int64_t kFreeDims = int64_t{1} << 24, kDimsPerEntry = 64;
+  if (rows + cols > kFreeDims + kDimsPerEntry * declared)
+    throw fail(ln, std::to_string(rows) + " x " + std::to_string(cols) + " matrix with " + std::to_string(declared) +
+                       " entries: more than " + std::to_string(kDimsPerEntry) + " rows and columns per entry beyond the first " +
+                       std::to_string(kFreeDims) + " is refused (the row offsets alone would outweigh the entries)");
+
   std::vector<Entry> e;
-  e.reserve(static_cast<std::size_t>(declared) * (symmetry == "general" ? 1 : 2));
+  e.reserve(static_cast<std::size_t>(std::min<int64_t>(declared, int64_t{1} << 20)) * (symmetry == "general" ? 1 : 2));
   int64_t read = 0;
   while (std::getline(in, line)) {
     ++ln;
@@ -89,6 +103,7 @@ SparseMatrix read_matrix_market(const std::string& path) {
     if (c < 1 || c > cols) throw fail(ln, "column index " + std::to_string(c) + " outside 1.." + std::to_string(cols));
     if (!(v == v) || v == std::numeric_limits<double>::infinity() || v == -std::numeric_limits<double>::infinity())
       throw fail(ln, "value is not finite");
+    if (symmetry == "skew-symmetric" && r == c) throw fail(ln, "a skew-symmetric matrix has no diagonal entries (" + std::to_string(r) + ", " + std::to_string(c) + ")");
     e.push_back({r - 1, c - 1, v});
     if (symmetry != "general" && r != c) e.push_back({c - 1, r - 1, symmetry == "skew-symmetric" ? -v : v});
     ++read;
@@ -106,6 +121,9 @@ SparseMatrix read_matrix_market(const std::string& path) {
   for (std::size_t i = 0; i < e.size(); ++i) {
     if (i > 0 && e[i].r == e[i - 1].r && e[i].c == e[i - 1].c) {
       m.values.back() += e[i].v;  // duplicates are summed, as Matrix Market readers do
+      if (!std::isfinite(m.values.back()))
+        throw std::runtime_error(path + ": the entries at row " + std::to_string(e[i].r + 1) + ", column " + std::to_string(e[i].c + 1) +
+                                 " sum to a value that is not finite");
       continue;
     }
     m.indices.push_back(static_cast<int32_t>(e[i].c));

@@ -283,9 +283,11 @@ std::vector<std::string> shape_constraint_problems(const TaskSpec& spec, const S
     all += (all.empty() ? "" : ", ") + d.name;
     if (d.kind != Dim::optional) required += (required.empty() ? "" : ", ") + d.name;
   }
-  for (const auto& [name, v] : s.dims)
+  for (const auto& dim : s.dims) {
+    const std::string& name = dim.first;  // a named variable: C++17 lambdas cannot capture a structured binding
     if (std::none_of(sp.dims.begin(), sp.dims.end(), [&](const Dim& d) { return d.name == name; }))
       out.push_back("unknown dimension '" + name + "' (" + spec.name + "'s dimensions: " + all + ")");
+  }
   auto list = [](const std::vector<int64_t>& values) {
     std::string l;
     for (int64_t x : values) l += (l.empty() ? "" : ", ") + std::to_string(x);

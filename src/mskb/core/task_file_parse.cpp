@@ -135,7 +135,7 @@ void read_params(Parse& state) {
     bool found = false;
     for (std::size_t i = 0; i < params.size(); ++i)
       if (const toml::table* t = params[i].as_table())
-        if (const toml::node* n = t->get("name"); n && n->is_string() && n->as_string()->get() == pname) found = true;
+        if (const toml::node* n = t->get("name"); n && n->is_string() && unshield_toml(n->as_string()->get()) == pname) found = true;
     if (!found) rd.fail(part.second->source(), "sparse", "'" + pname + "' is not a parameter");
   }
   bool has_output = false;
@@ -422,7 +422,7 @@ TaskFile parse_task_file(const std::string& path) {
   tf.absolute_path = fs::weakly_canonical(fs::absolute(path), ec).string();
   toml::table root;
   try {
-    root = toml::parse(read_text(path), path);
+    root = toml::parse(prepare_toml_text(read_text(path), path), path);  // what toml++ 3.3 can read safely
   } catch (const toml::parse_error& e) {
     throw TaskFileError(path + ":" + std::to_string(e.source().begin.line) + ":" + std::to_string(e.source().begin.column) +
                         ": TOML syntax error: " + std::string(e.description()));
@@ -452,7 +452,11 @@ bool task_files_supported() { return MSKB_HAVE_TOMLPP != 0; }
 
 TaskFile load_task_file(const std::string& path) {
 #if MSKB_HAVE_TOMLPP
-  return parse_task_file(path);
+  try {
+    return parse_task_file(path);
+  } catch (const TaskFileError& e) {
+    throw TaskFileError(one_line(unshield_toml(e.what())));  // messages quote the file (keys, values, toml++'s view of a character)
+  }
 #else
   throw TaskFileError(path + ": this mskb was built without toml++ (install libtomlplusplus-dev, scripts/install-deps.sh, and reconfigure)");
 #endif

@@ -5,11 +5,183 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 #include "mskb/core/task_file.hpp"
 #include "mskb/util/text.hpp"
 
 namespace mskb::task_model {
+
+namespace {
+
+// The UTF-8 sequence at text[i]: its length and code point, or length 0 when it is not UTF-8.
+std::size_t utf8_at(const std::string& text, std::size_t i, char32_t& cp) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned c = b(i);
+  const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  cp = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (std::size_t k = 1; k < n; ++k) {
+    if ((b(i + k) >> 6) != 0x2) return 0;
+    cp = (cp << 6) | (b(i + k) & 0x3F);
+  }
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;  // overlong, beyond Unicode, surrogates
+  return n;
+}
+
+// The code points toml++ 3.3's is_non_ascii_horizontal_whitespace sends to TOML_UNREACHABLE (its
+// bit mask misses three of its 64 blocks; marzer/tomlplusplus issue 295, fixed after 3.3), and the
+// Private Use Area stand-ins (U+E000 on, which it classifies safely) they are handed to it as.
+struct Range {
+  char32_t lo, hi;
+};
+constexpr Range kUnsafe[] = {{0xA1, 0x499}, {0x2C5E, 0x2FFF}, {0x3001, 0x3057}, {0xFB26, 0xFEFE}};
+constexpr char32_t kStandIn = 0xE000;
+constexpr std::size_t kShielded = (0x499 - 0xA1 + 1) + (0x2FFF - 0x2C5E + 1) + (0x3057 - 0x3001 + 1) + (0xFEFE - 0xFB26 + 1);
+
+// cp's place among the unsafe code points, or kShielded when it is safe.
+std::size_t shield_slot(char32_t cp) {
+  std::size_t base = 0;
+  for (const Range& r : kUnsafe) {
+    if (cp >= r.lo && cp <= r.hi) return base + (cp - r.lo);
+    base += r.hi - r.lo + 1;
+  }
+  return kShielded;
+}
+
+char32_t shielded_code_point(std::size_t slot) {
+  for (const Range& r : kUnsafe) {
+    if (slot <= r.hi - r.lo) return r.lo + static_cast<char32_t>(slot);
+    slot -= r.hi - r.lo + 1;
+  }
+  return 0xFFFD;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+std::string code_point(char32_t cp) {
+  char u[16];
+  std::snprintf(u, sizeof u, "U+%04X", static_cast<unsigned>(cp));
+  return u;
+}
+
+}  // namespace
+
+std::string prepare_toml_text(const std::string& text, const std::string& file) {
+  enum class In { toml, comment, basic, literal, ml_basic, ml_literal };
+  In in = In::toml;
+  std::size_t line = 1, col = 1, i = 0;
+  auto fail = [&](const std::string& why) {
+    throw TaskFileError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + why);
+  };
+  auto at = [&](std::size_t k, const char* s) { return text.compare(k, std::char_traits<char>::length(s), s) == 0; };
+  auto escaped = [&](std::size_t k) {  // the length of the character after a backslash (1 when it is not UTF-8: reported next)
+    char32_t ignored = 0;
+    return std::max<std::size_t>(1, utf8_at(text, k, ignored));
+  };
+  if (at(0, "\xEF\xBB\xBF")) i = 3;  // a byte order mark
+  while (i < text.size()) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_at(text, i, cp);
+    if (n == 0) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[i])));
+      fail(std::string("byte ") + hex + " is not UTF-8 (a task file is UTF-8 text)");
+    }
+    const char c = text[i];
+    if (cp >= kStandIn && cp < kStandIn + kShielded)
+      fail("character " + code_point(cp) + " (private use) is not read in a task file");
+    if (cp >= 0x80 && in == In::toml)
+      fail("character " + code_point(cp) + " outside a string or a comment (keys and values are ASCII; quote text that is not)");
+    std::size_t step = n;
+    switch (in) {
+      case In::toml:
+        if (c == '#') in = In::comment;
+        else if (at(i, "\"\"\"")) in = In::ml_basic, step = 3;
+        else if (at(i, "'''")) in = In::ml_literal, step = 3;
+        else if (c == '"') in = In::basic;
+        else if (c == '\'') in = In::literal;
+        break;
+      case In::comment:
+        if (c == '\n') in = In::toml;
+        break;
+      case In::basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') step = 1 + escaped(i + 1);  // an escape: what follows does not end it
+        else if (c == '"' || c == '\n') in = In::toml;
+        break;
+      case In::literal:
+        if (c == '\'' || c == '\n') in = In::toml;
+        break;
+      case In::ml_basic:
+        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
+          step = 1 + escaped(i + 1);  // an escape (or a line-ending backslash's whitespace, read on as content)
+        } else if (at(i, "\"\"\"")) {
+          step = 3;
+          while (step < 5 && i + step < text.size() && text[i + step] == '"') ++step;  // up to two quotes end the content
+          in = In::toml;
+        }
+        break;
+      case In::ml_literal:
+        if (at(i, "'''")) {
+          step = 3;
+          while (step < 5 && i + step < text.size() && text[i + step] == '\'') ++step;
+          in = In::toml;
+        }
+        break;
+    }
+    for (std::size_t k = i; k < i + step && k < text.size(); ++k) {
+      if (text[k] == '\n') line += 1, col = 1;
+      else if ((static_cast<unsigned char>(text[k]) >> 6) != 0x2) col += 1;
+    }
+    i += step;
+  }
+  // Shield: every code point toml++ 3.3 cannot classify becomes its stand-in.
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t k = 0; k < text.size();) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_at(text, k, cp);
+    const std::size_t slot = shield_slot(cp);
+    if (slot == kShielded) out.append(text, k, n);
+    else append_utf8(out, kStandIn + static_cast<char32_t>(slot));
+    k += n;
+  }
+  return out;
+}
+
+std::string unshield_toml(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t k = 0; k < text.size();) {
+    char32_t cp = 0;
+    const std::size_t n = utf8_at(text, k, cp);
+    if (n == 0) {  // not UTF-8 (a message's own bytes): kept as they are
+      out += text[k++];
+      continue;
+    }
+    if (cp >= kStandIn && cp < kStandIn + kShielded) append_utf8(out, shielded_code_point(cp - kStandIn));
+    else out.append(text, k, n);
+    k += n;
+  }
+  return out;
+}
 
 bool is_identifier(const std::string& s) {
   if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;

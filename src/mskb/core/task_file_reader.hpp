@@ -28,6 +28,16 @@
 
 namespace mskb::task_model {
 
+// The text toml++ is given: `text` checked (UTF-8; no character beyond ASCII outside a string or a
+// comment, as TOML's keys, values and whitespace are ASCII; no Private Use Area stand-in, below) and
+// shielded. toml++ 3.3 classifies some characters it meets with a lookup that has undefined
+// behaviour for 3,019 code points (U+00A1-U+0499 among them: é, µ, Greek, Cyrillic; found by
+// tests/fuzz; marzer/tomlplusplus issue 295): each is handed over as a stand-in from U+E000 on,
+// and unshield_toml gives back the user's text. Throws TaskFileError("FILE:LINE:COL: ...").
+std::string prepare_toml_text(const std::string& text, const std::string& file);
+// A string (a value, a key, a message) read from prepared text, with its stand-ins restored.
+std::string unshield_toml(const std::string& text);
+
 // A C identifier (a task's, a parameter's or a shape variable's name).
 bool is_identifier(const std::string& s);
 // "a string", "an integer", ... for errors.
@@ -70,7 +80,7 @@ class Reader {
 
   std::string string(const toml::node& n, const std::string& key) const {
     if (!n.is_string()) fail(n.source(), key, "expected a string, got " + type_name(n));
-    return n.as_string()->get();
+    return unshield_toml(n.as_string()->get());
   }
   std::optional<std::string> opt_string(const toml::table& t, const std::string& path, const char* key) const {
     const toml::node* n = t.get(key);
@@ -114,7 +124,7 @@ class Reader {
       f.expr = Expr::constant_int(n.as_boolean()->get() ? 1 : 0);
     } else if (n.is_string()) {
       try {
-        f.expr = Expr::parse(n.as_string()->get(), vars);
+        f.expr = Expr::parse(unshield_toml(n.as_string()->get()), vars);
       } catch (const ExprError& e) {
         fail(n.source(), key, e.what());
       }

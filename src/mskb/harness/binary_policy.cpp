@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "binary_policy_internal.hpp"
+#include "mskb/util/text.hpp"
 
 namespace mskb {
 
@@ -40,7 +41,7 @@ namespace policy_detail {
 
 void refuse(PolicyVerdict& v, const std::string& kind, const std::string& symbol, const std::string& reason) {
   v.ok = false;
-  v.violations.push_back({kind, symbol, reason});
+  v.violations.push_back({kind, printable(symbol), reason});  // names come from the file: no newline or escape reaches a report
 }
 
 namespace {

@@ -30,8 +30,8 @@ std::string missing_entry(const std::string& kernel, const std::vector<std::stri
     if (name == s) continue;
     for (const EntryPoint& e : entries)
       if (name.rfind(e.symbol + "(", 0) == 0)
-        return "missing_entry: " + file + " exports " + e.symbol + " as a C++ function, " + name + " (its name is mangled: " + s +
-               "): declare it " + e.signature;
+        return "missing_entry: " + file + " exports " + e.symbol + " as a C++ function, " + printable(name) + " (its name is mangled: " +
+               printable(s) + "): declare it " + e.signature;  // names from the object: escaped
   }
   std::string msg = "missing_entry: " + file + " exports no entry point of " + whose;
   if (entries.size() <= 2)

@@ -121,6 +121,26 @@ TEST(Expr, ParseErrorsAreOneLineWithTheColumn) {
   }
 }
 
+// Found by tests/fuzz (expr): ten thousand signs or parentheses overflowed the stack of the
+// recursive parser. The bounds: 1,000 characters, 64 levels of parentheses, calls and signs.
+TEST(Expr, LengthAndNestingAreBounded) {
+  const std::string deep64 = std::string(63, '(') + "M" + std::string(63, ')');  // 63 parentheses + the whole: 64 levels
+  EXPECT_EQ(integer(deep64), 6);
+  const std::string deep65 = "(" + deep64 + ")";
+  EXPECT_EQ(parse_error(deep65), "parentheses, calls and signs nested more than 64 deep at column 65 in '" + deep65 + "'");
+  EXPECT_EQ(integer(std::string(63, '-') + "M"), -6);
+  EXPECT_NE(parse_error(std::string(64, '-') + "M").find("nested more than 64 deep at column 65"), std::string::npos);
+  EXPECT_NE(parse_error(std::string(64, '+') + "M").find("nested more than 64 deep"), std::string::npos);
+  EXPECT_NE(parse_error(std::string(40, '(') + "min(M, " + std::string(30, '(') + "N" + std::string(71, ')')).find("nested more than 64 deep"),
+            std::string::npos);
+  std::string sum = "M";
+  while (sum.size() + 2 <= 1000) sum += "+M";  // 1,000 characters: a chain, not a nest
+  ASSERT_EQ(sum.size(), 999u);
+  EXPECT_EQ(integer(sum), 6 * 500);
+  EXPECT_EQ(parse_error(sum + "+M"), "expression of 1001 characters, more than 1000: '" + sum.substr(0, 40) + "...'");
+  EXPECT_EQ(parse_error(std::string(100000, '-') + "M").rfind("expression of 100001 characters, more than 1000", 0), 0u);
+}
+
 TEST(Expr, EvaluationErrors) {
   EXPECT_EQ(eval_error("M / (N - N)"), "division by zero in 'M / (N - N)'");
   EXPECT_EQ(eval_error("M % 0"), "division by zero in 'M % 0'");

@@ -328,6 +328,37 @@ TEST_F(TaskFileTest, BadFilesFailWithOneGoldenLine) {
   }
 }
 
+// Found by tests/fuzz (task_file): toml++ 3.3 classifies some characters beyond ASCII with a lookup
+// that has undefined behaviour for 3,019 code points (U+00A7, U+00E9, Greek, Cyrillic, U+FCFF among
+// them). Those reach toml++ as Private Use Area stand-ins and come back as written; a character
+// beyond ASCII outside a string or a comment, a byte that is not UTF-8 and a stand-in in the file
+// are refused with their line and column.
+TEST_F(TaskFileTest, TextBeyondAsciiIsReadBackAsWrittenOrRefusedWithLineAndColumn) {
+  const std::string comments = replaced(kGood, "# a test task", "# a test task: \u00e9t\u00e9 \u00a7 \u2200 (comments take any UTF-8)");
+  const std::string text = "\u00a7 \u00b5s \u2264 \u3042 \u3000 \ufcff \u0416 \\\"\u00e9\\\" ";  // as TOML writes it
+  const std::string read = "\u00a7 \u00b5s \u2264 \u3042 \u3000 \ufcff \u0416 \"\u00e9\" ";    // as the task holds it
+  const TaskFile a = load_task_file(write_task(replaced(comments, "semantics = \"", "semantics = \"" + text)));
+  EXPECT_EQ(a.spec.semantics, read + "y[i*N + j] = alpha * x[i*N + j] + b[j] + idx[i]");
+  // After a multi-line string's line-ending backslash toml++ looks at the next line's first character.
+  const TaskFile b = load_task_file(write_task(replaced(kGood, "semantics = \"", "semantics = \"\"\"\\\n  \\\n\u00a7x\u00e9\"\"\" # \u00a7 ")));
+  EXPECT_EQ(b.spec.semantics, "\u00a7x\u00e9");
+
+  auto refusal = [&](const std::string& toml) {  // the error after "PATH"
+    std::string path;
+    const std::string e = error_of(toml, &path);
+    return e.rfind(path, 0) == 0 ? e.substr(path.size()) : "(not naming the file) " + e;
+  };
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "seeds\u00a7 = 4")),
+            ":6:6: character U+00A7 outside a string or a comment (keys and values are ASCII; quote text that is not)");
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "seeds = 4 \ufcff")),
+            ":6:11: character U+FCFF outside a string or a comment (keys and values are ASCII; quote text that is not)");
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "seeds = 4 # \xff")), ":6:13: byte 0xFF is not UTF-8 (a task file is UTF-8 text)");
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "s = 'a\xc3'")), ":6:7: byte 0xC3 is not UTF-8 (a task file is UTF-8 text)");
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "seeds = 4 # \ue000")), ":6:13: character U+E000 (private use) is not read in a task file");
+  // A message that quotes the file quotes what the user wrote, on one line.
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "\"s\u00e9eds\\n\" = 4")).rfind(":6: s\u00e9eds\\x0a: unknown key (keys here: name, ", 0), 0u);
+}
+
 TEST_F(TaskFileTest, ShapeProblemsNameTheSweepEntry) {
   std::string path;
   std::string toml = replaced(kGood, "length = \"M\"", "length = \"M - 3\"");

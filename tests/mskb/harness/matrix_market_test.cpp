@@ -73,6 +73,27 @@ TEST(MatrixMarket, ErrorsNameTheLine) {
   }
 }
 
+// Found by tests/fuzz (matrix_market): a three-line file could make the reader reserve or allocate
+// gigabytes, and summed duplicates could overflow to infinity past the finite-value check.
+TEST(MatrixMarket, MemoryFollowsTheFileAndSumsStayFinite) {
+  const std::string head = "%%MatrixMarket matrix coordinate real general\n";
+  EXPECT_NE(error_of(head + "1 1 99999999999\n1 1 1\n").find(":2: 99999999999 entries declared for a 1 x 1 matrix (at most 1)"),
+            std::string::npos);
+  EXPECT_NE(error_of(head + "2000000000 2000000000 1\n1 1 1\n").find(":2: 2000000000 x 2000000000 matrix with 1 entries: more than 64"),
+            std::string::npos);
+  const auto tall = read_matrix_market(write_mtx("tall", head + "1000000 10 1\n999999 3 2.5\n"));  // within the first 2^24 rows
+  EXPECT_EQ(tall.rows, 1000000);
+  EXPECT_EQ(tall.nnz(), 1);
+  EXPECT_EQ(tall.offsets.back(), 1);
+  EXPECT_NE(error_of(head + "2 2 2\n1 1 1e308\n1 1 1e308\n").find("the entries at row 1, column 1 sum to a value that is not finite"),
+            std::string::npos);
+  // A symmetric file that is not square mirrored (5, 4) of a 7 x 4 matrix to column 5: out of range.
+  EXPECT_NE(error_of("%%MatrixMarket matrix coordinate pattern symmetric\n7 4 1\n5 4\n").find(":2: a symmetric matrix must be square, not 7 x 4"),
+            std::string::npos);
+  EXPECT_NE(error_of("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1\n").find(":3: a skew-symmetric matrix has no diagonal entries (2, 2)"),
+            std::string::npos);
+}
+
 TEST(MatrixMarket, ShippedMatricesLoadAndSpmvCsrUsesThem) {
   const fs::path dir = fs::path(source_root()) / "tasks/sparse/common/matrices";
   int n = 0;

@@ -3,6 +3,7 @@
 #include "mskb/util/command_line.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -63,6 +64,40 @@ TEST(Text, JoinAndStartsWith) {
 }
 
 }  // namespace
+// Names read from an untrusted object (a kernel's symbols) go into one-line messages and report
+// cells: nothing of them may break the line or smuggle an escape sequence (found by tests/fuzz).
+TEST(Text, PrintableEscapesWhatIsNotPrintableAsciiAndCuts) {
+  EXPECT_EQ(printable("cudaMalloc"), "cudaMalloc");
+  EXPECT_EQ(printable("a\nb"), "a\\x0ab");
+  EXPECT_EQ(printable(std::string("x\0y", 3)), "x\\x00y");
+  EXPECT_EQ(printable("\x1b[31mred"), "\\x1b[31mred");
+  EXPECT_EQ(printable("caf\xc3\xa9 \\ |"), "caf\\xc3\\xa9 \\x5c |");  // a backslash is escaped too: the text reads back unambiguously
+  EXPECT_EQ(printable(std::string(300, 'a')), std::string(200, 'a') + "...");
+  EXPECT_EQ(printable("abcdef", 3), "abc...");
+  EXPECT_EQ(printable(""), "");
+}
+
+TEST(Text, OneLineEscapesControlCharactersOnly) {
+  EXPECT_EQ(one_line("saw 'i\n' at line 7"), "saw 'i\\x0a' at line 7");
+  EXPECT_EQ(one_line("tab\there \x1b[0m \x7f"), "tab\\x09here \\x1b[0m \\x7f");
+  EXPECT_EQ(one_line("\u00e9t\u00e9 \\ ok"), "\u00e9t\u00e9 \\ ok");  // UTF-8 and backslashes stay
+}
+
+// nlohmann/json's precondition checks throw (include/mskb/util/json_config.hpp, given to every unit
+// by CMake): a const object read at a key it lacks is an error, not a read past the map.
+TEST(Text, JsonMissingKeyOfAConstObjectThrows) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({"results": [{"task": "x"}]})");
+  EXPECT_THROW((void)doc["scores"], std::invalid_argument);
+  EXPECT_THROW((void)doc["results"][0]["time_us"], std::invalid_argument);
+  try {
+    (void)doc["results"][0]["time_us"]["median"];
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "malformed JSON document: a field or element it needs is missing");
+  }
+  EXPECT_EQ(doc["results"][0]["task"], "x");
+}
+
 }  // namespace mskb
 
 // Every --arch option (mskb build/run/check, cudamaster optimize) takes the forms a GPU engineer
