@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <stdexcept>
 
 #include "mskb/core/task_file.hpp"
 #include "mskb/util/text.hpp"
@@ -92,10 +93,7 @@ std::string prepare_toml_text(const std::string& text, const std::string& file) 
     throw TaskFileError(file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + why);
   };
   auto at = [&](std::size_t k, const char* s) { return text.compare(k, std::char_traits<char>::length(s), s) == 0; };
-  auto escaped = [&](std::size_t k) {  // the length of the character after a backslash (1 when it is not UTF-8: reported next)
-    char32_t ignored = 0;
-    return std::max<std::size_t>(1, utf8_at(text, k, ignored));
-  };
+  bool escape = false;  // in a basic string, after a backslash
   if (at(0, "\xEF\xBB\xBF")) i = 3;  // a byte order mark
   while (i < text.size()) {
     char32_t cp = 0;
@@ -123,15 +121,19 @@ std::string prepare_toml_text(const std::string& text, const std::string& file) 
         if (c == '\n') in = In::toml;
         break;
       case In::basic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') step = 1 + escaped(i + 1);  // an escape: what follows does not end it
-        else if (c == '"' || c == '\n') in = In::toml;
+        if (c == '\n') in = In::toml, escape = false;  // a basic string ends with its line (an unclosed one is toml++'s to report)
+        else if (escape) escape = false;    // the escaped character (checked above like any other) does not end the string
+        else if (c == '\\') escape = true;
+        else if (c == '"') in = In::toml;
         break;
       case In::literal:
         if (c == '\'' || c == '\n') in = In::toml;
         break;
       case In::ml_basic:
-        if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n') {
-          step = 1 + escaped(i + 1);  // an escape (or a line-ending backslash's whitespace, read on as content)
+        if (escape) {
+          escape = false;
+        } else if (c == '\\') {
+          escape = true;  // an escape, or a line-ending backslash (its whitespace is read on as content)
         } else if (at(i, "\"\"\"")) {
           step = 3;
           while (step < 5 && i + step < text.size() && text[i + step] == '"') ++step;  // up to two quotes end the content
@@ -157,7 +159,8 @@ std::string prepare_toml_text(const std::string& text, const std::string& file) 
   out.reserve(text.size());
   for (std::size_t k = 0; k < text.size();) {
     char32_t cp = 0;
-    const std::size_t n = utf8_at(text, k, cp);
+    const std::size_t n = utf8_at(text, k, cp);  // never 0: every byte was checked above
+    if (n == 0) throw std::logic_error("prepare_toml_text: unchecked byte");
     const std::size_t slot = shield_slot(cp);
     if (slot == kShielded) out.append(text, k, n);
     else append_utf8(out, kStandIn + static_cast<char32_t>(slot));

@@ -206,6 +206,17 @@ TEST(Plan, StructuredJson) {
   EXPECT_NE(p.render().find("1. warp per row: do it (expected: 2x)"), std::string::npos) << p.render();
 }
 
+// Found by tests/fuzz (llm_answer): a strategy named with a newline made a summary of two lines
+// (the run's log line and the report's plan cell).
+TEST(Plan, SummaryIsOneLineWhateverTheModelWrites) {
+  auto p = agents::parse_plan(R"({"strategies": ["warp per\nrow", "\tvector\r\n  loads "], "expected_speedup": 2})");
+  EXPECT_EQ(p.summary(), "warp per row; vector loads (expected 2x)");
+  p = agents::parse_plan(R"({"bottleneck": "memory-\nlatency"})");
+  EXPECT_EQ(p.summary(), "memory- latency");
+  p = agents::parse_plan("  Use\tshuffles\r\nThen more.");
+  EXPECT_EQ(p.summary(), "Use shuffles");
+}
+
 TEST(Plan, LenientAboutShapesAndFallsBackToText) {
   auto p = agents::parse_plan(R"(Plan: {"strategies": ["tile", {"description": "unroll"}], "expected_speedup": "~1.8x"})");
   EXPECT_TRUE(p.structured);

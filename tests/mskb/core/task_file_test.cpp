@@ -355,6 +355,8 @@ TEST_F(TaskFileTest, TextBeyondAsciiIsReadBackAsWrittenOrRefusedWithLineAndColum
   EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "seeds = 4 # \xff")), ":6:13: byte 0xFF is not UTF-8 (a task file is UTF-8 text)");
   EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "s = 'a\xc3'")), ":6:7: byte 0xC3 is not UTF-8 (a task file is UTF-8 text)");
   EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "seeds = 4 # \ue000")), ":6:13: character U+E000 (private use) is not read in a task file");
+  // After a backslash in a string: the escaped byte is checked too (it once skipped the check and hung the shielding).
+  EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "s = \"\\\xff\"")), ":6:7: byte 0xFF is not UTF-8 (a task file is UTF-8 text)");
   // A message that quotes the file quotes what the user wrote, on one line.
   EXPECT_EQ(refusal(replaced(kGood, "seeds = 4", "\"s\u00e9eds\\n\" = 4")).rfind(":6: s\u00e9eds\\x0a: unknown key (keys here: name, ", 0), 0u);
 }
