@@ -72,12 +72,13 @@ class AnthropicFormat final : public WireFormat {
     r.id = get_string(body, "id").value_or("");
     r.response_model = get_string(body, "model").value_or("");
     if (const json* usage = member(body, "usage"); usage != nullptr && usage->is_object()) {
-      const std::int64_t cache_read = get_int(*usage, "cache_read_input_tokens").value_or(0);
-      const std::int64_t cache_write = get_int(*usage, "cache_creation_input_tokens").value_or(0);
+      const auto cache_read = get_count(*usage, "cache_read_input_tokens"), cache_write = get_count(*usage, "cache_creation_input_tokens");
+      const auto input = get_count(*usage, "input_tokens"), output = get_count(*usage, "output_tokens");
+      if (!cache_read || !cache_write || !input || !output) return malformed("usage: a token count is not a count from 0 to 10^12");
       // Anthropic counts cached tokens outside input_tokens; we count all prompt tokens.
-      r.usage.input_tokens = get_int(*usage, "input_tokens").value_or(0) + cache_read + cache_write;
-      r.usage.cached_input_tokens = cache_read;
-      r.usage.output_tokens = get_int(*usage, "output_tokens").value_or(0);
+      r.usage.input_tokens = *input + *cache_read + *cache_write;
+      r.usage.cached_input_tokens = *cache_read;
+      r.usage.output_tokens = *output;
     }
     return r;
   }

@@ -22,11 +22,29 @@ inline std::optional<std::string> get_string(const nlohmann::json& j, const char
   return v->get<std::string>();
 }
 
+// An integer, or a float with an integer's range (truncated); absent beyond 64-bit integers (a
+// converted 1e126 would be undefined behaviour; found by tests/fuzz, cassette).
 inline std::optional<std::int64_t> get_int(const nlohmann::json& j, const char* key) {
   const auto* v = member(j, key);
   if (v == nullptr || !v->is_number()) return std::nullopt;
-  if (v->is_number_float()) return static_cast<std::int64_t>(v->get<double>());
+  if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (!(d > -9.2e18 && d < 9.2e18)) return std::nullopt;
+    return static_cast<std::int64_t>(d);
+  }
+  if (v->is_number_unsigned() && v->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) return std::nullopt;
   return v->get<std::int64_t>();
+}
+
+// A token count the budget adds up: absent or null is 0; otherwise an integer from 0 to 10^12, and
+// anything else (negative, fractional beyond range, a string) std::nullopt, for the caller to call
+// the reply malformed rather than bill it.
+inline std::optional<std::int64_t> get_count(const nlohmann::json& j, const char* key) {
+  const auto* v = member(j, key);
+  if (v == nullptr || v->is_null()) return 0;
+  const auto n = get_int(j, key);
+  if (!n || *n < 0 || *n > 1'000'000'000'000) return std::nullopt;
+  return n;
 }
 
 inline std::optional<double> get_double(const nlohmann::json& j, const char* key) {

@@ -85,16 +85,23 @@ class OpenAIFormat final : public WireFormat {
     r.id = get_string(body, "id").value_or("");
     r.response_model = get_string(body, "model").value_or("");
     if (const json* usage = member(body, "usage"); usage != nullptr && usage->is_object()) {
-      r.usage.input_tokens = get_int(*usage, "prompt_tokens").value_or(0);
-      r.usage.output_tokens = get_int(*usage, "completion_tokens").value_or(0);
+      const auto input = get_count(*usage, "prompt_tokens"), output = get_count(*usage, "completion_tokens");
+      if (!input || !output) return malformed("usage: prompt_tokens or completion_tokens is not a count from 0 to 10^12");
+      r.usage.input_tokens = *input;
+      r.usage.output_tokens = *output;
       if (const json* d = member(*usage, "completion_tokens_details"); d != nullptr) {
-        if (auto v = get_int(*d, "reasoning_tokens")) {
+        if (const json* reasoning = member(*d, "reasoning_tokens"); reasoning != nullptr && !reasoning->is_null()) {
+          const auto v = get_count(*d, "reasoning_tokens");
+          if (!v) return malformed("usage: reasoning_tokens is not a count from 0 to 10^12");
           r.usage.reasoning_tokens = *v;
           r.usage.reasoning_reported = true;
         }
       }
-      if (const json* d = member(*usage, "prompt_tokens_details"); d != nullptr)
-        r.usage.cached_input_tokens = get_int(*d, "cached_tokens").value_or(0);
+      if (const json* d = member(*usage, "prompt_tokens_details"); d != nullptr) {
+        const auto v = get_count(*d, "cached_tokens");
+        if (!v) return malformed("usage: cached_tokens is not a count from 0 to 10^12");
+        r.usage.cached_input_tokens = *v;
+      }
     }
     return r;
   }

@@ -193,3 +193,51 @@ TEST(LlmClient, MissingKeysAreTypedErrors) {
   o.llm = "openai-compatible:http://127.0.0.1:1/v1:m";  // key optional
   EXPECT_TRUE(llm::LlmClient::create(o).ok());
 }
+
+// Found by tests/fuzz (cassette): a token count of 1e126 was converted to an integer (undefined
+// behaviour), and a negative one would have been billed as a credit. A reply whose usage is not a
+// count from 0 to 10^12 is malformed; absent or null counts read as 0 / not reported.
+TEST(LlmClient, UsageThatIsNotATokenCountIsAMalformedReply) {
+  const auto complete_with = [](const std::string& spec, const std::string& body) {
+    auto t = std::make_shared<ScriptedTransport>();
+    t->push(200, body);
+    llm::ClientOptions o;
+    o.llm = spec;
+    o.provider.env = env_map({{"OPENAI_API_KEY", "k"}, {"ANTHROPIC_API_KEY", "k"}});
+    o.provider.transport = t;
+    o.provider.retry.max_attempts = 1;
+    auto c = llm::LlmClient::create(o);
+    EXPECT_TRUE(c.ok());
+    return (*c)->complete(simple_request("Write a kernel."));
+  };
+  const auto openai = [](const std::string& usage) {
+    return R"({"choices": [{"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}], "usage": )" + usage + "}";
+  };
+  const auto anthropic = [](const std::string& usage) {
+    return R"({"content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn", "usage": )" + usage + "}";
+  };
+  for (const std::string usage : {R"({"prompt_tokens": 1e126, "completion_tokens": 3})", R"({"prompt_tokens": -5, "completion_tokens": 3})",
+                                  R"({"prompt_tokens": 5, "completion_tokens": "3"})",
+                                  R"({"prompt_tokens": 5, "completion_tokens": 3, "completion_tokens_details": {"reasoning_tokens": -1}})",
+                                  R"({"prompt_tokens": 5, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 18446744073709551615}})"}) {
+    auto r = complete_with("openai:gpt-4o", openai(usage));
+    ASSERT_FALSE(r.ok()) << usage;
+    EXPECT_EQ(r.error().kind, llm::LlmErrorKind::MalformedResponse) << usage;
+    EXPECT_NE(r.error().describe().find("is not a count from 0 to 10^12"), std::string::npos) << r.error().describe();
+  }
+  for (const std::string usage : {R"({"input_tokens": 9e18, "output_tokens": 1, "cache_read_input_tokens": 9e18})",
+                                  R"({"input_tokens": 5, "output_tokens": -1})"}) {
+    auto r = complete_with("anthropic:claude-sonnet-4-5", anthropic(usage));
+    ASSERT_FALSE(r.ok()) << usage;
+    EXPECT_EQ(r.error().kind, llm::LlmErrorKind::MalformedResponse) << usage;
+  }
+  auto ok = complete_with("openai:gpt-4o", openai(R"({"prompt_tokens": 7, "completion_tokens": 2.0, "completion_tokens_details": {"reasoning_tokens": null}})"));
+  ASSERT_TRUE(ok.ok()) << ok.error().describe();
+  EXPECT_EQ(ok->usage.input_tokens, 7);
+  EXPECT_EQ(ok->usage.output_tokens, 2);
+  EXPECT_FALSE(ok->usage.reasoning_reported);
+  auto a = complete_with("anthropic:claude-sonnet-4-5", anthropic(R"({"input_tokens": 100, "output_tokens": 4, "cache_read_input_tokens": 1000})"));
+  ASSERT_TRUE(a.ok()) << a.error().describe();
+  EXPECT_EQ(a->usage.input_tokens, 1100);
+  EXPECT_EQ(a->usage.cached_input_tokens, 1000);
+}
