@@ -196,6 +196,17 @@ TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("is not valid JSON"), std::string::npos) << bad.err;
 
+  // A report missing a field a rendering reads (found by tests/fuzz: it read freed memory) is a
+  // one-line error naming the file.
+  json broken = merged;
+  broken["results"][0].erase("time_us");
+  std::ofstream(c.dir.file("broken.json")) << broken.dump();
+  const Proc shown = c.run({"report", c.dir.file("broken.json"), "--markdown", c.dir.file("broken.md")}, CM_MSKB_BIN);
+  EXPECT_EQ(shown.code, 2);
+  EXPECT_NE(shown.err.find("mskb: error: report: " + c.dir.file("broken.json") + ": malformed JSON document: a field or element it needs is missing"),
+            std::string::npos)
+      << shown.err;
+
   // --expect: the merge must hold these tasks' groups whole. spmv_csr fp32 comes from b.json,
   // which lacks its vendor; no bf16 group was run.
   const Proc e = c.run({"merge", c.dir.file("a.json"), c.dir.file("b.json"), "--expect", "vector_add,spmv_csr", "--json", c.dir.file("e.json"),
