@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the readers of untrusted input (tests/fuzz: task-file expressions, task files, Matrix Market
-# files, model answers, API replies and replay cassettes, the binary policy's ELF reader, reports) with
-# clang's libFuzzer, the host code under AddressSanitizer and UndefinedBehaviorSanitizer (CMake preset
-# `fuzz`, build/fuzz).
+# files, model answers, API replies and replay cassettes, Nsight Compute's CSV, the binary policy's ELF
+# reader, reports) with clang's libFuzzer, the host code under AddressSanitizer and
+# UndefinedBehaviorSanitizer (CMake preset `fuzz`, build/fuzz).
 #
 #   scripts/fuzz.sh                      # every target, 60 s each
 #   scripts/fuzz.sh 600 expr task_file   # these targets, 10 min each
@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-all=(expr matrix_market task_file binary_policy report llm_answer cassette)
+all=(expr matrix_market task_file binary_policy report llm_answer cassette ncu_csv)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do
