@@ -209,7 +209,10 @@ ProfileData parse_ncu_csv(std::string_view text, const std::string& source) {
       } else {
         m.kind = is_missing_cell(row[c]) ? ValueKind::missing : ValueKind::text;
       }
-      if (m.name == "ID" && m.is_number()) k.id = static_cast<long>(m.value);
+      // A launch number; an ID that is none (text, a fraction, 3e68: its conversion would be undefined
+      // behaviour, found by tests/fuzz) leaves the row without one, as a text ID always did.
+      if (m.name == "ID" && m.is_number() && m.value >= 0 && m.value < 9.2e18 && m.value == std::floor(m.value))
+        k.id = static_cast<long>(m.value);
       if (m.name == "Kernel Name") k.name = m.raw;
       if (m.name == "Block Size") k.block = m.raw;
       if (m.name == "Grid Size") k.grid = m.raw;

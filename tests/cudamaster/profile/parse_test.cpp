@@ -77,6 +77,14 @@ TEST(ParseCsv, RejectsMalformedExports) {
   EXPECT_THROW(parse_ncu_csv("\"ID\",\"x\"\n\"0\",\"unterminated\n"), ProfileError);
 }
 
+// Found by tests/fuzz (ncu_csv): an ID of 3e68 was converted to a launch number (undefined
+// behaviour). An ID that is not a launch number leaves the row without one, like a text ID.
+TEST(ParseCsv, AnIdThatIsNoLaunchNumberIsNotConverted) {
+  const std::string head = "\"ID\",\"Kernel Name\"\n\"\",\"\"\n";
+  EXPECT_EQ(parse_ncu_csv(head + "\"7\",\"k\"\n").kernels[0].id, 7);
+  for (const char* id : {"3e68", "-1", "2.5", "x"}) EXPECT_EQ(parse_ncu_csv(head + "\"" + id + "\",\"k\"\n").kernels[0].id, -1) << id;
+}
+
 TEST(ParseCsv, WeightedAggregateOfRealMultiKernelExport) {
   const ProfileData d = load_ncu_csv(fixture("pointer_chase.csv"));
   ASSERT_EQ(d.kernels.size(), 2u);
