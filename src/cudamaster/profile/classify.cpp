@@ -137,7 +137,9 @@ Classification classify(const KernelProfile& k, const ClassifierConfig& cfg) {
   const UnitUtilisation* tm = top_of(c.units, UnitKind::memory);
   c.peak_compute = tc ? tc->pct : 0;
   c.peak_memory = tm ? tm->pct : 0;
-  const bool memory_limits = c.peak_memory >= c.peak_compute;
+  // The side with the busier unit; a profile with units of one kind only is that kind's (with only
+  // compute units at 0 % the memory side, absent, was taken: a null dereference found by tests/fuzz).
+  const bool memory_limits = tm != nullptr && (tc == nullptr || c.peak_memory >= c.peak_compute);
   const UnitUtilisation* top = memory_limits ? tm : tc;
   const double peak = top->pct, other = memory_limits ? c.peak_compute : c.peak_memory;
   const double side_margin = (peak - other) / cfg.side_full_pp;

@@ -137,6 +137,16 @@ TEST(ClassifySynthetic, BusyLineAndMarginsDriveConfidence) {
   EXPECT_EQ(classify(synthetic({{kSm, 58}, {kMem, 62}, {kDram, 62}}), strict).cls, Bottleneck::memory_latency);
 }
 
+// Found by tests/fuzz (ncu_csv): compute units only, all at 0 %, took the absent memory side as
+// the busier one and dereferenced it. One kind only is that kind's side.
+TEST(ClassifySynthetic, UnitsOfOneKindOnly) {
+  EXPECT_EQ(classify(synthetic({{kSm, 0}, {kFma, 0}})).cls, Bottleneck::compute);
+  EXPECT_EQ(classify(synthetic({{kSm, 40}})).cls, Bottleneck::compute);
+  const auto mem = classify(synthetic({{kDram, 0}}));
+  EXPECT_NE(mem.cls, Bottleneck::compute);
+  EXPECT_EQ(classify(synthetic({{kDram, 95}, {kMem, 95}})).cls, Bottleneck::memory_bandwidth);
+}
+
 TEST(ClassifySynthetic, NoUtilisationMetricsIsAnError) {
   EXPECT_THROW(classify(synthetic({{"gpu__time_duration.sum", 100}})), ProfileError);
 }
