@@ -37,6 +37,9 @@ std::vector<FunctionDecl> host_functions(const std::string& source);
 // `line`, and returns true; otherwise changes nothing and returns false.
 bool skip_preprocessor_line(const std::string& s, std::size_t& i, int& line);
 
+// `s` trimmed, each run of whitespace and control characters one space: a model's words on one line.
+std::string collapse_whitespace(const std::string& s);
+
 // Splits "a, b<c, d>, e(f, g)" on top-level commas; each piece trimmed with inner runs of
 // whitespace collapsed to one space.
 std::vector<std::string> split_params(const std::string& text);

@@ -1,4 +1,5 @@
 #include "cudamaster/agents/agents.hpp"
+#include "cudamaster/agents/source_text.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -110,36 +111,16 @@ std::optional<double> number_field(const json& j, const char* key) {
 
 // ---- Planner
 
-namespace {
-// Runs of whitespace (newlines, tabs, control characters) as one space, the ends trimmed: the
-// model's words on one line, for logs and report cells.
-std::string on_one_line(const std::string& text) {
-  std::string out;
-  bool space = false;
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c <= 0x20 || c == 0x7f) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += ch;
-  }
-  return out;
-}
-}  // namespace
-
 std::string Plan::summary() const {
   if (!structured) {
-    std::string first = on_one_line(raw.substr(0, raw.find('\n')));
+    std::string first = collapse_whitespace(raw.substr(0, raw.find('\n')));
     return first.size() > 120 ? first.substr(0, 117) + "..." : first;
   }
   std::string out;
   for (std::size_t i = 0; i < strategies.size(); ++i) out += (i ? "; " : "") + strategies[i].name;
   if (out.empty()) out = bottleneck;
   if (expected_speedup) out += fmt::format(" (expected {:.2g}x)", *expected_speedup);
-  return on_one_line(out);  // the names are the model's: a newline in one must not break the line
+  return collapse_whitespace(out);  // the names are the model's: a newline in one must not break the line
 }
 
 std::string Plan::render() const {

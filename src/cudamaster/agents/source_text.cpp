@@ -128,21 +128,6 @@ Lexed lex(const std::string& s) {
   return out;
 }
 
-std::string collapse(const std::string& s) {
-  std::string out;
-  bool space = false;
-  for (char c : s) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  return out;
-}
-
 bool is_ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 bool has_word(const std::string& s, const char* word) {
@@ -176,13 +161,13 @@ std::vector<std::string> split_params(const std::string& text) {
     if (c == '(' || c == '<' || c == '[' || c == '{') ++depth;
     if (c == ')' || c == '>' || c == ']' || c == '}') --depth;
     if (c == ',' && depth == 0) {
-      out.push_back(collapse(cur));
+      out.push_back(collapse_whitespace(cur));
       cur.clear();
       continue;
     }
     cur += c;
   }
-  const std::string last = collapse(cur);
+  const std::string last = collapse_whitespace(cur);
   if (!last.empty() || !out.empty()) out.push_back(last);
   if (out.size() == 1 && (out[0].empty() || out[0] == "void")) out.clear();
   return out;
@@ -323,6 +308,22 @@ std::vector<FunctionDecl> host_functions(const std::string& source) {
     if (stmt.empty() && std::isspace(static_cast<unsigned char>(c))) continue;
     if (stmt.empty()) stmt_line = line;
     stmt += c;
+  }
+  return out;
+}
+
+std::string collapse_whitespace(const std::string& s) {
+  std::string out;
+  bool space = false;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isspace(c) || c < 0x20 || c == 0x7f) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += ch;
   }
   return out;
 }
