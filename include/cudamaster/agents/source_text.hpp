@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mskb/util/text.hpp"
+
 namespace cudamaster::agents {
 
 // Comments become spaces and the contents of string and character literals become spaces (the
@@ -37,8 +39,8 @@ std::vector<FunctionDecl> host_functions(const std::string& source);
 // `line`, and returns true; otherwise changes nothing and returns false.
 bool skip_preprocessor_line(const std::string& s, std::size_t& i, int& line);
 
-// `s` trimmed, each run of whitespace and control characters one space: a model's words on one line.
-std::string collapse_whitespace(const std::string& s);
+// A model's words on one line: trimmed, each run of whitespace and control characters one space.
+using mskb::collapse_whitespace;
 
 // Splits "a, b<c, d>, e(f, g)" on top-level commas; each piece trimmed with inner runs of
 // whitespace collapsed to one space.

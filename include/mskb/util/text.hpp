@@ -1,6 +1,6 @@
 // Owns the small string helpers the host code shares: reading a whole file, trimming, splitting a
 // delimited list (`--task a,b`, `CUDA_VISIBLE_DEVICES=0,1`), joining, prefix tests, escaping
-// untrusted names for messages. Host-only.
+// untrusted names for messages, putting any text on one line. Host-only.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +34,12 @@ std::string printable(std::string_view text, std::size_t max_chars = 200);
 // `text` on one line: control characters (newlines, tabs, escape sequences' ESC) written as \xNN,
 // the rest (UTF-8 included) kept. For messages that quote a user's file.
 std::string one_line(std::string_view text);
+
+// `text` as words on one line (a model's plan, a server's reply, a compiler's message in a log line):
+// trimmed, each run of spaces and control characters (newlines, tabs, ESC) one space, UTF-8 kept.
+// Longer than `max_bytes`, it is cut at a character boundary and ends in "..." (at most `max_bytes`
+// bytes in all).
+std::string collapse_whitespace(std::string_view text, std::size_t max_bytes = std::string_view::npos);
 
 // Levenshtein distance (insertions, deletions, substitutions): for "did you mean" suggestions.
 std::size_t edit_distance(std::string_view a, std::string_view b);

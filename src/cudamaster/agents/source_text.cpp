@@ -312,20 +312,4 @@ std::vector<FunctionDecl> host_functions(const std::string& source) {
   return out;
 }
 
-std::string collapse_whitespace(const std::string& s) {
-  std::string out;
-  bool space = false;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isspace(c) || c < 0x20 || c == 0x7f) {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += ch;
-  }
-  return out;
-}
-
 }  // namespace cudamaster::agents

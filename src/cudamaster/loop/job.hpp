@@ -51,7 +51,8 @@ struct Problem {
 using mskb::read_text;
 void write_text(const std::string& path, const std::string& text);  // unless the file already holds it
 std::string tokens(std::int64_t n);                                   // "812", "1.3k"
-std::string one_line(std::string s, std::size_t max = 160);
+// Any text as one log line or report cell of at most `max` bytes (mskb::collapse_whitespace).
+inline std::string one_line(const std::string& s, std::size_t max = 160) { return mskb::collapse_whitespace(s, max); }
 std::string fmt_p(const std::optional<double>& p);
 std::string tail(const std::string& text, std::size_t max_lines);
 std::string first_error(const mskb::CompileResult& b);

@@ -31,11 +31,6 @@ std::string tokens(std::int64_t n) {
   return fmt::format("{:.1f}k", static_cast<double>(n) / 1000.0);
 }
 
-std::string one_line(std::string s, std::size_t max) {
-  std::replace(s.begin(), s.end(), '\n', ' ');
-  return s.size() > max ? s.substr(0, max - 3) + "..." : s;
-}
-
 std::string fmt_p(const std::optional<double>& p) { return p ? fmt::format("{:.2f}", *p) : std::string("-"); }
 
 std::string first_error(const mskb::CompileResult& b) {

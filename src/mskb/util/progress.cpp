@@ -16,6 +16,8 @@
 
 #include <fmt/format.h>
 
+#include "mskb/util/text.hpp"
+
 namespace mskb {
 
 namespace {
@@ -53,14 +55,6 @@ std::string first_columns(const std::string& s, std::size_t n) {
     }
   }
   return s.substr(0, i);
-}
-
-// One line for the status: control characters (newlines, tabs, escapes) become spaces.
-std::string one_line(const std::string& s) {
-  std::string out = s;
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
-  return out;
 }
 
 // The items in flight in `room` columns: as many whole as fit, then "+N more"; the first one cut
@@ -130,7 +124,7 @@ std::string ProgressDisplay::status_locked() const {
   }
   // No count before there is anything to count (a run preparing its phases): the phase alone.
   std::string head = total_ > 0 || done_ > 0 ? fmt::format("[{}/{}]", done_, total_) : "";
-  if (!phase_.empty()) head += (head.empty() ? "" : " ") + one_line(phase_);
+  if (!phase_.empty()) head += (head.empty() ? "" : " ") + collapse_whitespace(phase_);
   const std::string tail = fmt::format("elapsed {}  ETA {}", format_duration(t - start_s_), eta);
   const std::size_t fixed = columns(head) + (head.empty() ? 0 : 2) + columns(tail);
   if (fixed >= max) return first_columns(head.empty() ? tail : head + "  " + tail, max);
@@ -138,7 +132,7 @@ std::string ProgressDisplay::status_locked() const {
   for (const auto& [id, item] : in_flight_) ordered.push_back(item);
   std::sort(ordered.begin(), ordered.end());
   std::vector<std::string> items;
-  for (auto& o : ordered) items.push_back(one_line(o.second));
+  for (auto& o : ordered) items.push_back(collapse_whitespace(o.second));
   const std::string middle = items.empty() || max - fixed < 2 ? "" : fit_items(items, max - fixed - 2);
   std::string line;
   for (const std::string& part : {head, middle, tail})

@@ -45,12 +45,20 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 
-std::string printable(std::string_view text, std::size_t max_chars) {
+namespace {
+
+bool is_control(unsigned char c) { return c < 0x20 || c == 0x7f; }
+
+// `text` with every byte that `keep` refuses written as \xNN; after `max_bytes` bytes of the input
+// the rest is cut and "..." follows.
+template <typename Keep>
+std::string escape_bytes(std::string_view text, Keep keep, std::size_t max_bytes) {
   static const char* const hex = "0123456789abcdef";
   std::string out;
-  for (std::size_t i = 0; i < text.size() && i < max_chars; ++i) {
+  out.reserve(std::min(text.size(), max_bytes) + 3);
+  for (std::size_t i = 0; i < text.size() && i < max_bytes; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
+    if (keep(c)) {
       out += static_cast<char>(c);
     } else {
       out += "\\x";
@@ -58,25 +66,40 @@ std::string printable(std::string_view text, std::size_t max_chars) {
       out += hex[c & 15];
     }
   }
-  if (text.size() > max_chars) out += "...";
+  if (text.size() > max_bytes) out += "...";
   return out;
 }
 
+}  // namespace
+
+std::string printable(std::string_view text, std::size_t max_chars) {
+  return escape_bytes(text, [](unsigned char c) { return c >= 0x20 && c < 0x7f && c != '\\'; }, max_chars);
+}
+
 std::string one_line(std::string_view text) {
-  static const char* const hex = "0123456789abcdef";
+  return escape_bytes(text, [](unsigned char c) { return !is_control(c); }, std::string_view::npos);
+}
+
+std::string collapse_whitespace(std::string_view text, std::size_t max_bytes) {
   std::string out;
-  out.reserve(text.size());
+  bool space = false;
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x20 && c != 0x7f) {
-      out += ch;
-    } else {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
+    if (c == ' ' || is_control(c)) {
+      space = !out.empty();
+      continue;
     }
+    if (space) out += ' ';
+    space = false;
+    out += ch;
   }
-  return out;
+  if (out.size() <= max_bytes) return out;
+  // Cut to leave room for "...", never inside a UTF-8 sequence (continuation bytes are 10xxxxxx).
+  std::size_t keep = max_bytes > 3 ? max_bytes - 3 : 0;
+  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xC0) == 0x80) --keep;
+  out.resize(keep);
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out + "...";
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

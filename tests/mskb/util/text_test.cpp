@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -81,6 +82,21 @@ TEST(Text, OneLineEscapesControlCharactersOnly) {
   EXPECT_EQ(one_line("saw 'i\n' at line 7"), "saw 'i\\x0a' at line 7");
   EXPECT_EQ(one_line("tab\there \x1b[0m \x7f"), "tab\\x09here \\x1b[0m \\x7f");
   EXPECT_EQ(one_line("\u00e9t\u00e9 \\ ok"), "\u00e9t\u00e9 \\ ok");  // UTF-8 and backslashes stay
+}
+
+// Words for a log line or report cell (a model's plan, a compiler's message, a progress item):
+// every run of blanks and control characters one space, cut at a character boundary.
+TEST(Text, CollapseWhitespacePutsWordsOnOneLineAndCutsWholeCharacters) {
+  EXPECT_EQ(collapse_whitespace("  tile the\n\n  loads\t(\x1b[1mK\x1b[0m)\r\n"), "tile the loads ( [1mK [0m)");
+  EXPECT_EQ(collapse_whitespace("\n\t \x7f"), "");
+  EXPECT_EQ(collapse_whitespace("\u00e9t\u00e9  ok"), "\u00e9t\u00e9 ok");
+  EXPECT_EQ(collapse_whitespace("abcdefghij", 10), "abcdefghij");
+  EXPECT_EQ(collapse_whitespace("abcdefghijk", 10), "abcdefg...");
+  EXPECT_EQ(collapse_whitespace("abcdef ghijk", 10), "abcdef...");  // no blank before the dots
+  // "\u00e9" is two bytes: a cut at byte 7 would split the third one, so it goes whole.
+  EXPECT_EQ(collapse_whitespace("ab\u00e9\u00e9\u00e9\u00e9\u00e9", 10), "ab\u00e9\u00e9...");
+  EXPECT_EQ(collapse_whitespace("abcdef", 2), "...");
+  for (std::size_t max = 0; max < 16; ++max) EXPECT_LE(collapse_whitespace("x\u00e9 y\u00e9\u00e9 z w v u", max).size(), std::max<std::size_t>(max, 3));
 }
 
 // nlohmann/json's precondition checks throw (include/mskb/util/json_config.hpp, given to every unit
