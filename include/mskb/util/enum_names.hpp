@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "mskb/util/text.hpp"
+
 namespace mskb {
 
 template <class E>
@@ -41,13 +43,14 @@ std::optional<E> enum_find(const EnumName<E> (&table)[N], std::string_view s) {
   return std::nullopt;
 }
 
-// "unknown <kind> 'x' (valid: a, b, c)" unless `s` is one of the table's strings.
+// "unknown <kind> 'x' (valid: a, b, c)" unless `s` is one of the table's strings; `s` as
+// mskb::printable writes it (a value read from a damaged file may hold a newline).
 template <class E, std::size_t N>
 E enum_parse(const EnumName<E> (&table)[N], std::string_view s, const char* kind) {
   if (const std::optional<E> e = enum_find(table, s)) return *e;
   std::string valid;
   for (const EnumName<E>& n : table) valid += (valid.empty() ? "" : ", ") + std::string(n.name);
-  throw std::invalid_argument("unknown " + std::string(kind) + " '" + std::string(s) + "' (valid: " + valid + ")");
+  throw std::invalid_argument("unknown " + std::string(kind) + " '" + printable(s, 80) + "' (valid: " + valid + ")");
 }
 
 }  // namespace util

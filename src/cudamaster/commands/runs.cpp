@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
+#include "commands/store_errors.hpp"
 #include "mskb/util/command_line.hpp"
 
 #if CM_HAVE_AGENT_LOOP
@@ -100,7 +101,7 @@ void add_runs_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("runs", "List the optimization runs in a run store");
   cmd->add_option("--db", o->db, "Run store (SQLite)");
   mskb::add_json_option(cmd, o->json, "Write the runs as JSON");
-  cmd->callback([o] { run_runs(*o); });
+  cmd->callback([o] { reading_store(o->db, [&] { run_runs(*o); }); });
 }
 
 #else

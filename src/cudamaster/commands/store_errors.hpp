@@ -1,0 +1,32 @@
+// The commands that read a run store (runs, show, report, compare) name the store in every error
+// its contents cause: a damaged file (SQLite's "database disk image is malformed"), a value no
+// cudamaster wrote (an unknown status), or stored JSON of another shape than the readers expect
+// (nlohmann's type errors) all end as one line "run store 'DB': ...", exit code 1.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "cudamaster/store/store.hpp"
+#include "mskb/util/text.hpp"
+
+namespace cudamaster::cli {
+
+template <class F>
+void reading_store(const std::string& db, F&& body) {
+  const std::string where = "run store '" + db + "'";
+  try {
+    std::forward<F>(body)();
+  } catch (const store::StoreError& e) {
+    std::string what = e.what();
+    if (what.find(where) != std::string::npos) throw;
+    if (mskb::starts_with(what, "run store: ")) what.erase(0, 11);
+    throw store::StoreError(where + ": " + what);
+  } catch (const nlohmann::json::exception& e) {
+    throw store::StoreError(where + ": a stored record is not as cudamaster writes it (" + mskb::one_line(e.what()) + ")");
+  }
+}
+
+}  // namespace cudamaster::cli
