@@ -9,11 +9,20 @@
 
 #include <stdexcept>
 
+namespace mskb {
+// A JSON document without a field or element its reader needs (what the checks below throw; an
+// std::invalid_argument, so callers that catch those see it too).
+class MalformedJson : public std::invalid_argument {
+ public:
+  MalformedJson() : std::invalid_argument("malformed JSON document: a field or element it needs is missing") {}
+};
+}  // namespace mskb
+
 namespace mskb::json_detail {
 // Out of line from the macro: some checks sit in noexcept functions (the library's own invariants,
 // which hold), where a throw written in place would be a compile-time warning.
 [[noreturn]] inline void precondition_failed() {
-  throw std::invalid_argument("malformed JSON document: a field or element it needs is missing");
+  throw ::mskb::MalformedJson();
 }
 }  // namespace mskb::json_detail
 

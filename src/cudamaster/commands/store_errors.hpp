@@ -1,7 +1,7 @@
 // The commands that read a run store (runs, show, report, compare) name the store in every error
 // its contents cause: a damaged file (SQLite's "database disk image is malformed"), a value no
 // cudamaster wrote (an unknown status), or stored JSON of another shape than the readers expect
-// (nlohmann's type errors) all end as one line "run store 'DB': ...", exit code 1.
+// (nlohmann's type errors, a missing field) all end as one line "run store 'DB': ...", exit code 1.
 #pragma once
 
 #include <string>
@@ -26,6 +26,8 @@ void reading_store(const std::string& db, F&& body) {
     throw store::StoreError(where + ": " + what);
   } catch (const nlohmann::json::exception& e) {
     throw store::StoreError(where + ": a stored record is not as cudamaster writes it (" + mskb::one_line(e.what()) + ")");
+  } catch (const mskb::MalformedJson& e) {  // a stored document that lacks a field (mskb/util/json_config.hpp)
+    throw store::StoreError(where + ": a stored record is not as cudamaster writes it (" + e.what() + ")");
   }
 }
 

@@ -38,7 +38,8 @@ struct RunStore::Impl {
   }
 
   [[noreturn]] void fail(const std::string& what) const {
-    throw StoreError(what + ": " + (db != nullptr ? sqlite3_errmsg(db) : "no database"));
+    // "sqlite: database disk image is malformed (step)": SQLite's words first, the call after.
+    throw StoreError(std::string("sqlite: ") + (db != nullptr ? sqlite3_errmsg(db) : "no database") + " (" + what + ")");
   }
 
   void exec(const char* sql) {

@@ -1,10 +1,16 @@
 // The committed store of the H200 replay demo (tests/fixtures/h200/demo.db) opens with the
 // reading commands on any machine, as the README shows: runs, show, report and compare work on a copy
-// (never on the committed file) and the committed file's bytes stay as they were.
+// (never on the committed file) and the committed file's bytes stay as they were; a damaged copy is
+// refused with one line naming it.
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "support/agent_doubles.hpp"
 #include "support/child_process.hpp"
@@ -38,4 +44,56 @@ TEST(DemoStore, RunsShowAndReportReadTheCommittedDemo) {
   EXPECT_EQ(compare.out.rfind("| run | status | tasks |", 0), 0u) << compare.out;
   EXPECT_NE(compare.out.find("| 1 | finished | 1 | 1 | 100% | 100% | 0% | 0% | 1.03 | 4.61 |"), std::string::npos) << compare.out;
   EXPECT_EQ(read_file(committed), before) << "the committed store changed";
+}
+
+// A copy of the demo store damaged four ways - a value no cudamaster wrote (a status with a
+// newline), stored JSON of another shape (a round that is an array, a summary without its fields),
+// a page of garbage - is refused by the reading commands with one line that names the store, exit
+// code 1 (tests/fuzz/run_store_fuzz.cpp tries many more).
+TEST(DemoStore, ADamagedStoreEndsInOneLineNamingTheStore) {
+  TempDir dir;
+  int n = 0;
+  auto damaged = [&](const std::function<void(const std::string&)>& damage) {
+    const std::string db = dir.file("damaged" + std::to_string(++n) + ".db");
+    std::filesystem::copy_file(CM_DEMO_DB, db);
+    damage(db);
+    return db;
+  };
+  auto sql = [](const char* statement) {
+    return [statement](const std::string& db) {
+      sqlite3* h = nullptr;
+      ASSERT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+      char* err = nullptr;
+      EXPECT_EQ(sqlite3_exec(h, statement, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+      sqlite3_free(err);
+      sqlite3_close(h);
+    };
+  };
+  auto garbage_page = [](const std::string& db) {
+    std::fstream f(db, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(4096);  // the second page (the demo store's pages are 4 KiB): the first table's
+    const std::string junk(4096, '\xa5');
+    f.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  };
+  struct Case {
+    std::string db, command, expect;
+  };
+  const std::vector<Case> cases = {
+      {damaged(sql("UPDATE runs SET status = 'running\nlater' WHERE id = 1")), "runs", "unknown status 'running\\x0alater'"},
+      {damaged(sql("UPDATE rounds SET payload = '[1]'")), "show", "a stored record is not as cudamaster writes it ("},
+      {damaged(sql("UPDATE runs SET summary = '{\"jobs\": 5}'")), "show", "a stored record is not as cudamaster writes it (malformed JSON"},
+      {damaged(garbage_page), "report", "malformed"},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> args = {c.command, "--db", c.db};
+    if (c.command == "show") args.insert(args.begin() + 1, "1");
+    if (c.command == "report") args.insert(args.end(), {"--html", dir.file("r.html")});
+    const std::string tag = "damaged" + std::to_string(++n);
+    const Proc p = finish(spawn(args, {}, dir.file(""), tag, CM_CUDAMASTER_BIN), dir.file(""), tag);
+    EXPECT_EQ(p.code, 1) << c.command << ": " << p.err;
+    const std::string head = "cudamaster: error: run store '" + c.db + "': ";
+    EXPECT_EQ(p.err.rfind(head, 0), 0u) << c.command << ": " << p.err;
+    EXPECT_NE(p.err.find(c.expect), std::string::npos) << c.command << ": " << p.err;
+    EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << c.command << ": " << p.err;
+  }
 }
