@@ -18,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-all=(expr matrix_market task_file binary_policy report llm_answer cassette ncu_csv run_store)
+all=(expr matrix_market task_file binary_policy report llm_answer cassette exchange ncu_csv run_store)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do
