@@ -53,6 +53,12 @@ std::string safe_name(const std::string& s) {
   return out;
 }
 
+// The answerer's text inside a message: JSON's string escapes (a newline shows as \n), no quotes.
+std::string escaped(const std::string& s) {
+  const std::string q = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  return q.substr(1, q.size() - 2);
+}
+
 std::string utc_now() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -187,7 +193,7 @@ class ExchangeProvider final : public Provider {
     if (!reply_id) return bad("no string 'id' (copy the request's id)");
     if (*reply_id != id)
       return make_error(LlmErrorKind::StaleReply, kName,
-                        fmt::format("{}: for '{}', not '{}' (an answer to another request)", where, *reply_id, id));
+                        fmt::format("{}: for '{}', not '{}' (an answer to another request)", where, escaped(*reply_id), id));
     const auto reply_text = get_string(j, "text");
     if (!reply_text) return bad("no string 'text'");
     if (trim(*reply_text).empty()) return bad("empty 'text'");
