@@ -113,8 +113,7 @@ std::optional<double> number_field(const json& j, const char* key) {
 
 std::string Plan::summary() const {
   if (!structured) {
-    std::string first = collapse_whitespace(raw.substr(0, raw.find('\n')));
-    return first.size() > 120 ? first.substr(0, 117) + "..." : first;
+    return collapse_whitespace(raw.substr(0, raw.find('\n')), 120);
   }
   std::string out;
   for (std::size_t i = 0; i < strategies.size(); ++i) out += (i ? "; " : "") + strategies[i].name;

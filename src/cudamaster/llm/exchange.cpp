@@ -55,7 +55,7 @@ std::string safe_name(const std::string& s) {
 
 // The answerer's text inside a message: JSON's string escapes (a newline shows as \n), no quotes.
 std::string escaped(const std::string& s) {
-  const std::string q = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+  const std::string q = dump_json(json(s));
   return q.substr(1, q.size() - 2);
 }
 
