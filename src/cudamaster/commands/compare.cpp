@@ -11,12 +11,12 @@
 #include <fmt/format.h>
 
 #include "commands/commands.hpp"
-#include "commands/store_errors.hpp"
 
 #if CM_HAVE_AGENT_LOOP
 #include <filesystem>
 
 #include "cudamaster/loop/compare_report.hpp"
+#include "cudamaster/store/reading.hpp"
 #include "cudamaster/store/store.hpp"
 #include "mskb/util/files.hpp"
 #endif
@@ -67,7 +67,7 @@ void add_compare_command(CLI::App& app) {
   cmd->add_option("--db", o->db, "Run store (default ./cudamaster.db)");
   cmd->add_option("--html", o->html, "Write a self-contained HTML page");
   cmd->add_option("--markdown", o->markdown, "Write the table as Markdown (default: to stdout when no file is given)");
-  cmd->callback([o] { reading_store(o->db, [&] { run_compare(*o); }); });
+  cmd->callback([o] { store::reading_store(o->db, [&] { run_compare(*o); }); });
 }
 
 #else

@@ -10,12 +10,12 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
-#include "commands/store_errors.hpp"
 
 #if CM_HAVE_AGENT_LOOP
 #include <filesystem>
 
 #include "cudamaster/loop/html_report.hpp"
+#include "cudamaster/store/reading.hpp"
 #include "cudamaster/store/store.hpp"
 #include "mskb/util/files.hpp"
 #endif
@@ -64,7 +64,7 @@ void add_report_command(CLI::App& app) {
   cmd->add_option("--run", o->run, "Run id (default: the newest run in the store)");
   cmd->add_option("--db", o->db, "Run store (default ./cudamaster.db)");
   cmd->add_option("--html", o->html, "Output HTML file")->required();
-  cmd->callback([o] { reading_store(o->db, [&] { run_report(*o); }); });
+  cmd->callback([o] { store::reading_store(o->db, [&] { run_report(*o); }); });
 }
 
 #else

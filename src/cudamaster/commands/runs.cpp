@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
-#include "commands/store_errors.hpp"
 #include "mskb/util/command_line.hpp"
 
 #if CM_HAVE_AGENT_LOOP
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "cudamaster/loop/optimizer.hpp"
+#include "cudamaster/store/reading.hpp"
 #include "cudamaster/store/store.hpp"
 #endif
 
@@ -101,7 +101,7 @@ void add_runs_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("runs", "List the optimization runs in a run store");
   cmd->add_option("--db", o->db, "Run store (SQLite)");
   mskb::add_json_option(cmd, o->json, "Write the runs as JSON");
-  cmd->callback([o] { reading_store(o->db, [&] { run_runs(*o); }); });
+  cmd->callback([o] { store::reading_store(o->db, [&] { run_runs(*o); }); });
 }
 
 #else

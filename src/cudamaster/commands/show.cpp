@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
-#include "commands/store_errors.hpp"
 #include "mskb/report/cells.hpp"
 #include "mskb/util/command_line.hpp"
 
@@ -19,6 +18,7 @@
 
 #include "cudamaster/exec/executor.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "cudamaster/store/reading.hpp"
 #include "cudamaster/store/store.hpp"
 #endif
 
@@ -198,7 +198,7 @@ void add_show_command(CLI::App& app) {
   cmd->add_flag("--calls", o->calls, "List every agent call (tokens, cost, latency)");
   cmd->add_option("--call", o->call, "Print one agent call's full prompt and answer");
   cmd->add_option("--candidate", o->candidate, "Print one candidate's source");
-  cmd->callback([o] { reading_store(o->db, [&] { run_show(*o); }); });
+  cmd->callback([o] { store::reading_store(o->db, [&] { run_show(*o); }); });
 }
 
 #else

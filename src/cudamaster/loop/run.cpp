@@ -14,6 +14,7 @@
 
 #include "cudamaster/loop/optimizer.hpp"
 #include "cudamaster/loop/summary.hpp"
+#include "cudamaster/store/reading.hpp"
 #include "mskb/core/task_file.hpp"
 #include "mskb/core/random_shapes.hpp"
 #include "mskb/core/registry.hpp"
@@ -71,8 +72,7 @@ struct RunPlan {
   exec::Executor executor;
 };
 
-// A resume claims the run (refused while another live process on this host runs it).
-RunPlan plan_run(const OptimizeRequest& request, store::RunStore& store) {
+RunPlan read_plan(const OptimizeRequest& request, store::RunStore& store) {
   RunPlan plan;
   json& config = plan.config;
   if (request.resume) {
@@ -106,6 +106,15 @@ RunPlan plan_run(const OptimizeRequest& request, store::RunStore& store) {
   plan.executor = request.executor ? *request.executor
                   : request.resume ? exec::Executor::from_json(config.value("executor", json::object()))
                                    : exec::Executor{};
+  return plan;
+}
+
+// A resume claims the run (refused while another live process on this host runs it). What it reads
+// from the store (the run's row and recorded configuration) names the store in an error it causes.
+RunPlan plan_run(const OptimizeRequest& request, store::RunStore& store) {
+  if (!request.resume) return read_plan(request, store);
+  RunPlan plan;
+  store::reading_store(request.db_path, [&] { plan = read_plan(request, store); });
   return plan;
 }
 

@@ -46,9 +46,10 @@ TEST(DemoStore, RunsShowAndReportReadTheCommittedDemo) {
   EXPECT_EQ(read_file(committed), before) << "the committed store changed";
 }
 
-// A copy of the demo store damaged four ways - a value no cudamaster wrote (a status with a
-// newline), stored JSON of another shape (a round that is an array, a summary without its fields),
-// a page of garbage - is refused by the reading commands with one line that names the store, exit
+// A copy of the demo store damaged several ways - a value no cudamaster wrote (a status with a
+// newline), stored JSON of another shape (a round that is an array, a summary without its fields,
+// a recorded configuration whose loop or tasks are of another type), a page of garbage - is refused
+// by the reading commands and by `optimize --resume` with one line that names the store, exit
 // code 1 (tests/fuzz/run_store_fuzz.cpp tries many more).
 TEST(DemoStore, ADamagedStoreEndsInOneLineNamingTheStore) {
   TempDir dir;
@@ -83,15 +84,22 @@ TEST(DemoStore, ADamagedStoreEndsInOneLineNamingTheStore) {
       {damaged(sql("UPDATE rounds SET payload = '[1]'")), "show", "a stored record is not as cudamaster writes it ("},
       {damaged(sql("UPDATE runs SET summary = '{\"jobs\": 5}'")), "show", "a stored record is not as cudamaster writes it (malformed JSON"},
       {damaged(garbage_page), "report", "malformed"},
+      // A resume reads the run's recorded configuration before any work (no GPU, LLM or sanitizer needed).
+      {damaged(sql("UPDATE runs SET config = json_set(config, '$.loop', json('[1]'))")), "optimize",
+       "a stored record is not as cudamaster writes it ([json.exception.type_error"},
+      {damaged(sql("UPDATE runs SET config = json_set(config, '$.tasks', 5)")), "optimize",
+       "a stored record is not as cudamaster writes it ("},
+      {damaged(sql("UPDATE runs SET status = 'paused'")), "optimize", "unknown status 'paused'"},
   };
   for (const Case& c : cases) {
     std::vector<std::string> args = {c.command, "--db", c.db};
     if (c.command == "show") args.insert(args.begin() + 1, "1");
     if (c.command == "report") args.insert(args.end(), {"--html", dir.file("r.html")});
+    if (c.command == "optimize") args.insert(args.begin() + 1, {"--resume", "1"});
     const std::string tag = "damaged" + std::to_string(++n);
     const Proc p = finish(spawn(args, {}, dir.file(""), tag, CM_CUDAMASTER_BIN), dir.file(""), tag);
     EXPECT_EQ(p.code, 1) << c.command << ": " << p.err;
-    const std::string head = "cudamaster: error: run store '" + c.db + "': ";
+    const std::string head = (c.command == "optimize" ? "cudamaster optimize: " : "cudamaster: error: ") + std::string("run store '") + c.db + "': ";
     EXPECT_EQ(p.err.rfind(head, 0), 0u) << c.command << ": " << p.err;
     EXPECT_NE(p.err.find(c.expect), std::string::npos) << c.command << ": " << p.err;
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << c.command << ": " << p.err;
