@@ -83,7 +83,6 @@ RunPlan read_plan(const OptimizeRequest& request, store::RunStore& store) {
     plan.run_id = run->id;
     config = run->config;
     plan.prior_active = run->active_seconds;
-    store.claim_run(plan.run_id);
   }
   plan.loop = request.resume ? LoopConfig::from_json(config.value("loop", json::object())) : request.config;
   if (request.resume) {
@@ -109,8 +108,8 @@ RunPlan read_plan(const OptimizeRequest& request, store::RunStore& store) {
   return plan;
 }
 
-// A resume claims the run (refused while another live process on this host runs it). What it reads
-// from the store (the run's row and recorded configuration) names the store in an error it causes.
+// A resume is refused while another live process on this host runs the run. What it reads from the
+// store (the run's row and recorded configuration) names the store in an error it causes.
 RunPlan plan_run(const OptimizeRequest& request, store::RunStore& store) {
   if (!request.resume) return read_plan(request, store);
   RunPlan plan;
@@ -413,6 +412,9 @@ OptimizeResult run_optimize(const OptimizeRequest& request, const Backends& back
   check_prompts(prompts);
   std::unique_ptr<LlmGateway> own_gateway;
   LlmGateway* gateway = open_gateway(request, backends, plan, own_gateway);
+  // A resume claims the run only once its plan, prompts and LLM are known good: a session refused
+  // before any work leaves the run's status (finished, stopped, failed) as it was.
+  if (request.resume) store->claim_run(plan.run_id);
   record_session(*store, request, plan, prompts, *gateway, say);
   const std::string out_dir = make_out_dir(request, plan);
   const std::int64_t run_id = plan.run_id;

@@ -105,3 +105,34 @@ TEST(DemoStore, ADamagedStoreEndsInOneLineNamingTheStore) {
     EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << c.command << ": " << p.err;
   }
 }
+
+// A resume refused before any work (here: a prompts folder without templates, or no compute-sanitizer
+// on this machine) leaves the run as the store had it: still finished, no session counted, no pid.
+TEST(DemoStore, ARefusedResumeLeavesTheRunAsItWas) {
+  TempDir dir;
+  const std::string db = dir.file("demo.db");
+  std::filesystem::copy_file(CM_DEMO_DB, db);
+  std::filesystem::create_directories(dir.file("no-prompts"));
+  auto row = [&] {
+    sqlite3* h = nullptr;
+    EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(h, "SELECT status, pid, sessions FROM runs WHERE id = 1", -1, &st, nullptr), SQLITE_OK);
+    std::string out;
+    if (sqlite3_step(st) == SQLITE_ROW)
+      out = std::string(reinterpret_cast<const char*>(sqlite3_column_text(st, 0))) + " " + std::to_string(sqlite3_column_int64(st, 1)) +
+            " " + std::to_string(sqlite3_column_int64(st, 2));
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+  };
+  const std::string before = row();
+  ASSERT_EQ(before.rfind("finished ", 0), 0u) << before;
+  const Proc p = finish(spawn({"optimize", "--resume", "1", "--db", db, "--prompts", dir.file("no-prompts")}, {}, dir.file(""), "resume",
+                              CM_CUDAMASTER_BIN),
+                        dir.file(""), "resume");
+  EXPECT_EQ(p.code, 1) << p.err;
+  EXPECT_TRUE(p.err.find("cannot read prompt template") != std::string::npos || p.err.find("compute-sanitizer not found") != std::string::npos)
+      << p.err;
+  EXPECT_EQ(row(), before) << "a refused resume changed the run's row";
+}
