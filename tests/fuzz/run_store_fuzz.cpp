@@ -1,8 +1,9 @@
 // Fuzz target: a run store that is not what CUDAMaster wrote (a disk that flipped bytes, a copy cut
 // short, a hand-edited row, a store from a tool that wrote other JSON) read by everything that
 // reads one: the store's own API (RunStore::open, runs, jobs, journal - what --resume replays -,
-// rows, usage, cost, counts) and the commands `cudamaster runs`, `show` (each view), `report`
-// and `compare`, through cudamaster_main as a user calls them.
+// rows, usage, cost, counts) and the commands `cudamaster runs`, `show` (each view), `report`,
+// `compare` and `optimize --resume` (up to its checks before any work), through cudamaster_main as
+// a user calls them.
 //
 // The store starts as tests/cudamaster/loop/report_fixture.hpp's (two runs, every kind of row),
 // built once per process. An input changes it in one of two ways (its first byte, even or odd):
@@ -181,6 +182,8 @@ std::string run_cli(const fuzz::ScratchFile& scratch, std::vector<std::string> a
 
 void read_through_commands(const fuzz::ScratchFile& scratch, const std::string& db) {
   const std::string html = (scratch.dir() / "report.html").string();
+  const std::string no_prompts = (scratch.dir() / "no-prompts").string();
+  std::filesystem::create_directories(no_prompts);
   const std::vector<std::vector<std::string>> commands = {
       {"runs", "--db", db},
       {"runs", "--db", db, "--json", "-"},
@@ -194,12 +197,16 @@ void read_through_commands(const fuzz::ScratchFile& scratch, const std::string& 
       {"report", "--db", db, "--run", "2", "--html", html},
       {"compare", "1", "2", "--db", db, "--html", html},
       {"compare", "1", "2", "--db", db},
+      // Last (a resume that got past its checks would claim the run): reads the run's row and
+      // recorded configuration, then stops before any work at the empty prompts folder (or at a
+      // missing compute-sanitizer).
+      {"optimize", "--resume", "1", "--db", db, "--prompts", no_prompts},
   };
   for (const auto& c : commands) {
     int code = 0;
     std::string err = run_cli(scratch, c, code);
     std::string what = "cudamaster";
-    for (const std::string& a : c) what += " " + (a == db ? std::string("DB") : a == html ? std::string("OUT") : a);
+    for (const std::string& a : c) what += " " + (a == db ? std::string("DB") : a == html ? std::string("OUT") : a == no_prompts ? std::string("EMPTY") : a);
     if (code < 0 || code > 2) fuzz::defect(what + ": exit code " + std::to_string(code) + ": " + err);
     if (code == 0) fuzz::note(what.c_str(), "exit 0");
     if (code != 0) {
