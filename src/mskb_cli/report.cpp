@@ -11,15 +11,18 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "mskb/report/csv.hpp"
+#include "mskb/report/fields.hpp"
 #include "mskb/report/html.hpp"
 #include "mskb/report/markdown.hpp"
 #include "mskb/report/numbers.hpp"
 #include "mskb/report/text.hpp"
 #include "mskb/util/command_line.hpp"
+#include "mskb/util/text.hpp"
 
 namespace mskb::cli {
 
@@ -59,7 +62,12 @@ struct ReportOptions {
 
 void run_report(const ReportOptions& o) {
   const json run = read_report(o.input, "report");
-  try {  // a report that lacks what a rendering needs (json_config.hpp): the error names the file
+  // A report without a field the renderers need is refused before anything is written, naming the
+  // entries and fields (fields.hpp); one that is not a report at all says so (run_report_data).
+  if (run.is_object() && run.contains("device") && run.contains("contenders"))
+    if (const std::vector<std::string> problems = report_field_problems(run); !problems.empty())
+      throw std::invalid_argument(fmt::format("report: {}: not as mskb writes a report: {}", o.input, fmt::join(problems, "; ")));
+  try {  // what the check above does not cover (json_config.hpp, nlohmann's type errors): the error names the file
     const json data = run_report_data(run);
     if (!o.html.empty()) emit(render_run_html(data, base_name(o.input)), o.html, "report", "HTML");
     if (!o.csv.empty()) emit(render_run_csv(data), o.csv, "report", "CSV");
@@ -67,6 +75,8 @@ void run_report(const ReportOptions& o) {
     if (o.html.empty() && o.csv.empty() && o.markdown.empty()) std::cout << render_run_text(data);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument("report: " + o.input + ": " + e.what());
+  } catch (const json::exception& e) {
+    throw std::invalid_argument("report: " + o.input + ": a value is not of the type mskb writes (" + one_line(e.what()) + ")");
   }
 }
 

@@ -133,15 +133,20 @@ std::string markdown_summary(const json& j) {
 std::string markdown_per_shape(const json& j) {
   std::string out = "\n## Per shape\n\n| task | prec | contender | sweep | shape | median us | n | noise | speedup | vs vendor | SOL | SM MHz | launch-bound | device |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   const auto floor = launch_floor_us(j.value("device", json::object()));
-  auto f2 = [](const json& x) { return x.is_null() ? std::string("-") : fmt::format("{:.2f}", x.get<double>()); };
+  // What a result may lack (a hand-made or older report: no clock, no sample count) shows as "-".
+  auto number = [](const json& o, const char* key, const char* spec, double scale) {
+    const std::optional<double> v = report::num_at(o, key);
+    return v ? fmt::format(fmt::runtime(spec), *v * scale) : std::string("-");
+  };
   for (const auto& r : j["results"]) {
     const std::string shape = report::shape_label(r["shape"]);
-    out += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {:.2f}% | {} | {} | {} | {:.0f} | {} | {} |\n", r["task"].get<std::string>(),
+    const json& t = r["time_us"];
+    out += fmt::format("| {} | {} | {} | {} | {} | {:.2f} | {} | {} | {} | {} | {} | {} | {} | {} |\n", r["task"].get<std::string>(),
                        r["precision"].get<std::string>(), r["contender"].get<std::string>(), r["sweep"].get<std::string>(), shape,
-                       r["time_us"]["median"].get<double>(), r["time_us"]["n"].get<int>(), 100 * r["time_us"]["noise"].get<double>(),
-                       f2(r["speedup_vs_baseline"]), f2(r["ratio_vs_vendor"]),
-                       r["sol_fraction"].is_null() ? std::string("-") : fmt::format("{:.0f}%", 100 * r["sol_fraction"].get<double>()),
-                       r["sm_clock_mhz"].get<double>(), is_launch_bound(r["time_us"]["median"], floor) ? "L" : "", device_cell(r));
+                       t["median"].get<double>(), number(t, "n", "{:.0f}", 1), number(t, "noise", "{:.2f}%", 100),
+                       number(r, "speedup_vs_baseline", "{:.2f}", 1), number(r, "ratio_vs_vendor", "{:.2f}", 1),
+                       number(r, "sol_fraction", "{:.0f}%", 100), number(r, "sm_clock_mhz", "{:.0f}", 1),
+                       is_launch_bound(t["median"], floor) ? "L" : "", device_cell(r));
   }
   return out;
 }
