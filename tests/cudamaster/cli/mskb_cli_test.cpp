@@ -197,15 +197,17 @@ TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
   EXPECT_NE(bad.err.find("is not valid JSON"), std::string::npos) << bad.err;
 
   // A report missing a field a rendering reads (found by tests/fuzz: it read freed memory) is a
-  // one-line error naming the file.
+  // one-line error naming the file, the entry and the field, before anything is written.
   json broken = merged;
   broken["results"][0].erase("time_us");
   std::ofstream(c.dir.file("broken.json")) << broken.dump();
   const Proc shown = c.run({"report", c.dir.file("broken.json"), "--markdown", c.dir.file("broken.md")}, CM_MSKB_BIN);
   EXPECT_EQ(shown.code, 2);
-  EXPECT_NE(shown.err.find("mskb: error: report: " + c.dir.file("broken.json") + ": malformed JSON document: a field or element it needs is missing"),
-            std::string::npos)
+  EXPECT_EQ(shown.err.rfind("mskb: error: report: " + c.dir.file("broken.json") + ": not as mskb writes a report: results[0] (", 0), 0u)
       << shown.err;
+  EXPECT_NE(shown.err.find("): no \"time_us\"\n"), std::string::npos) << shown.err;
+  EXPECT_EQ(std::count(shown.err.begin(), shown.err.end(), '\n'), 1) << shown.err;
+  EXPECT_FALSE(std::filesystem::exists(c.dir.file("broken.md"))) << "written before the check";
 
   // --expect: the merge must hold these tasks' groups whole. spmv_csr fp32 comes from b.json,
   // which lacks its vendor; no bf16 group was run.
