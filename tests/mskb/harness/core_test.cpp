@@ -247,7 +247,10 @@ TEST(Sha256, KnownVectors) {
 }
 
 namespace {
-std::string tmp(const std::string& name) { return (fs::temp_directory_path() / ("mskb-core-test-" + name)).string(); }
+// Per process: two runs of this test at once (two checkouts, ctest twice) must not share files.
+std::string tmp(const std::string& name) {
+  return (fs::temp_directory_path() / ("mskb-core-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
 }  // namespace
 
 TEST(Process, LinesExitCodeAndLog) {

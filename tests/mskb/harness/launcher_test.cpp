@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -36,7 +37,11 @@ Launcher slurm(std::vector<std::string> args = {}) {
   return l;
 }
 
-std::string tmp(const std::string& name) { return (fs::temp_directory_path() / ("mskb-launcher-test-" + name)).string(); }
+// Per process: two runs of this test at once (two checkouts, ctest twice) must not share files
+// (a shared fake-srun state folder removed by one run hung the other).
+std::string tmp(const std::string& name) {
+  return (fs::temp_directory_path() / ("mskb-launcher-test-" + std::to_string(::getpid()) + "-" + name)).string();
+}
 
 std::string slurp(const std::string& path) {
   std::ifstream f(path);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -17,7 +18,7 @@ namespace {
 using Items = std::vector<std::string>;
 
 TEST(Text, ReadTextReturnsTheBytes) {
-  const std::string path = (std::filesystem::temp_directory_path() / "mskb_text_test.bin").string();
+  const std::string path = (std::filesystem::temp_directory_path() / ("mskb_text_test_" + std::to_string(::getpid()) + ".bin")).string();
   const std::string bytes("a\0b\r\nlast", 9);
   {
     std::ofstream f(path, std::ios::binary);
