@@ -1,0 +1,90 @@
+// mskb/util/files.hpp: result files replaced whole (a reader never sees half of one), and paths that
+// are not regular files written through in place - a rename over /dev/null (as root) replaced the
+// device with a regular file, after which every program's reads of /dev/null returned old output.
+#include "mskb/util/files.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/mskb_files_test_XXXXXX";
+    path = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(WriteFileAtomic, ReplacesARegularFileWholeAndLeavesNoTemporary) {
+  TempDir d;
+  const fs::path p = d.path / "report.json";
+  mskb::write_file_atomic(p.string(), "first");
+  mskb::write_file_atomic(p.string(), "second");
+  EXPECT_EQ(read(p), "second");
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(d.path)) files += e.is_regular_file();
+  EXPECT_EQ(files, 1) << "a temporary file was left beside the result";
+}
+
+TEST(WriteFileAtomic, WritesThroughALinkAndKeepsIt) {
+  TempDir d;
+  const fs::path target = d.path / "run-5.json", link = d.path / "latest.json";
+  mskb::write_file_atomic(target.string(), "old");
+  fs::create_symlink(target.filename(), link);
+  mskb::write_file_atomic(link.string(), "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the link was replaced by a file";
+  EXPECT_EQ(read(target), "new");
+}
+
+TEST(WriteFileAtomic, WritesIntoAFifoAndKeepsIt) {
+  TempDir d;
+  const fs::path fifo = d.path / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::string got;
+  std::thread reader([&] { got = read(fifo); });
+  mskb::write_file_atomic(fifo.string(), "through the pipe");
+  reader.join();
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo))) << "the FIFO was replaced by a file";
+}
+
+TEST(WriteFileAtomic, DevNullStaysADevice) {
+  ASSERT_TRUE(fs::is_character_file("/dev/null"));
+  mskb::write_file_atomic("/dev/null", "discarded");
+  EXPECT_TRUE(fs::is_character_file("/dev/null")) << "/dev/null was replaced by a regular file";
+  EXPECT_EQ(read("/dev/null"), "");
+}
+
+TEST(WriteFileAtomic, AFolderIsAnErrorOfOneLine) {
+  TempDir d;
+  try {
+    mskb::write_file_atomic(d.path.string(), "x");
+    ADD_FAILURE() << "wrote over a folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_directory(d.path));
+}
+
+}  // namespace
