@@ -13,21 +13,12 @@
 #include <string>
 #include <thread>
 
+#include "support/scratch_dir.hpp"
+
 namespace fs = std::filesystem;
+using mskb_test::ScratchDir;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/mskb_files_test_XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
 
 std::string read(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -37,19 +28,19 @@ std::string read(const fs::path& p) {
 }
 
 TEST(WriteFileAtomic, ReplacesARegularFileWholeAndLeavesNoTemporary) {
-  TempDir d;
-  const fs::path p = d.path / "report.json";
+  ScratchDir d("files-replace");
+  const fs::path p = d.p / "report.json";
   mskb::write_file_atomic(p.string(), "first");
   mskb::write_file_atomic(p.string(), "second");
   EXPECT_EQ(read(p), "second");
   int files = 0;
-  for (const auto& e : fs::directory_iterator(d.path)) files += e.is_regular_file();
+  for (const auto& e : fs::directory_iterator(d.p)) files += e.is_regular_file();
   EXPECT_EQ(files, 1) << "a temporary file was left beside the result";
 }
 
 TEST(WriteFileAtomic, WritesThroughALinkAndKeepsIt) {
-  TempDir d;
-  const fs::path target = d.path / "run-5.json", link = d.path / "latest.json";
+  ScratchDir d("files-link");
+  const fs::path target = d.p / "run-5.json", link = d.p / "latest.json";
   mskb::write_file_atomic(target.string(), "old");
   fs::create_symlink(target.filename(), link);
   mskb::write_file_atomic(link.string(), "new");
@@ -58,8 +49,8 @@ TEST(WriteFileAtomic, WritesThroughALinkAndKeepsIt) {
 }
 
 TEST(WriteFileAtomic, WritesIntoAFifoAndKeepsIt) {
-  TempDir d;
-  const fs::path fifo = d.path / "pipe";
+  ScratchDir d("files-fifo");
+  const fs::path fifo = d.p / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string got;
   std::thread reader([&] { got = read(fifo); });
@@ -77,14 +68,14 @@ TEST(WriteFileAtomic, DevNullStaysADevice) {
 }
 
 TEST(WriteFileAtomic, AFolderIsAnErrorOfOneLine) {
-  TempDir d;
+  ScratchDir d("files-folder");
   try {
-    mskb::write_file_atomic(d.path.string(), "x");
+    mskb::write_file_atomic(d.p.string(), "x");
     ADD_FAILURE() << "wrote over a folder";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
   }
-  EXPECT_TRUE(fs::is_directory(d.path));
+  EXPECT_TRUE(fs::is_directory(d.p));
 }
 
 }  // namespace
