@@ -9,10 +9,12 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "mskb/report/document.hpp"
+#include "mskb/report/fields.hpp"
 #include "mskb/report/markdown.hpp"
 #include "mskb/util/command_line.hpp"
 
@@ -58,6 +60,10 @@ std::string merge_state(const json& merged, const MergeOptions& o) {
 void run_merge(const MergeOptions& o) {
   const std::vector<json> reports = read_reports(o.inputs);
   const json merged = merge_reports(reports, expected_groups(o.expect));
+  // The Markdown needs fields a JSON merge does not (mskb/report/fields.hpp): checked before anything is written.
+  if (!o.markdown.empty() || o.json.empty())
+    if (const std::vector<std::string> problems = report_field_problems(merged); !problems.empty())
+      throw std::invalid_argument(fmt::format("merge: not as mskb writes a report (places in the merged report): {}", fmt::join(problems, "; ")));
   if (!o.json.empty()) write_json(merged, o.json);
   if (!o.markdown.empty()) write_text(render_markdown(merged), o.markdown);
   if (o.json.empty() && o.markdown.empty()) std::cout << render_markdown(merged);

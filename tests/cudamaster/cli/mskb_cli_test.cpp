@@ -208,6 +208,15 @@ TEST(MskbCli, MergeJoinsReportsGroupByGroup) {
   EXPECT_NE(shown.err.find("): no \"time_us\"\n"), std::string::npos) << shown.err;
   EXPECT_EQ(std::count(shown.err.begin(), shown.err.end(), '\n'), 1) << shown.err;
   EXPECT_FALSE(std::filesystem::exists(c.dir.file("broken.md"))) << "written before the check";
+  // A merge whose Markdown needs that field: the same check, before the JSON or Markdown is written.
+  const Proc merged_broken = c.run({"merge", c.dir.file("broken.json"), "--json", c.dir.file("bm.json"), "--markdown", c.dir.file("bm.md")}, CM_MSKB_BIN);
+  EXPECT_EQ(merged_broken.code, 2) << merged_broken.err;
+  EXPECT_NE(merged_broken.err.find("mskb: error: merge: not as mskb writes a report (places in the merged report): results["), std::string::npos)
+      << merged_broken.err;
+  EXPECT_NE(merged_broken.err.find("): no \"time_us\""), std::string::npos) << merged_broken.err;
+  EXPECT_FALSE(std::filesystem::exists(c.dir.file("bm.json")));
+  // A JSON-only merge needs none of it.
+  EXPECT_EQ(c.run({"merge", c.dir.file("broken.json"), "--json", c.dir.file("bm.json")}, CM_MSKB_BIN).code, 0);
 
   // --expect: the merge must hold these tasks' groups whole. spmv_csr fp32 comes from b.json,
   // which lacks its vendor; no bf16 group was run.
