@@ -8,11 +8,10 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 
+#include "mskb/util/text.hpp"
 #include "support/scratch_dir.hpp"
 
 namespace fs = std::filesystem;
@@ -20,19 +19,12 @@ using mskb_test::ScratchDir;
 
 namespace {
 
-std::string read(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 TEST(WriteFileAtomic, ReplacesARegularFileWholeAndLeavesNoTemporary) {
   ScratchDir d("files-replace");
   const fs::path p = d.p / "report.json";
   mskb::write_file_atomic(p.string(), "first");
   mskb::write_file_atomic(p.string(), "second");
-  EXPECT_EQ(read(p), "second");
+  EXPECT_EQ(mskb::read_text(p.string()), "second");
   int files = 0;
   for (const auto& e : fs::directory_iterator(d.p)) files += e.is_regular_file();
   EXPECT_EQ(files, 1) << "a temporary file was left beside the result";
@@ -45,7 +37,7 @@ TEST(WriteFileAtomic, WritesThroughALinkAndKeepsIt) {
   fs::create_symlink(target.filename(), link);
   mskb::write_file_atomic(link.string(), "new");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the link was replaced by a file";
-  EXPECT_EQ(read(target), "new");
+  EXPECT_EQ(mskb::read_text(target.string()), "new");
 }
 
 TEST(WriteFileAtomic, WritesIntoAFifoAndKeepsIt) {
@@ -53,7 +45,7 @@ TEST(WriteFileAtomic, WritesIntoAFifoAndKeepsIt) {
   const fs::path fifo = d.p / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string got;
-  std::thread reader([&] { got = read(fifo); });
+  std::thread reader([&] { got = mskb::read_text(fifo.string()); });
   mskb::write_file_atomic(fifo.string(), "through the pipe");
   reader.join();
   EXPECT_EQ(got, "through the pipe");
@@ -64,7 +56,7 @@ TEST(WriteFileAtomic, DevNullStaysADevice) {
   ASSERT_TRUE(fs::is_character_file("/dev/null"));
   mskb::write_file_atomic("/dev/null", "discarded");
   EXPECT_TRUE(fs::is_character_file("/dev/null")) << "/dev/null was replaced by a regular file";
-  EXPECT_EQ(read("/dev/null"), "");
+  EXPECT_EQ(mskb::read_text("/dev/null"), "");
 }
 
 TEST(WriteFileAtomic, AFolderIsAnErrorOfOneLine) {
