@@ -1,7 +1,8 @@
 // Owns writing result files so that a reader never sees half of one: the text goes to
 // PATH.tmp.PID, then replaces PATH by rename (reports rewritten while a run goes on, summaries,
-// HTML pages). A PATH that is a link, a device (/dev/null, /dev/stdout's terminal), a FIFO or a
-// socket is written through in place instead (a rename would replace it). Host-only.
+// HTML pages). A PATH that is a link replaces the file it names the same way (the link stays); a
+// device (/dev/null, /dev/stdout's terminal), a FIFO or a socket is written through in place
+// instead (a rename would replace it). Host-only.
 #pragma once
 
 #include <string>

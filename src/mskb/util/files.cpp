@@ -10,22 +10,44 @@
 
 namespace mskb {
 
+namespace {
+
+// The path a write to `path` lands on: its links followed one by one (relative targets against the
+// link's folder), also when the last one dangles, so that the file a link names is replaced by
+// rename in its own folder and the link stays a link.
+std::filesystem::path follow_links(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on nested links
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  throw std::runtime_error("cannot write " + path + ": too many levels of symbolic links");
+}
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::file_status link = fs::symlink_status(path, ec);
-  // A link, a device (/dev/null, a terminal), a FIFO or a socket is written through, in place: a
-  // rename would replace it with a regular file (as root, `--html /dev/null` replaced the device).
-  if (fs::exists(link) && !fs::is_regular_file(link)) {
-    if (fs::is_directory(fs::status(path, ec))) throw std::runtime_error("cannot write " + path + ": it is a folder");
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  const fs::path dest = follow_links(path);
+  const fs::file_status st = fs::status(dest, ec);
+  if (fs::is_directory(st)) throw std::runtime_error("cannot write " + path + ": it is a folder");
+  // A device (/dev/null, a terminal), a FIFO or a socket is written through, in place: a rename
+  // would replace it with a regular file (as root, `--html /dev/null` replaced the device).
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    std::ofstream f(dest, std::ios::binary | std::ios::trunc);
     f << text;
     f.flush();
     if (!f) throw std::runtime_error("cannot write " + path);
     return;
   }
-  // One writer's temporary file per process, so two processes writing the same path do not mix.
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // One writer's temporary file per process, so two processes writing the same path do not mix;
+  // beside the final file, so the rename stays within one file system.
+  const std::string tmp = dest.string() + ".tmp." + std::to_string(::getpid());
   {
     std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
     f << text;
@@ -34,7 +56,7 @@ void write_file_atomic(const std::string& path, const std::string& text) {
       throw std::runtime_error("cannot write " + tmp);
     }
   }
-  fs::rename(tmp, path, ec);
+  fs::rename(tmp, dest, ec);
   if (ec) {
     std::error_code ignored;
     fs::remove(tmp, ignored);

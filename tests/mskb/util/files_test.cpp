@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <thread>
 
@@ -30,14 +31,50 @@ TEST(WriteFileAtomic, ReplacesARegularFileWholeAndLeavesNoTemporary) {
   EXPECT_EQ(files, 1) << "a temporary file was left beside the result";
 }
 
-TEST(WriteFileAtomic, WritesThroughALinkAndKeepsIt) {
+ino_t inode(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return st.st_ino;
+}
+
+TEST(WriteFileAtomic, ReplacesTheFileALinkNamesWholeAndKeepsTheLink) {
   ScratchDir d("files-link");
-  const fs::path target = d.p / "run-5.json", link = d.p / "latest.json";
+  fs::create_directory(d.p / "runs");
+  const fs::path target = d.p / "runs" / "run-5.json", link = d.p / "latest.json";
   mskb::write_file_atomic(target.string(), "old");
-  fs::create_symlink(target.filename(), link);
+  fs::create_symlink("runs/run-5.json", link);
+  const ino_t before = inode(target);
   mskb::write_file_atomic(link.string(), "new");
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link))) << "the link was replaced by a file";
   EXPECT_EQ(mskb::read_text(target.string()), "new");
+  // Replaced by rename (a new file), not rewritten in place where a reader could see half of it.
+  EXPECT_NE(inode(target), before) << "the file behind the link was rewritten in place";
+  EXPECT_EQ(std::distance(fs::directory_iterator(d.p / "runs"), fs::directory_iterator{}), 1) << "a temporary file was left beside the link's file";
+}
+
+TEST(WriteFileAtomic, AChainOfLinksAndADanglingLinkStayLinks) {
+  ScratchDir d("files-link-chain");
+  const fs::path file = d.p / "run-6.json", mid = d.p / "mid.json", top = d.p / "latest.json";
+  fs::create_symlink(file.filename(), mid);  // dangling until the write creates run-6.json
+  fs::create_symlink(mid.filename(), top);
+  mskb::write_file_atomic(top.string(), "six");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(top)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(mid)));
+  EXPECT_TRUE(fs::is_regular_file(fs::symlink_status(file)));
+  EXPECT_EQ(mskb::read_text(file.string()), "six");
+}
+
+TEST(WriteFileAtomic, ALinkLoopIsAnErrorOfOneLine) {
+  ScratchDir d("files-link-loop");
+  fs::create_symlink("b", d.p / "a");
+  fs::create_symlink("a", d.p / "b");
+  try {
+    mskb::write_file_atomic((d.p / "a").string(), "x");
+    ADD_FAILURE() << "wrote through a loop of links";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("too many levels of symbolic links"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(d.p / "a")));
 }
 
 TEST(WriteFileAtomic, WritesIntoAFifoAndKeepsIt) {
