@@ -7,12 +7,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 
 #include "mskb/core/registry.hpp"
+#include "mskb/core/spread.hpp"
 #include "mskb/harness/suite.hpp"
 #include "mskb/report/document.hpp"
 
@@ -43,6 +46,10 @@ TEST(BadInputs, EachGetsItsDispositionAndTheRunContinues) {
   for (const auto& c : cases) {
     const std::string stem = c.first.substr(0, c.first.size() - 3);
     ASSERT_TRUE(by.count(stem)) << stem;
+    // The good kernel is correct: `passed`, or `noisy` where its launch-bound shapes (about 10 us)
+    // kept a relative noise above 2% to the end of the sample budget (seen on the H200 at 273bbac:
+    // 2.77% at N = 4096); which of the two is the machine's noise, not the harness's verdict.
+    if (c.second == "passed" && by[stem]->disposition == Disposition::noisy) continue;
     EXPECT_EQ(to_string(by[stem]->disposition), c.second) << stem << ": " << by[stem]->message;
     EXPECT_EQ(by[stem]->message.find('\n'), std::string::npos) << "one-line message: " << by[stem]->message;
   }
@@ -94,10 +101,17 @@ TEST(Targets, EvaluationUnderThreeSecondsAndRepeatable) {
                 "SM %.0f / %.0f MHz\n",
                 r1.timings[i].shape.str().c_str(), a, c, 100 * diff, 100 * r1.timings[i].roofline_us / a, t1.min_us, t2.min_us, t1.n,
                 t2.n, 100 * t1.noise, 100 * t2.noise, t1.sm_clock_mhz, t2.sm_clock_mhz);
-    // Two processes get different physical pages: below ~100 us that alone moved the median by up
-    // to 3.8% on the H200 (62.82 vs 60.51 us at N = 2^24, both with <= 0.35% noise, at 9e9e6f7; 2.0%
-    // earlier); above, runs agree within 0.6%. The bounds leave room for that, not for a regression.
-    EXPECT_LT(diff, std::min(a, c) < 100 ? 0.05 : 0.02) << r1.timings[i].shape.str();
+    // Two processes get different physical pages, and with them a different median: below ~100 us
+    // up to 3.8% on the H200 (62.82 vs 60.51 us at N = 2^24, both with <= 0.35% noise, at 9e9e6f7),
+    // above 2.07% (200.38 vs 196.32 us at N = 2^26, H200, 273bbac) and 2.16% (H100, e7ffd76), 0.18%
+    // on another lease. The median is held to what docs/harness.md promises between two processes
+    // (spread model, between-process bound of its band); the fastest samples, which page placement
+    // moved by at most 0.5% in those runs, to 2%: a harness that times differently from one process
+    // to the next moves them, page placement does not.
+    const double promised = mskb::spread_model().bound(mskb::SpreadScope::between_process, std::min(a, c));
+    EXPECT_LT(std::abs(std::log(a / c)), promised) << r1.timings[i].shape.str() << ": medians beyond the model's between-process bound";
+    EXPECT_LT(std::abs(t1.min_us - t2.min_us) / std::min(t1.min_us, t2.min_us), 0.02)
+        << r1.timings[i].shape.str() << ": the fastest samples of two processes differ";
     ++compared;
   }
   EXPECT_GT(compared, 0);
