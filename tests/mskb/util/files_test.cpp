@@ -64,6 +64,25 @@ TEST(WriteFileAtomic, AChainOfLinksAndADanglingLinkStayLinks) {
   EXPECT_EQ(mskb::read_text(file.string()), "six");
 }
 
+// /dev/stdout and /proc/self/fd/N are links to open files ("pipe:[N]" for a pipe): written through,
+// as `mskb report R --markdown /dev/stdout | less` needs; a link of the user's to one too.
+TEST(WriteFileAtomic, AnOpenFileNamedThroughProcIsWrittenThrough) {
+  ScratchDir d("files-proc");
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const std::string fd_path = "/proc/self/fd/" + std::to_string(fds[1]);
+  fs::create_symlink(fd_path, d.p / "out.md");
+  mskb::write_file_atomic(fd_path, "through ");
+  mskb::write_file_atomic((d.p / "out.md").string(), "the pipe");
+  ::close(fds[1]);
+  std::string got;
+  char buf[64];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) got.append(buf, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  EXPECT_EQ(got, "through the pipe");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(d.p / "out.md")));
+}
+
 TEST(WriteFileAtomic, ALinkLoopIsAnErrorOfOneLine) {
   ScratchDir d("files-link-loop");
   fs::create_symlink("b", d.p / "a");
