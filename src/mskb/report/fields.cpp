@@ -14,7 +14,7 @@ namespace mskb {
 
 namespace {
 
-enum class Kind { string, number, number_or_null, object, array };
+enum class Kind { string, number, number_or_null, object };
 
 struct Field {
   const char* name;
@@ -57,7 +57,6 @@ const char* kind_text(Kind k) {
     case Kind::number: return "a number";
     case Kind::number_or_null: return "a number";
     case Kind::object: return "an object";
-    case Kind::array: return "an array";
   }
   return "?";
 }
@@ -80,7 +79,6 @@ bool fits(const json& v, Kind k) {
     case Kind::number: return v.is_number();
     case Kind::number_or_null: return v.is_number() || v.is_null();
     case Kind::object: return v.is_object();
-    case Kind::array: return v.is_array();
   }
   return false;
 }

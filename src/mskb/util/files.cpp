@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <system_error>
 
@@ -16,16 +17,16 @@ bool under(const std::filesystem::path& p, const char* root) { return p.string()
 
 // The path a write to `path` lands on: its links followed one by one (relative targets against the
 // link's folder), also when the last one dangles, so that the file a link names is replaced by
-// rename in its own folder and the link stays a link. `path` itself where a link in the chain is in
-// /dev or /proc (/dev/stdout, /proc/self/fd/N): those name open files, a pipe ("pipe:[N]") or a
-// terminal, not paths to rename over.
-std::filesystem::path follow_links(const std::string& path) {
+// rename in its own folder and the link stays a link. nullopt where a link in the chain is in /dev
+// or /proc (/dev/stdout, /proc/self/fd/N): those name open files, a pipe ("pipe:[N]") or a
+// terminal, not paths to rename over; `path` is then written through as it is.
+std::optional<std::filesystem::path> follow_links(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path p = path;
   for (int hops = 0; hops < 40; ++hops) {  // the kernel's own limit on nested links
     std::error_code ec;
     if (!fs::is_symlink(fs::symlink_status(p, ec))) return p;
-    if (under(p, "/dev/") || under(p, "/proc/")) return path;
+    if (under(p, "/dev/") || under(p, "/proc/")) return std::nullopt;
     const fs::path target = fs::read_symlink(p, ec);
     if (ec) throw std::runtime_error("cannot write " + path + ": " + ec.message());
     p = target.is_absolute() ? target : p.parent_path() / target;
@@ -38,13 +39,14 @@ std::filesystem::path follow_links(const std::string& path) {
 void write_file_atomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path dest = follow_links(path);
+  const std::optional<fs::path> followed = follow_links(path);
+  const fs::path dest = followed.value_or(fs::path(path));
   const fs::file_status st = fs::status(dest, ec);
   if (fs::is_directory(st)) throw std::runtime_error("cannot write " + path + ": it is a folder");
   // A device (/dev/null, a terminal), a FIFO, a socket, or an open file named through /dev or /proc
   // (`--markdown /dev/stdout`) is written through, in place: a rename would replace it with a
   // regular file (as root, `--html /dev/null` replaced the device).
-  if ((fs::exists(st) && !fs::is_regular_file(st)) || fs::is_symlink(fs::symlink_status(dest, ec))) {
+  if (!followed || (fs::exists(st) && !fs::is_regular_file(st))) {
     std::ofstream f(dest, std::ios::binary | std::ios::trunc);
     f << text;
     f.flush();
